@@ -1,0 +1,1 @@
+"""Conformance suite: checks any page-state engine against the spec with hypothesis."""

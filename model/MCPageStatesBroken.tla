@@ -1,0 +1,59 @@
+------------------------- MODULE MCPageStatesBroken -------------------------
+(***************************************************************************)
+(* Broken twins: each replaces one decision operator of PageStates.tla    *)
+(* (through a definition override in its MCPageStatesBroken_*.cfg) with a *)
+(* plausible implementation mistake.  Each must make TLC report a         *)
+(* violation of exactly the property its cfg checks; model/manifest.json  *)
+(* records which.  A property no twin can violate would prove nothing.     *)
+(***************************************************************************)
+EXTENDS MCPageStates
+
+\* A host that ignores the dirty bit and discards any P page.
+\* Caught by HostDiscardsOnlyDiscardableProp.
+DiscardableIgnoringDirty(u, d) == u \in {"U", "V", "P"}
+
+\* A machine without Pp that discards a dirty P page instead of making it Sp.
+\* Caught by StableContentKeptInv.
+NormaliseDroppingDirtyP(u, r, d) ==
+    CASE HasState(u, r)                        -> Keep(u, r)
+      [] u = "P" /\ r = "z"                    -> Keep("V", "z")
+      [] r = "p" /\ u \in {"U", "V", "P"}      -> Discard(u)
+      [] OTHER                                 -> Keep(u, r)
+
+\* A host that forgets the change bit when it pages a page back in, so a P
+\* page the guest modified looks clean and is discarded.  Caught by
+\* StableContentKeptInv (which judges "modified" by the guest's own record).
+PageInDirtyForgotten(d) == FALSE
+
+\* SetStableIfNotDiscarded that does not look at the discarded condition.
+\* Caught by SetStableIfNotDiscardedProp.
+SSINDAlwaysSucceeds(u, r) == TRUE
+
+\* A read (or write) of a discarded page that returns zero instead of faulting,
+\* as if the host had supplied a fresh zero frame.  Caught by ReadResultInv.
+DiscardedAccessReadsZero == [kind |-> "Value", value |-> 0]
+
+\* A host that reports a discard fault for a preserved volatile page instead of
+\* paging it in.  Caught by DiscardFaultOnlyWhenDiscardedInv.
+AccessOutcomeFaultingPreserved(u, r, x) ==
+    CASE u = "U"                          -> UnusedAccessOutcome(r, x)
+      [] u \in {"V", "P"} /\ r \in {"p", "z"} -> DiscardedAccess
+      [] r = "r"                          -> ResidentAccess(x)
+      [] OTHER                            -> [kind |-> "Wait", value |-> NoValue]
+
+\* A SetStable that also pages the page in: the guest setting residency.
+\* Caught by GuestKeepsResidencyProp.
+PrimitiveResidencyPagingIn(r, target) == IF target = "S" /\ r = "p" THEN "r" ELSE r
+
+\* Under "ReadsZero", an access to a resident unused page that goes to the old
+\* frame.  Caught by UnusedAccessInv.
+UnusedAccessOutcomeStale(r, x) ==
+    IF UnusedAccess = "AddressingException"
+    THEN [kind |-> "AddressingException", value |-> NoValue]
+    ELSE IF r = "r" THEN ResidentAccess(x) ELSE [kind |-> "Value", value |-> 0]
+
+\* A discard that records a usage code of its own ("D") for discarded pages,
+\* outside the architecture's four.  Caught by TypeOK.
+DiscardWithOwnCode(u) == [u |-> "D", r |-> "z", dropped |-> TRUE]
+
+=============================================================================

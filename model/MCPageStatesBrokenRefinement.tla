@@ -1,0 +1,20 @@
+-------------------- MODULE MCPageStatesBrokenRefinement --------------------
+(***************************************************************************)
+(* The broken twin of the refinement check: a simplified machine that is  *)
+(* not a refinement of the full machine must be caught by                 *)
+(* RefinesFullMachine.                                                     *)
+(***************************************************************************)
+EXTENDS MCPageStatesRefinement
+
+\* A collapsed machine that folds a P request on a logically zero page into Sz
+\* ("all zero pages are alike") instead of Vz, so a discarded page stops being
+\* discarded without the guest asking for S.  The full machine has Pz, so this
+\* twin changes the simplified machine only.  Caught by RefinesFullMachine.
+NormaliseFoldingPzIntoSz(u, r, d) ==
+    CASE HasState(u, r)                 -> Keep(u, r)
+      [] u = "P" /\ r = "z"             -> Keep("S", "z")
+      [] u = "P" /\ r = "p" /\ d        -> Keep("S", "p")
+      [] r = "p" /\ Discardable(u, d)   -> Discard(u)
+      [] OTHER                          -> Keep(u, r)
+
+=============================================================================

@@ -1,0 +1,154 @@
+------------------------- MODULE PageStateProperties -------------------------
+(***************************************************************************)
+(* What the page-state machine of PageStates.tla must guarantee.           *)
+(*                                                                         *)
+(* Each property is stated from the seed sentences it quotes, in terms of  *)
+(* the state variables and the guest's observation lastOp, and never      *)
+(* through the machine's decision operators (Discardable, SSINDSucceeds,   *)
+(* AccessOutcome, PrimitiveResidency, Normalise): the broken twins in      *)
+(* model/MCBroken*.tla replace exactly those operators, and a property     *)
+(* that used them would be broken along with the machine.  Every property  *)
+(* has such a twin, listed in model/manifest.json.                         *)
+(*                                                                         *)
+(* Naming: invariants end in Inv, action properties in Prop.               *)
+(***************************************************************************)
+EXTENDS PageStates
+
+\* The observation of the step that led to this state.
+Obs == lastOp
+ObsPage == lastOp.page
+
+TypeOK ==
+    /\ usage \in [Pages -> Usages]
+    /\ resid \in [Pages -> Residencies]
+    /\ dirty \in [Pages -> BOOLEAN]
+    /\ data \in [Pages -> Values]
+    /\ intended \in [Pages -> Values \cup {NoValue}]
+    /\ modified \in [Pages -> BOOLEAN]
+    /\ lastOp.op \in GuestOps \cup HostOps \cup {"Init"}
+    /\ lastOp.page \in Pages \cup {NoPage}
+    /\ lastOp.arg \in Values \cup {NoValue}
+    /\ lastOp.value \in Values \cup {NoValue}
+    \* Extract reports a two-letter state; every other step one of Outcomes.
+    /\ lastOp.op # "Extract" => lastOp.outcome \in Outcomes
+
+(***************************************************************************)
+(* StableContentKeptInv.  "Stable (S): ... the host is responsible for     *)
+(* preserving the page content."  "Potential Volatile (P): ... The guest   *)
+(* can tolerate the loss of the page content as long as the page has not   *)
+(* been modified."  So the content of every stable page, and of every P    *)
+(* page the guest modified and has not written back, is what the guest is *)
+(* entitled to read: never lost, never altered.  "Modified" is the guest's *)
+(* own record (the ghost modified, D11), not the machine's dirty bit: a    *)
+(* machine that loses the change bit, or clears it with the content it     *)
+(* drops, must not be able to excuse the loss by its own bookkeeping.      *)
+(***************************************************************************)
+StableContentKeptInv ==
+    \A p \in Pages :
+        (/\ intended[p] # NoValue
+         /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p])))
+        => IF resid[p] = "z" THEN intended[p] = 0 ELSE data[p] = intended[p]
+
+(***************************************************************************)
+(* ReadResultInv.  A read returns the value the guest last wrote, or zero  *)
+(* where the page's content is defined to be zero (intended, D10), or it   *)
+(* raises a discard fault: never a silent wrong value, and never a value   *)
+(* at all from a discarded page ("If a guest accesses a Vz or Pz page, the *)
+(* host will present a special discard fault to notify the guest that the *)
+(* page has been removed").                                                *)
+(***************************************************************************)
+ReadResultInv ==
+    (Obs.op = "Read" /\ Obs.outcome = "Value") =>
+        /\ ~(usage[ObsPage] \in {"V", "P"} /\ resid[ObsPage] = "z")
+        /\ intended[ObsPage] # NoValue => Obs.value = intended[ObsPage]
+
+(***************************************************************************)
+(* DiscardFaultOnlyWhenDiscardedInv.  "The states Vz and Pz mark the      *)
+(* special 'discarded' condition of a page entered through a previous host *)
+(* discard operation.  If a guest accesses a Vz or Pz page, the host will  *)
+(* present a special discard fault."  A discard fault on any other page    *)
+(* would make the guest throw away content it still has.  (An access does  *)
+(* not change the page state, so the post-state is the state accessed.)   *)
+(***************************************************************************)
+DiscardFaultOnlyWhenDiscardedInv ==
+    (Obs.op \in {"Read", "Write"} /\ Obs.outcome = "DiscardFault") =>
+        usage[ObsPage] \in {"V", "P"} /\ resid[ObsPage] = "z"
+
+(***************************************************************************)
+(* UnusedAccessInv.  "A guest access to an unused page is a programming   *)
+(* error, the host implementation can either return an arbitrary value to *)
+(* the guest instruction - preferably zero for security reasons - or      *)
+(* present some kind of exception."  z/VM: "any access to the page will    *)
+(* cause an addressing exception" (seed 000).  Where the profile says the  *)
+(* page reads as zero, no stale content of the page is ever exposed.       *)
+(***************************************************************************)
+UnusedAccessInv ==
+    (Obs.op \in {"Read", "Write"} /\ usage[ObsPage] = "U") =>
+        IF UnusedAccess = "AddressingException"
+        THEN Obs.outcome = "AddressingException"
+        ELSE IF Obs.op = "Read"
+             THEN Obs.outcome = "Value" /\ Obs.value = 0
+             ELSE Obs.outcome = "Ignored"
+
+(***************************************************************************)
+(* SetStableIfNotDiscardedProp.  "SetStableIfNotDiscarded which only makes *)
+(* a page stable if it has not been discarded."  It succeeds exactly when *)
+(* the page was not discarded before the call, and when it succeeds the    *)
+(* page is stable with its content intact.                                 *)
+(***************************************************************************)
+SSINDStep ==
+    LET p == lastOp'.page
+        wasDiscarded == usage[p] \in {"V", "P"} /\ resid[p] = "z"
+    IN  lastOp'.op = "SetStableIfNotDiscarded" =>
+            /\ (lastOp'.outcome = "Success") <=> ~wasDiscarded
+            /\ lastOp'.outcome = "Success" =>
+                   /\ usage'[p] = "S"
+                   /\ (IF resid'[p] = "z" THEN 0 ELSE data'[p])
+                      = (IF resid[p] = "z" THEN 0 ELSE data[p])
+
+SetStableIfNotDiscardedProp == [][SSINDStep]_vars
+
+(***************************************************************************)
+(* HostDiscardsOnlyDiscardableProp.  "The host may discard the page        *)
+(* content" of U "at will"; V "can tolerate the loss"; P only "as long as  *)
+(* the page has not been modified"; for S "the host is responsible for     *)
+(* preserving the page content".  So any step that drops a page's content *)
+(* (resident or preserved becomes logically zero), whether a host action   *)
+(* or an implicit host transition on a guest call, does so only to U, V   *)
+(* and clean P pages, judged by the state before the step.  (A guest       *)
+(* primitive judges the usage it requests: SetUnused on Sp may drop it.)   *)
+(***************************************************************************)
+DiscardStep ==
+    \A p \in Pages :
+        (resid[p] \in {"r", "p"} /\ resid'[p] = "z") =>
+            LET u == IF lastOp'.op = "SetUnused" THEN "U"
+                     ELSE IF lastOp'.op = "SetVolatile" THEN "V"
+                     ELSE IF lastOp'.op = "SetPotentialVolatile" THEN "P"
+                     ELSE usage[p]
+            IN  u \in {"U", "V"} \/ (u = "P" /\ ~dirty[p])
+
+HostDiscardsOnlyDiscardableProp == [][DiscardStep]_vars
+
+(***************************************************************************)
+(* GuestKeepsResidencyProp.  "Only the host must be allowed to modify the  *)
+(* residency state; modifications by the guest would pose a serious      *)
+(* functionality and security problem."  A guest step changes residency   *)
+(* only through the named implicit host transitions, which need a host    *)
+(* service and only ever free backing storage (preserved -> logically     *)
+(* zero) of the page the guest named:                                      *)
+(*   {S,V,P}p -SetUnused-> Uz           (paper, section 2)                 *)
+(*   Xp -SetVolatile-> Vz               (no Vp)                            *)
+(*   Xp -SetPotentialVolatile-> Pz/Vz   (no Pp, page clean)                *)
+(***************************************************************************)
+GuestResidencyStep ==
+    lastOp'.op \in GuestOps =>
+        \A p \in Pages :
+            \/ resid'[p] = resid[p]
+            \/ /\ HostService
+               /\ p = lastOp'.page
+               /\ resid[p] = "p" /\ resid'[p] = "z"
+               /\ lastOp'.op \in {"SetUnused", "SetVolatile", "SetPotentialVolatile"}
+
+GuestKeepsResidencyProp == [][GuestResidencyStep]_vars
+
+=============================================================================

@@ -1,0 +1,380 @@
+----------------------------- MODULE PageStates -----------------------------
+(***************************************************************************)
+(* The CMM2 guest page-state machine: paper Figure 1, reconstructed from   *)
+(* the prose of seeds/003_0e4880036c725720.txt, section 2 ("the paper").   *)
+(*                                                                         *)
+(* A page's state is its usage (set by the guest) times its residency     *)
+(* (set only by the host):                                                 *)
+(*   usage:     S stable, U unused, V volatile, P potentially volatile     *)
+(*   residency: r resident, p preserved, z logically zero                  *)
+(* Vz and Pz are the "discarded" states.                                   *)
+(*                                                                         *)
+(* One module serves the full machine and every simplification of the     *)
+(* paper: the constant Variant removes states, and a transition that would *)
+(* enter a removed state takes the implicit transition the paper names for *)
+(* it instead (Normalise).                                                 *)
+(* The refinement models (model/MCRefine*.tla) check that every            *)
+(* simplification is a behaviour-subset of the full machine.              *)
+(*                                                                         *)
+(* Every open choice is recorded in docs/decisions.md as D<n>; the         *)
+(* comments below cite those numbers.  The properties the machine must     *)
+(* satisfy are in PageStateProperties.tla, stated without the operators    *)
+(* defined here that the broken twins (model/MCBroken*.tla) replace.       *)
+(***************************************************************************)
+EXTENDS Integers
+
+CONSTANTS
+    \* @type: Set(PAGE);
+    Pages,          \* the guest's absolute pages
+    \* @type: PAGE;
+    NoPage,         \* a page outside Pages, for the initial lastOp record
+    \* @type: Set(Int);
+    Values,         \* page contents, abstracted to a few integers; 0 is the zero page
+    \* @type: Bool;
+    HostService,    \* guest primitives are host service calls (D3)
+    \* @type: Str;
+    UnusedAccess,   \* "AddressingException" or "ReadsZero" (D9)
+    \* @type: Str;
+    Variant         \* which machine: one of Variants below
+
+VARIABLES
+    \* @type: PAGE -> Str;
+    usage,      \* "S", "U", "V" or "P"
+    \* @type: PAGE -> Str;
+    resid,      \* "r", "p" or "z"
+    \* @type: PAGE -> Bool;
+    dirty,      \* the page's change bit, readable by the host (paper: "page dirty bit")
+    \* @type: PAGE -> Int;
+    data,       \* what the frame (r) or the host's auxiliary copy (p) holds; 0 when z
+    \* @type: PAGE -> Int;
+    intended,   \* ghost: what the guest is entitled to read back (D10); NoValue if nothing
+    \* @type: PAGE -> Bool;
+    modified,   \* ghost: the guest stored to the page and has not written it back (D11)
+    \* @type: { op: Str, page: PAGE, arg: Int, outcome: Str, value: Int };
+    lastOp      \* the last step: its action, page, argument and what the guest observed
+
+vars == <<usage, resid, dirty, data, intended, modified, lastOp>>
+
+Usages      == {"S", "U", "V", "P"}
+Residencies == {"r", "p", "z"}
+NoValue     == -1
+Zero        == 0
+
+GuestPrimitives == {"SetStable", "SetUnused", "SetVolatile",
+                    "SetPotentialVolatile", "SetStableIfNotDiscarded"}
+GuestOps  == GuestPrimitives \cup {"Extract", "Read", "Write", "ClearDirty"}
+HostOps   == {"HostPreserve", "HostDiscard", "HostPageIn", "HostZeroFill"}
+Outcomes  == {"Done", "Success", "Failure", "Value", "DiscardFault",
+              "AddressingException", "Ignored", "None"}
+
+(***************************************************************************)
+(* The machines.  Paper, section 2: "The state machine can be simplified  *)
+(* in several ways ...":                                                   *)
+(*   OneDiscardedState "Collapse the two discarded states Vz and Pz to a  *)
+(*                     single discarded state Vz."                         *)
+(*   NoVp              "Remove the Vp state."                              *)
+(*   NoPp              "Remove the Pp state."                              *)
+(*   NoP               "Remove the potentially volatile P page usage      *)
+(*                     state."                                             *)
+(*   ZVMPrototype      section 4: "a simplified state machine that        *)
+(*                     collapses the two discarded states Vz and Pz, and   *)
+(*                     does not have the preserved volatile states Up, Vp  *)
+(*                     and Pp" (Figure 3).                                 *)
+(* Full has every state of Figure 1, Up included "for reasons of symmetry *)
+(* and architectural completeness".                                       *)
+(***************************************************************************)
+Variants == {"Full", "OneDiscardedState", "NoVp", "NoPp", "NoP", "ZVMPrototype"}
+HasUp == Variant # "ZVMPrototype"
+HasVp == Variant \notin {"NoVp", "ZVMPrototype"}
+HasPp == Variant \notin {"NoPp", "ZVMPrototype"}
+HasP  == Variant # "NoP"
+CollapseDiscarded == Variant \in {"OneDiscardedState", "ZVMPrototype"}
+
+ASSUME Variant \in Variants
+ASSUME Zero \in Values /\ \A v \in Values : v >= 0
+ASSUME NoPage \notin Pages
+ASSUME UnusedAccess \in {"AddressingException", "ReadsZero"}
+\* Removing a preserved state needs the implicit host transitions of a host
+\* service (Sp -SetVolatile-> Vz instead of Vp, ...): paper, "if the guest
+\* page state transitions are implemented through a host service call, we
+\* can always tag an implicit host state transition onto that guest page
+\* transition".  Without one, Up is "the only valid path" (D3).
+ASSUME (~HasUp \/ ~HasVp \/ ~HasPp) => HostService
+
+(***************************************************************************)
+(* The paper's two-letter names, used in Extract results and in traces.    *)
+(***************************************************************************)
+StateName(u, r) ==
+    CASE u = "S" /\ r = "r" -> "Sr" [] u = "S" /\ r = "p" -> "Sp" [] u = "S" /\ r = "z" -> "Sz"
+      [] u = "U" /\ r = "r" -> "Ur" [] u = "U" /\ r = "p" -> "Up" [] u = "U" /\ r = "z" -> "Uz"
+      [] u = "V" /\ r = "r" -> "Vr" [] u = "V" /\ r = "p" -> "Vp" [] u = "V" /\ r = "z" -> "Vz"
+      [] u = "P" /\ r = "r" -> "Pr" [] u = "P" /\ r = "p" -> "Pp" [] u = "P" /\ r = "z" -> "Pz"
+
+\* Which of the twelve states this machine has.
+HasState(u, r) ==
+    /\ u = "P" => HasP
+    /\ (u = "U" /\ r = "p") => HasUp
+    /\ (u = "V" /\ r = "p") => HasVp
+    /\ (u = "P" /\ r = "p") => HasPp
+    /\ (u = "P" /\ r = "z") => ~CollapseDiscarded
+
+\* "The states Vz and Pz mark the special 'discarded' condition of a page."
+IsDiscarded(u, r) == u \in {"V", "P"} /\ r = "z"
+Discarded(p) == IsDiscarded(usage[p], resid[p])
+
+\* What a page holds, as the guest would see it: z pages are logically zero.
+Content(p) == IF resid[p] = "z" THEN Zero ELSE data[p]
+
+(***************************************************************************)
+(* The decisions the broken twins replace, one small operator each.        *)
+(***************************************************************************)
+
+\* Paper, section 2: U "the host may discard the page content at will"; V "the
+\* guest has indicated that it can tolerate the loss of the page content"; P
+\* "can tolerate the loss ... as long as the page has not been modified".
+Discardable(u, d) == u \in {"U", "V"} \/ (u = "P" /\ ~d)
+
+\* SetStableIfNotDiscarded "only makes a page stable if it has not been discarded".
+SSINDSucceeds(u, r) == ~IsDiscarded(u, r)
+
+\* The residency a guest primitive asks for: the guest never sets residency
+\* ("the page residency state is only to be modified by the host").  Any
+\* change of residency comes from Normalise, as a named implicit transition.
+PrimitiveResidency(r, target) == r
+
+\* The change bit after a page-in: the guest's change bit is part of its
+\* storage key, which the host keeps while the page is out (D6).
+PageInDirty(d) == d
+
+\* What a guest access to a page observes (Read and Write alike), as a record
+\* [kind, value]; kind "Wait" means the access is held until the host makes
+\* the page resident (a host page fault: HostPageIn or HostZeroFill).
+DiscardedAccess == [kind |-> "DiscardFault", value |-> NoValue]
+\* r and x are what an implementation that lets the access through would expose.
+UnusedAccessOutcome(r, x) ==
+    IF UnusedAccess = "AddressingException"
+    THEN [kind |-> "AddressingException", value |-> NoValue]   \* z/VM (seed 000)
+    ELSE [kind |-> "Value", value |-> Zero]                    \* "preferably zero" (paper 3)
+ResidentAccess(x) == [kind |-> "Value", value |-> x]
+AccessOutcome(u, r, x) ==
+    CASE u = "U"            -> UnusedAccessOutcome(r, x)
+      [] IsDiscarded(u, r)  -> DiscardedAccess
+      [] r = "r"            -> ResidentAccess(x)
+      [] OTHER              -> [kind |-> "Wait", value |-> NoValue]
+
+(***************************************************************************)
+(* Implicit transitions.  "If the guest page state transitions are        *)
+(* implemented through a host service call, we can always tag an implicit *)
+(* host state transition onto that guest page transition ... The other    *)
+(* case is also true, namely that host page transitions can cause implicit *)
+(* guest state transitions."  Normalise maps a state this machine lacks to *)
+(* the one the paper says replaces it, given the dirty bit d:             *)
+(*   Pz       -> Vz  (collapsed discarded states)                          *)
+(*   Up       -> Uz  (host discards instead of preserving an unused page)  *)
+(*   Vp       -> Vz  ("it can always choose to discard pages that would   *)
+(*                    enter the Vp state")                                 *)
+(*   Pp dirty -> Sp  ("the host needs to preserve the page and will set    *)
+(*                    the combined target state to Sp")                    *)
+(*   Pp clean -> Pz, itself normalised ("the host can discard the page")  *)
+(* The result is a record: the state and whether content was dropped.     *)
+(***************************************************************************)
+Discard(u) == [u |-> IF u = "P" /\ CollapseDiscarded THEN "V" ELSE u, r |-> "z", dropped |-> TRUE]
+Keep(u, r) == [u |-> u, r |-> r, dropped |-> FALSE]
+Normalise(u, r, d) ==
+    CASE HasState(u, r)                 -> Keep(u, r)
+      [] u = "P" /\ r = "z"             -> Keep("V", "z")
+      [] u = "P" /\ r = "p" /\ d        -> Keep("S", "p")
+      [] r = "p" /\ Discardable(u, d)   -> Discard(u)
+      [] OTHER                          -> Keep(u, r)   \* unreachable: u = "P" without HasP
+
+\* The state a guest primitive leads to.  With a host service the implicit
+\* host discard is always taken on a preserved page whose new usage may be
+\* discarded: {S,V,P}p -SetUnused-> Uz frees the backing storage at once,
+\* Xp -SetVolatile-> Vz, and a clean Xp -SetPotentialVolatile-> Pz (D3).
+\* Without one, the guest changes usage only, e.g. Sp -SetUnused-> Up.
+PrimitiveResult(p, target) ==
+    LET r == PrimitiveResidency(resid[p], target)
+    IN  IF HostService /\ r = "p" /\ Discardable(target, dirty[p])
+        THEN Discard(target)
+        ELSE Normalise(target, r, dirty[p])
+
+Record(op, p, arg, outcome, value) ==
+    lastOp' = [op |-> op, page |-> p, arg |-> arg, outcome |-> outcome, value |-> value]
+
+(***************************************************************************)
+(* Guest primitives (the host service calls / ESSA operations).           *)
+(***************************************************************************)
+
+\* A primitive is offered only if its target usage exists in this machine:
+\* without P there is no SetPotentialVolatile.  The content the guest may
+\* expect afterwards (D10): nothing after SetUnused ("the page content is
+\* meaningless"); zero after making a discarded page usable again (the page
+\* is logically zero, D5); otherwise unchanged.
+ApplyPrimitive(op, p, target, outcome) ==
+    LET res == PrimitiveResult(p, target)
+    IN  /\ target = "P" => HasP
+        /\ usage'    = [usage EXCEPT ![p] = res.u]
+        /\ resid'    = [resid EXCEPT ![p] = res.r]
+        /\ dirty'    = [dirty EXCEPT ![p] = IF res.dropped THEN FALSE ELSE @]
+        /\ data'     = [data  EXCEPT ![p] = IF res.dropped THEN Zero ELSE @]
+        /\ intended' = [intended EXCEPT ![p] =
+                          CASE target = "U"                           -> NoValue
+                            [] Discarded(p) /\ ~IsDiscarded(res.u, res.r) -> Zero
+                            [] OTHER                                  -> @]
+        /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ Discarded(p) THEN FALSE ELSE @]
+        /\ Record(op, p, NoValue, outcome, NoValue)
+
+SetStable(p)            == ApplyPrimitive("SetStable", p, "S", "Done")
+SetUnused(p)            == ApplyPrimitive("SetUnused", p, "U", "Done")
+SetVolatile(p)          == ApplyPrimitive("SetVolatile", p, "V", "Done")
+SetPotentialVolatile(p) == ApplyPrimitive("SetPotentialVolatile", p, "P", "Done")
+
+\* Atomic with respect to host discards: one step, so no host action can come
+\* between the check and the set (paper: "for atomic accesses a
+\* compare_and_swap needs to be utilized").  On failure nothing changes.
+SetStableIfNotDiscarded(p) ==
+    IF SSINDSucceeds(usage[p], resid[p])
+    THEN ApplyPrimitive("SetStableIfNotDiscarded", p, "S", "Success")
+    ELSE /\ Record("SetStableIfNotDiscarded", p, NoValue, "Failure", NoValue)
+         /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
+
+\* "The guest can query" the state: ESSA's extract operation.
+Extract(p) ==
+    /\ Record("Extract", p, NoValue, StateName(usage[p], resid[p]), NoValue)
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
+
+(***************************************************************************)
+(* Guest accesses.                                                          *)
+(***************************************************************************)
+Read(p) ==
+    LET o == AccessOutcome(usage[p], resid[p], data[p])
+    IN  /\ o.kind # "Wait"
+        /\ Record("Read", p, NoValue, o.kind, o.value)
+        /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
+
+\* A store sets the change bit.  Under "ReadsZero" a store to an unused page
+\* is dropped, so the page keeps reading as zero (D9).
+Write(p, v) ==
+    LET o == AccessOutcome(usage[p], resid[p], data[p])
+    IN  /\ o.kind # "Wait"
+        /\ IF o.kind = "Value" /\ usage[p] # "U"
+           THEN /\ data'     = [data EXCEPT ![p] = v]
+                /\ dirty'    = [dirty EXCEPT ![p] = TRUE]
+                /\ intended' = [intended EXCEPT ![p] = v]
+                /\ modified' = [modified EXCEPT ![p] = TRUE]
+                /\ Record("Write", p, v, "Done", NoValue)
+           ELSE /\ Record("Write", p, v,
+                          IF o.kind = "Value" THEN "Ignored" ELSE o.kind, NoValue)
+                /\ UNCHANGED <<data, dirty, intended, modified>>
+        /\ UNCHANGED <<usage, resid>>
+
+\* The guest has written the page to its own backing store and resets the
+\* change bit (Linux: page_clear_dirty after writeback), so that a P page is
+\* clean again (D7).
+ClearDirty(p) ==
+    /\ dirty[p]
+    /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+    /\ modified' = [modified EXCEPT ![p] = FALSE]
+    /\ Record("ClearDirty", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, resid, data, intended>>
+
+(***************************************************************************)
+(* Host actions.  Each is a choice of the host, taken at any time it is   *)
+(* enabled; the guest's primitives are the only other source of change.   *)
+(***************************************************************************)
+
+\* Page out: "the host has written the page contents to auxiliary swap
+\* storage".  Only into a preserved state this machine has; a dirty P page
+\* without Pp becomes Sp.  A page this machine cannot preserve is discarded
+\* by HostDiscard instead, never silently by HostPreserve.
+HostPreserve(p) ==
+    LET res == Normalise(usage[p], "p", dirty[p])
+    IN  /\ resid[p] = "r"
+        /\ res.r = "p"
+        /\ usage' = [usage EXCEPT ![p] = res.u]
+        /\ resid' = [resid EXCEPT ![p] = "p"]
+        /\ Record("HostPreserve", p, NoValue, "Done", NoValue)
+        /\ UNCHANGED <<dirty, data, intended, modified>>
+
+\* Discard: the frame or the auxiliary copy is dropped and the page becomes
+\* logically zero.  A discard "zeroes the reference and change bits" (z/VM,
+\* REAL-IMPLEMENTATIONS 7).
+HostDiscard(p) ==
+    /\ resid[p] \in {"r", "p"}
+    /\ Discardable(usage[p], dirty[p])
+    /\ usage' = [usage EXCEPT ![p] = Discard(@).u]
+    /\ resid' = [resid EXCEPT ![p] = "z"]
+    /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+    /\ data'  = [data EXCEPT ![p] = Zero]
+    /\ Record("HostDiscard", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<intended, modified>>
+
+\* Page in: the preserved content comes back.  Not for unused pages, whose
+\* content no access needs (D8).  The change bit survives paging (D6).
+HostPageIn(p) ==
+    /\ resid[p] = "p"
+    /\ usage[p] # "U"
+    /\ resid' = [resid EXCEPT ![p] = "r"]
+    /\ dirty' = [dirty EXCEPT ![p] = PageInDirty(@)]
+    /\ Record("HostPageIn", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, data, intended, modified>>
+
+\* "Fresh zero frame on first touch" of a logically zero stable page.
+HostZeroFill(p) ==
+    /\ resid[p] = "z"
+    /\ usage[p] = "S"
+    /\ resid' = [resid EXCEPT ![p] = "r"]
+    /\ data'  = [data EXCEPT ![p] = Zero]
+    /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+    /\ Record("HostZeroFill", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, intended, modified>>
+
+(***************************************************************************)
+(* "In case of z/VM as the host, the initial page state is stable,         *)
+(* logically zero (Sz)."                                                   *)
+(***************************************************************************)
+Init ==
+    /\ usage    = [p \in Pages |-> "S"]
+    /\ resid    = [p \in Pages |-> "z"]
+    /\ dirty    = [p \in Pages |-> FALSE]
+    /\ data     = [p \in Pages |-> Zero]
+    /\ intended = [p \in Pages |-> Zero]
+    /\ modified = [p \in Pages |-> FALSE]
+    /\ lastOp   = [op |-> "Init", page |-> NoPage, arg |-> NoValue,
+                   outcome |-> "None", value |-> NoValue]
+
+GuestNext ==
+    \E p \in Pages :
+        \/ SetStable(p) \/ SetUnused(p) \/ SetVolatile(p)
+        \/ SetPotentialVolatile(p) \/ SetStableIfNotDiscarded(p)
+        \/ Extract(p) \/ Read(p) \/ ClearDirty(p)
+        \/ \E v \in Values : Write(p, v)
+
+HostNext ==
+    \E p \in Pages :
+        \/ HostPreserve(p) \/ HostDiscard(p) \/ HostPageIn(p) \/ HostZeroFill(p)
+
+Next == GuestNext \/ HostNext
+
+\* The step named op on page p with argument v (the value of a Write): used to
+\* replay a recorded step (a trace, or a simplified machine's step in the
+\* refinement check) as exactly the action it claims to be.
+Perform(op, p, v) ==
+    CASE op = "SetStable"               -> SetStable(p)
+      [] op = "SetUnused"               -> SetUnused(p)
+      [] op = "SetVolatile"             -> SetVolatile(p)
+      [] op = "SetPotentialVolatile"    -> SetPotentialVolatile(p)
+      [] op = "SetStableIfNotDiscarded" -> SetStableIfNotDiscarded(p)
+      [] op = "Extract"                 -> Extract(p)
+      [] op = "Read"                    -> Read(p)
+      [] op = "Write"                   -> Write(p, v)
+      [] op = "ClearDirty"              -> ClearDirty(p)
+      [] op = "HostPreserve"            -> HostPreserve(p)
+      [] op = "HostDiscard"             -> HostDiscard(p)
+      [] op = "HostPageIn"              -> HostPageIn(p)
+      [] op = "HostZeroFill"            -> HostZeroFill(p)
+      [] OTHER                          -> FALSE
+
+Spec == Init /\ [][Next]_vars
+
+=============================================================================

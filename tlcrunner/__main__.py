@@ -1,0 +1,24 @@
+"""``python -m tlcrunner check [...]``; ``python -m tlcrunner.fetch`` downloads TLC."""
+
+from __future__ import annotations
+
+import sys
+
+from . import check
+
+USAGE = "usage: python -m tlcrunner check [--help] [options]"
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        print("       python -m tlcrunner.fetch   (download and verify TLC)")
+        return 0 if argv else 2
+    if argv[0] != "check":
+        print(f"unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
+        return 2
+    return check.main(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,199 @@
+"""Run TLC on one model and return what it found.
+
+Every run gets its own temporary directory for ``java.io.tmpdir`` (TLC unpacks its standard
+modules there) and for ``-metadir`` (TLC names its state directory after the current second),
+so runs never share files, whether in sequence or in parallel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cfg import checked_names
+from .tool_output import Outcome, ToolResult, is_source_location, parse_tool_output
+
+JAVA_HINT = (
+    "Java not found: install a JDK 11+ (Debian: apt-get install openjdk-17-jre-headless) "
+    "or set JAVA"
+)
+
+
+class TlcSetupError(RuntimeError):
+    """Java or the TLC jar is missing: nothing can be checked until it is fixed."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One TLC run. ``violated`` is the property name after attribution (see
+    :func:`attribute_violation`); ``tool.violated`` is what TLC itself printed."""
+
+    module: Path
+    config: Path
+    tool: ToolResult
+    violated: str | None
+    note: str
+    seconds: float
+    exit_code: int | None
+    command: list[str]
+    raw_output: str
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.tool.outcome
+
+
+def find_java() -> str:
+    """The java executable: ``$JAVA`` if set (a path or a command name), else ``java`` on PATH."""
+    configured = os.environ.get("JAVA")
+    if configured:
+        found = shutil.which(configured)
+        if found is None:
+            raise TlcSetupError(f"{JAVA_HINT} (JAVA={configured} is not an executable)")
+        return found
+    found = shutil.which("java")
+    if found is None:
+        raise TlcSetupError(f"{JAVA_HINT} (no java on PATH)")
+    return found
+
+
+def check_jar(jar: Path) -> Path:
+    if not Path(jar).is_file():
+        raise TlcSetupError(
+            f"TLC jar not found at {jar}: run `python -m tlcrunner.fetch` (or `make tlc`) "
+            "to download it"
+        )
+    return Path(jar)
+
+
+def build_command(
+    java: str,
+    jar: Path,
+    module: Path,
+    config: Path,
+    *,
+    workdir: Path,
+    library: Path | None,
+    workers: int | str,
+) -> list[str]:
+    """The TLC command line; it must run with cwd = ``module.parent``."""
+    config_arg = config.name if config.parent == module.parent else str(config)
+    return [
+        java,
+        "-XX:+UseParallelGC",
+        f"-Djava.io.tmpdir={workdir / 'tmp'}",
+        *([f"-DTLA-Library={library}"] if library is not None else []),
+        "-cp",
+        str(jar),
+        "tlc2.TLC",
+        "-tool",
+        "-metadir",
+        str(workdir / "states"),
+        "-workers",
+        str(workers),
+        "-config",
+        config_arg,
+        module.name,
+    ]
+
+
+def attribute_violation(tool: ToolResult, cfg_text: str, cfg_name: str) -> tuple[str | None, str]:
+    """Name the violated property where TLC did not, and say so.
+
+    TLC 2.18 prints no name for a violated temporal property and only a source location for a
+    violated conjunct of a refinement property. When the .cfg lists exactly one PROPERTY, the
+    violation can only be that one. With several, a "violates P" model cannot be confirmed, and
+    the note says how to make it confirmable.
+    """
+    named = tool.violated
+    if tool.outcome not in (Outcome.ACTION_PROPERTY, Outcome.TEMPORAL):
+        return named, ""
+    properties = checked_names(cfg_text).properties
+    if named is not None and not is_source_location(named):
+        return named, ""
+    what = f"TLC named no property ({named})" if named else "TLC names no temporal property"
+    if len(properties) == 1:
+        return properties[0], f"{what}; attributed to the only PROPERTY in {cfg_name}"
+    listed = ", ".join(properties) or "none"
+    return named, (
+        f"{what} and {cfg_name} lists several PROPERTY entries ({listed}); give the model a "
+        ".cfg with only the property it is expected to violate"
+    )
+
+
+def run_tlc(
+    module: Path,
+    config: Path,
+    *,
+    jar: Path,
+    library: Path | None = None,
+    workers: int | str = 1,
+    timeout: float | None = None,
+) -> RunResult:
+    """Run TLC on ``module`` with ``config``. Raises TlcSetupError if Java or the jar is missing."""
+    module, config = Path(module).resolve(), Path(config).resolve()
+    java = find_java()
+    jar = check_jar(jar).resolve()
+    for f in (module, config):
+        if not f.is_file():
+            raise FileNotFoundError(f"no such file: {f}")
+    cfg_text = config.read_text(encoding="utf-8")
+
+    with tempfile.TemporaryDirectory(prefix="tlcrunner-") as tmp:
+        workdir = Path(tmp)
+        # TLC does not create java.io.tmpdir: without it, it cannot unpack Naturals.tla & co.
+        (workdir / "tmp").mkdir()
+        command = build_command(
+            java, jar, module, config, workdir=workdir,
+            library=library.resolve() if library is not None else None, workers=workers,
+        )  # fmt: skip
+        start = time.monotonic()
+        # A session of its own so a timeout can kill TLC and anything it started.
+        proc = subprocess.Popen(
+            command,
+            cwd=module.parent,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
+        timed_out = False
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+        seconds = time.monotonic() - start
+
+    exit_code = None if timed_out else proc.returncode
+    # stderr is kept apart so Java's messages cannot split a framed message, then added to
+    # the unframed text, where errors are looked for.
+    raw = stdout + (("\n" + stderr) if stderr.strip() else "")
+    tool = parse_tool_output(raw, exit_code)
+    if timed_out:
+        tool = dataclasses.replace(
+            tool,
+            outcome=Outcome.TIMEOUT,
+            error=f"TLC did not finish within {timeout:g} s and was stopped",
+        )
+    violated, note = attribute_violation(tool, cfg_text, config.name)
+    return RunResult(
+        module=module,
+        config=config,
+        tool=tool,
+        violated=violated,
+        note=note,
+        seconds=seconds,
+        exit_code=exit_code,
+        command=command,
+        raw_output=raw,
+    )
