@@ -19,7 +19,7 @@
 (* Every open choice is recorded in docs/decisions.md as D<n>; the         *)
 (* comments below cite those numbers.  The properties the machine must     *)
 (* satisfy are in PageStateProperties.tla, stated without the operators    *)
-(* defined here that the broken twins (model/MCBroken*.tla) replace.       *)
+(* defined here that the broken twins (MCPageStatesBroken.tla) replace.    *)
 (***************************************************************************)
 EXTENDS Integers
 
@@ -148,7 +148,7 @@ PageInDirty(d) == d
 
 \* What a guest access to a page observes (Read and Write alike), as a record
 \* [kind, value]; kind "Wait" means the access is held until the host makes
-\* the page resident (a host page fault: HostPageIn or HostZeroFill).
+\* the page resident (a host page fault: HostPageIn or HostZeroFill, D12).
 DiscardedAccess == [kind |-> "DiscardFault", value |-> NoValue]
 \* r and x are what an implementation that lets the access through would expose.
 UnusedAccessOutcome(r, x) ==
@@ -191,7 +191,8 @@ Normalise(u, r, d) ==
 \* host discard is always taken on a preserved page whose new usage may be
 \* discarded: {S,V,P}p -SetUnused-> Uz frees the backing storage at once,
 \* Xp -SetVolatile-> Vz, and a clean Xp -SetPotentialVolatile-> Pz (D3).
-\* Without one, the guest changes usage only, e.g. Sp -SetUnused-> Up.
+\* Without one, the guest changes usage only, e.g. Sp -SetUnused-> Up.  On a
+\* logically zero page, V and P requests give Vz and Pz (D4).
 PrimitiveResult(p, target) ==
     LET r == PrimitiveResidency(resid[p], target)
     IN  IF HostService /\ r = "p" /\ Discardable(target, dirty[p])
@@ -205,15 +206,14 @@ Record(op, p, arg, outcome, value) ==
 (* Guest primitives (the host service calls / ESSA operations).           *)
 (***************************************************************************)
 
-\* A primitive is offered only if its target usage exists in this machine:
-\* without P there is no SetPotentialVolatile.  The content the guest may
+\* A primitive is offered only if its target usage exists in this machine
+\* (Offered): without P there is no SetPotentialVolatile.  The content the guest may
 \* expect afterwards (D10): nothing after SetUnused ("the page content is
 \* meaningless"); zero after making a discarded page usable again (the page
 \* is logically zero, D5); otherwise unchanged.
 ApplyPrimitive(op, p, target, outcome) ==
     LET res == PrimitiveResult(p, target)
-    IN  /\ target = "P" => HasP
-        /\ usage'    = [usage EXCEPT ![p] = res.u]
+    IN  /\ usage'    = [usage EXCEPT ![p] = res.u]
         /\ resid'    = [resid EXCEPT ![p] = res.r]
         /\ dirty'    = [dirty EXCEPT ![p] = IF res.dropped THEN FALSE ELSE @]
         /\ data'     = [data  EXCEPT ![p] = IF res.dropped THEN Zero ELSE @]
@@ -224,21 +224,25 @@ ApplyPrimitive(op, p, target, outcome) ==
         /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ Discarded(p) THEN FALSE ELSE @]
         /\ Record(op, p, NoValue, outcome, NoValue)
 
-SetStable(p)            == ApplyPrimitive("SetStable", p, "S", "Done")
-SetUnused(p)            == ApplyPrimitive("SetUnused", p, "U", "Done")
-SetVolatile(p)          == ApplyPrimitive("SetVolatile", p, "V", "Done")
-SetPotentialVolatile(p) == ApplyPrimitive("SetPotentialVolatile", p, "P", "Done")
+\* (Each is written as a conjunction with its offer condition so that TLC
+\* labels the step with the primitive's name, not with ApplyPrimitive.)
+Offered(target) == target = "P" => HasP
+
+SetStable(p)            == Offered("S") /\ ApplyPrimitive("SetStable", p, "S", "Done")
+SetUnused(p)            == Offered("U") /\ ApplyPrimitive("SetUnused", p, "U", "Done")
+SetVolatile(p)          == Offered("V") /\ ApplyPrimitive("SetVolatile", p, "V", "Done")
+SetPotentialVolatile(p) == Offered("P") /\ ApplyPrimitive("SetPotentialVolatile", p, "P", "Done")
 
 \* Atomic with respect to host discards: one step, so no host action can come
 \* between the check and the set (paper: "for atomic accesses a
-\* compare_and_swap needs to be utilized").  On failure nothing changes.
+\* compare_and_swap needs to be utilized"; D17).  On failure nothing changes.
 SetStableIfNotDiscarded(p) ==
     IF SSINDSucceeds(usage[p], resid[p])
     THEN ApplyPrimitive("SetStableIfNotDiscarded", p, "S", "Success")
     ELSE /\ Record("SetStableIfNotDiscarded", p, NoValue, "Failure", NoValue)
          /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
 
-\* "The guest can query" the state: ESSA's extract operation.
+\* "The guest can query" the state: ESSA's extract operation (D15).
 Extract(p) ==
     /\ Record("Extract", p, NoValue, StateName(usage[p], resid[p]), NoValue)
     /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
@@ -252,7 +256,7 @@ Read(p) ==
         /\ Record("Read", p, NoValue, o.kind, o.value)
         /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
 
-\* A store sets the change bit.  Under "ReadsZero" a store to an unused page
+\* A store sets the change bit; stores to V pages are allowed (D13).  Under "ReadsZero" a store to an unused page
 \* is dropped, so the page keeps reading as zero (D9).
 Write(p, v) ==
     LET o == AccessOutcome(usage[p], resid[p], data[p])
@@ -286,7 +290,7 @@ ClearDirty(p) ==
 \* Page out: "the host has written the page contents to auxiliary swap
 \* storage".  Only into a preserved state this machine has; a dirty P page
 \* without Pp becomes Sp.  A page this machine cannot preserve is discarded
-\* by HostDiscard instead, never silently by HostPreserve.
+\* by HostDiscard instead, never silently by HostPreserve (D14).
 HostPreserve(p) ==
     LET res == Normalise(usage[p], "p", dirty[p])
     IN  /\ resid[p] = "r"

@@ -20,6 +20,7 @@ from .fetch import default_jar
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest, write_pins
 from .run import RunResult, TlcSetupError, check_jar, find_java, run_tlc
 from .tool_output import VIOLATIONS, Outcome, TraceStep
+from .trace_text import format_trace
 
 
 @dataclass
@@ -203,6 +204,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="write this run's distinct/depth into the manifest for models "
                              "whose outcome is as expected")  # fmt: skip
     parser.add_argument("--jar", type=Path, default=None, help="TLC jar (default: .cache/tlc)")
+    parser.add_argument("--traces", action="store_true",
+                        help="print the counterexample of every violation, not only of the "
+                             "models that are not as expected")  # fmt: skip
     args = parser.parse_args(argv)
 
     try:
@@ -263,6 +267,10 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False) + "\n",
         encoding="utf-8",
     )
+    for r in rows:
+        if r.trace and (args.traces or not r.as_expected):
+            print(f"\ncounterexample of {r.name} ({r.violated or r.note}):", file=out)
+            print(format_trace(r.trace), file=out)
     good = sum(r.as_expected for r in rows)
     bad = len(rows) - good
     print(f"models: {good} as expected, {bad} not", file=out, flush=True)
