@@ -20,3 +20,13 @@ def test_shows_first_state_then_only_changes() -> None:
         "  2: Inc",
         "       x = 1",
     ]
+
+
+def test_liveness_counterexample_says_how_it_goes_on() -> None:
+    trace = [TraceStep(index=1, action="Initial predicate", label="Initial predicate", state={"x": "0"})]
+    assert format_trace(trace, back_to_state=1).splitlines()[-1] == (
+        "  then back to state 1, and round that loop forever"
+    )
+    assert format_trace(trace, stuttering=True).splitlines()[-1] == (
+        "  then nothing more happens, forever (stuttering)"
+    )

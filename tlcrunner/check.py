@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     for r in rows:
         if r.trace and (args.traces or not r.as_expected):
             print(f"\ncounterexample of {r.name} ({r.violated or r.note}):", file=out)
-            print(format_trace(r.trace), file=out)
+            print(format_trace(r.trace, r.back_to_state, r.stuttering), file=out)
     good = sum(r.as_expected for r in rows)
     bad = len(rows) - good
     print(f"models: {good} as expected, {bad} not", file=out, flush=True)

@@ -98,6 +98,16 @@ def build_command(
         str(workdir / "states"),
         "-workers",
         str(workers),
+        # A fixed fingerprint function: TLC otherwise picks one at random, and with it the
+        # order in which the liveness checker finds a counterexample, so the pinned depth
+        # of a liveness violation would change from run to run.
+        "-fp",
+        "0",
+        # Check liveness once, on the whole state graph: by default TLC also checks it at
+        # intervals of wall-clock time, so the states found before a liveness violation (and
+        # the counterexample) would depend on machine load.
+        "-lncheck",
+        "final",
         "-config",
         config_arg,
         module.name,

@@ -10,8 +10,11 @@ def _one_line(value: str) -> str:
     return " ".join(part.strip() for part in value.splitlines())
 
 
-def format_trace(trace: list[TraceStep]) -> str:
-    """The first state in full, then per step the action and the variables whose value changed."""
+def format_trace(
+    trace: list[TraceStep], back_to_state: int | None = None, stuttering: bool = False
+) -> str:
+    """The first state in full, then per step the action and the variables whose value changed;
+    a liveness counterexample ends by saying how the behaviour goes on forever."""
     lines: list[str] = []
     previous: dict[str, str] = {}
     for step in trace:
@@ -20,4 +23,8 @@ def format_trace(trace: list[TraceStep]) -> str:
             if previous.get(name) != value:
                 lines.append(f"       {name} = {_one_line(value)}")
         previous = step.state
+    if back_to_state is not None:
+        lines.append(f"  then back to state {back_to_state}, and round that loop forever")
+    elif stuttering:
+        lines.append("  then nothing more happens, forever (stuttering)")
     return "\n".join(lines)

@@ -1,0 +1,19 @@
+------------------------- MODULE MCGuestHostAtomicity -------------------------
+(***************************************************************************)
+(* Models MCGuestHostAtomicity_*.cfg of spec/GuestHostAtomicity.tla.       *)
+(*                                                                         *)
+(* Symmetry (safety models only): pages are interchangeable as in          *)
+(* MCPageStates.tla; CPUs are interchangeable when FaultyCPUs is empty or  *)
+(* all CPUs, which is the case in every model that uses Symmetry.  The    *)
+(* union of the two permutation sets is a subset of the symmetry group,   *)
+(* and any subset is sound.  Liveness models use no symmetry.             *)
+(***************************************************************************)
+EXTENDS GuestHostAtomicityProperties, TLC
+
+Symmetry == Permutations(Pages) \cup Permutations(CPUs)
+
+\* Broken twin: an idle CPU recorded with a step name outside the protocol's.
+\* Caught by AtomicityTypeOK.
+IdleUnnamed == [step |-> "none", page |-> NoPage]
+
+=============================================================================

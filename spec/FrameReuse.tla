@@ -1,0 +1,154 @@
+----------------------------- MODULE FrameReuse -----------------------------
+(***************************************************************************)
+(* Guests cannot see each other through the host's frames.                 *)
+(*                                                                         *)
+(* Several guests share the host's real frames.  The host takes a frame   *)
+(* from a guest page (it discards the page, steals it by paging it out,   *)
+(* or the guest releases it, CMM1's Diagnose X'10') and later hands a free *)
+(* frame to some guest page: to bring a preserved page back (the frame is *)
+(* overwritten by that page's own saved content) or to give a logically   *)
+(* zero page its fresh frame on first touch.  In the second case the frame *)
+(* must be zeroed first: it may still hold another guest's data.  Seeds:  *)
+(* the paper, section 2, "Logically zero (z): There is no associated frame *)
+(* or backed content.  The content of the page is considered to be zero";  *)
+(* seed 000: HPMA "allows the machine to supply fresh backing page frames *)
+(* for guest memory when the guest reuses a previously discarded page".    *)
+(*                                                                         *)
+(* Content is abstracted to its writer (D23): a frame or a saved copy     *)
+(* holds the name of the guest that last wrote it, or NoGuest for zeros.  *)
+(* Page usage is left out: it only restricts which pages the host may     *)
+(* take, and this host may take any resident page, so every host         *)
+(* behaviour of the page-state machine is included (D24).                  *)
+(***************************************************************************)
+CONSTANTS
+    \* @type: Set(GUEST);
+    Guests,
+    \* @type: GUEST;
+    NoGuest,        \* the writer of zeros: content no guest wrote
+    \* @type: Set(GPAGE);
+    GuestPages,     \* each guest's pages (the same names in every guest)
+    \* @type: Set(FRAME);
+    Frames,         \* the host's real frames
+    \* @type: FRAME;
+    NoFrame
+
+ASSUME NoGuest \notin Guests /\ NoFrame \notin Frames
+
+VARIABLES
+    \* @type: <<GUEST, GPAGE>> -> Str;
+    resid,          \* "r" (has a frame), "p" (saved on host storage) or "z"
+    \* @type: <<GUEST, GPAGE>> -> FRAME;
+    backing,        \* the frame of a resident page, else NoFrame
+    \* @type: <<GUEST, GPAGE>> -> GUEST;
+    saved,          \* writer of a preserved page's saved copy (NoGuest when none)
+    \* @type: FRAME -> GUEST;
+    frameData,      \* writer of what a frame holds
+    \* @type: { reader: GUEST, value: GUEST };
+    lastRead        \* the last guest read: who read, and whose content it saw
+
+vars == <<resid, backing, saved, frameData, lastRead>>
+
+Slots == Guests \X GuestPages
+FreeFrames == Frames \ {backing[s] : s \in Slots}
+
+\* The content a frame handed to a logically zero page starts with (D25).
+FreshFrameContent(f) == NoGuest
+
+(***************************************************************************)
+(* Guests.                                                                  *)
+(***************************************************************************)
+GuestWrite(g, q) ==
+    /\ resid[<<g, q>>] = "r"
+    /\ frameData' = [frameData EXCEPT ![backing[<<g, q>>]] = g]
+    /\ UNCHANGED <<resid, backing, saved, lastRead>>
+
+GuestRead(g, q) ==
+    /\ resid[<<g, q>>] = "r"
+    /\ lastRead' = [reader |-> g, value |-> frameData[backing[<<g, q>>]]]
+    /\ UNCHANGED <<resid, backing, saved, frameData>>
+
+(***************************************************************************)
+(* The host.                                                                *)
+(***************************************************************************)
+
+\* Steal: page out, then free the frame.  The frame keeps its bits.
+HostSteal(g, q) ==
+    /\ resid[<<g, q>>] = "r"
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = frameData[backing[<<g, q>>]]]
+    /\ resid' = [resid EXCEPT ![<<g, q>>] = "p"]
+    /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
+    /\ UNCHANGED <<frameData, lastRead>>
+
+\* Discard (U, V, clean P), or release by the guest (Diagnose X'10'): the
+\* page becomes logically zero and the frame is free, its bits untouched.
+HostDiscard(g, q) ==
+    /\ resid[<<g, q>>] = "r"
+    /\ resid' = [resid EXCEPT ![<<g, q>>] = "z"]
+    /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
+    /\ UNCHANGED <<saved, frameData, lastRead>>
+
+\* A preserved page comes back into any free frame, overwritten whole by the
+\* page's own saved copy.
+HostPageIn(g, q) ==
+    /\ resid[<<g, q>>] = "p"
+    /\ \E f \in FreeFrames :
+        /\ backing' = [backing EXCEPT ![<<g, q>>] = f]
+        /\ frameData' = [frameData EXCEPT ![f] = saved[<<g, q>>]]
+    /\ resid' = [resid EXCEPT ![<<g, q>>] = "r"]
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = NoGuest]
+    /\ UNCHANGED lastRead
+
+\* First touch of a logically zero page: any free frame, zeroed.
+HostZeroFill(g, q) ==
+    /\ resid[<<g, q>>] = "z"
+    /\ \E f \in FreeFrames :
+        /\ backing' = [backing EXCEPT ![<<g, q>>] = f]
+        /\ frameData' = [frameData EXCEPT ![f] = FreshFrameContent(f)]
+    /\ resid' = [resid EXCEPT ![<<g, q>>] = "r"]
+    /\ UNCHANGED <<saved, lastRead>>
+
+\* Every page starts logically zero (Sz, D2 of the page-state machine), and
+\* the frames hold whatever: here, data of the first guest is the worst case,
+\* so every frame starts with some guest's data in it.
+Init ==
+    /\ resid = [s \in Slots |-> "z"]
+    /\ backing = [s \in Slots |-> NoFrame]
+    /\ saved = [s \in Slots |-> NoGuest]
+    /\ frameData \in [Frames -> Guests]
+    /\ lastRead = [reader |-> NoGuest, value |-> NoGuest]
+
+Next ==
+    \E g \in Guests, q \in GuestPages :
+        \/ GuestWrite(g, q) \/ GuestRead(g, q)
+        \/ HostSteal(g, q) \/ HostDiscard(g, q) \/ HostPageIn(g, q) \/ HostZeroFill(g, q)
+
+Spec == Init /\ [][Next]_vars
+
+(***************************************************************************)
+(* Properties.                                                              *)
+(***************************************************************************)
+TypeOK ==
+    /\ resid \in [Slots -> {"r", "p", "z"}]
+    /\ backing \in [Slots -> Frames \cup {NoFrame}]
+    /\ saved \in [Slots -> Guests \cup {NoGuest}]
+    /\ frameData \in [Frames -> Guests \cup {NoGuest}]
+    /\ lastRead.reader \in Guests \cup {NoGuest}
+    /\ lastRead.value \in Guests \cup {NoGuest}
+
+\* A frame backs at most one page at a time (else two guests would share it
+\* by construction, not by reuse).
+FrameBacksOnePageInv ==
+    \A s, t \in Slots : (s # t /\ backing[s] # NoFrame) => backing[s] # backing[t]
+
+(***************************************************************************)
+(* NoCrossGuestLeakInv.  No content written by one guest is ever read by   *)
+(* another: a guest reads zeros or what it wrote itself.  Paper, section  *)
+(* 2: a logically zero page has "no associated frame or backed content.   *)
+(* The content of the page is considered to be zero"; section 3: an       *)
+(* arbitrary value for an unused page is allowed, but "preferably zero for *)
+(* security reasons".                                                      *)
+(***************************************************************************)
+NoCrossGuestLeakInv ==
+    lastRead.reader \in Guests => lastRead.value \in {lastRead.reader, NoGuest}
+
+=============================================================================

@@ -1,0 +1,187 @@
+------------------------- MODULE GuestHostAtomicity -------------------------
+(***************************************************************************)
+(* Several guest CPUs and the host change the state of shared pages at    *)
+(* the same time.  This module runs the page-state machine of             *)
+(* PageStates.tla with guest CPUs and a host that reclaims frames, and     *)
+(* offers three implementations of SetStableIfNotDiscarded (constant      *)
+(* SSINDImpl):                                                             *)
+(*                                                                         *)
+(*   "CompareAndSwap"  one atomic step on host-held state: the ESSA design *)
+(*                     (paper, section 2: "for atomic accesses a          *)
+(*                     compare_and_swap needs to be utilized").            *)
+(*   "CheckThenSet"    the guest reads the state, then writes the usage in *)
+(*                     a second step: what a page-state vector mapped      *)
+(*                     read/write into the guest gives ("the most obvious  *)
+(*                     implementation, namely allocating or mapping a page *)
+(*                     status vector in the guest with r/w permission is   *)
+(*                     erroneous").                                        *)
+(*   "SharedLock"      check and set under a lock that the host also takes *)
+(*                     for every reclaim ("Allowing a lock to span across  *)
+(*                     guest and host is a serious design flaw, as it     *)
+(*                     would allow a faulty guest to lock up the host").   *)
+(*                                                                         *)
+(* Every other guest primitive is one atomic instruction in all three.    *)
+(* The host reclaims a frame in two steps, HostStartReclaim (it picks a   *)
+(* resident page) and HostReclaim (it preserves or discards it), so that   *)
+(* host work can interleave with a guest's two-step operation and so that  *)
+(* host progress can be stated (HostProgressProp, in                       *)
+(* GuestHostAtomicityProperties.tla).                                      *)
+(***************************************************************************)
+EXTENDS PageStates
+
+CONSTANTS
+    \* @type: Set(CPU);
+    CPUs,
+    \* @type: CPU;
+    NoCPU,          \* no CPU: the lock is free
+    \* @type: Str;
+    SSINDImpl,      \* "CompareAndSwap", "CheckThenSet" or "SharedLock"
+    \* @type: Set(CPU);
+    FaultyCPUs      \* CPUs that may stop anywhere, the lock held or not (D21)
+
+VARIABLES
+    \* @type: CPU -> { step: Str, page: PAGE };
+    pc,             \* where each CPU is in a two-step SetStableIfNotDiscarded
+    \* @type: CPU;
+    lock,           \* holder of the guest/host lock (SharedLock only)
+    \* @type: PAGE;
+    reclaim         \* the page whose frame the host is reclaiming, or NoPage
+
+allVars == <<vars, pc, lock, reclaim>>
+
+SSINDImpls == {"CompareAndSwap", "CheckThenSet", "SharedLock"}
+ASSUME SSINDImpl \in SSINDImpls
+ASSUME NoCPU \notin CPUs /\ FaultyCPUs \subseteq CPUs
+
+Idle == [step |-> "idle", page |-> NoPage]
+
+\* The host needs the lock only in the lock-based design; it takes and
+\* releases it within its own atomic step.
+HostMayAct == SSINDImpl # "SharedLock" \/ lock = NoCPU
+
+(***************************************************************************)
+(* Guest CPUs.                                                              *)
+(***************************************************************************)
+
+\* Any atomic guest instruction of the page-state machine, by an idle CPU.
+GuestInstruction(c) ==
+    /\ pc[c].step = "idle"
+    /\ \E p \in Pages :
+        \/ SetStable(p) \/ SetUnused(p) \/ SetVolatile(p) \/ SetPotentialVolatile(p)
+        \/ Extract(p) \/ Read(p) \/ ClearDirty(p)
+        \/ \E v \in Values : Write(p, v)
+        \/ SSINDImpl = "CompareAndSwap" /\ SetStableIfNotDiscarded(p)
+    /\ UNCHANGED <<pc, lock, reclaim>>
+
+\* CheckThenSet, first step: read the state.  A discarded page fails at once.
+SSINDCheck(c, p) ==
+    /\ SSINDImpl = "CheckThenSet"
+    /\ pc[c].step = "idle"
+    /\ IF Discarded(p)
+       THEN /\ Record("SetStableIfNotDiscarded", p, NoValue, "Failure", NoValue)
+            /\ UNCHANGED pc
+       ELSE /\ pc' = [pc EXCEPT ![c] = [step |-> "checked", page |-> p]]
+            /\ UNCHANGED lastOp
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lock, reclaim>>
+
+\* CheckThenSet, second step: write the usage field, trusting the check.  The
+\* guest believes the page kept its content, so what it is owed is unchanged.
+SSINDSet(c) ==
+    LET p == pc[c].page IN
+    /\ pc[c].step = "checked"
+    /\ usage' = [usage EXCEPT ![p] = "S"]
+    /\ pc' = [pc EXCEPT ![c] = Idle]
+    /\ Record("SetStableIfNotDiscarded", p, NoValue, "Success", NoValue)
+    /\ UNCHANGED <<resid, dirty, data, intended, modified, lock, reclaim>>
+
+\* SharedLock: take the lock (wait while it is held).
+SSINDLock(c, p) ==
+    /\ SSINDImpl = "SharedLock"
+    /\ pc[c].step = "idle"
+    /\ lock = NoCPU
+    /\ lock' = c
+    /\ pc' = [pc EXCEPT ![c] = [step |-> "locked", page |-> p]]
+    /\ UNCHANGED <<vars, reclaim>>
+
+\* SharedLock: check and set under the lock (the host cannot act meanwhile).
+SSINDUnderLock(c) ==
+    /\ pc[c].step = "locked"
+    /\ SetStableIfNotDiscarded(pc[c].page)
+    /\ pc' = [pc EXCEPT ![c] = [step |-> "done", page |-> pc[c].page]]
+    /\ UNCHANGED <<lock, reclaim>>
+
+\* SharedLock: give the lock back.
+SSINDUnlock(c) ==
+    /\ pc[c].step = "done"
+    /\ lock' = NoCPU
+    /\ pc' = [pc EXCEPT ![c] = Idle]
+    /\ UNCHANGED <<vars, reclaim>>
+
+CPUNext(c) ==
+    \/ GuestInstruction(c)
+    \/ \E p \in Pages : SSINDCheck(c, p) \/ SSINDLock(c, p)
+    \/ SSINDSet(c) \/ SSINDUnderLock(c) \/ SSINDUnlock(c)
+
+(***************************************************************************)
+(* The host.                                                                *)
+(***************************************************************************)
+
+\* The host picks a resident page whose frame it wants (demand scan).
+HostStartReclaim(p) ==
+    /\ reclaim = NoPage
+    /\ resid[p] = "r"
+    /\ reclaim' = p
+    /\ UNCHANGED <<vars, pc, lock>>
+
+\* ... and frees the frame: preserving the page, or discarding it where that
+\* is allowed.  One of the two is always possible for a resident page (D22).
+HostReclaim(p) ==
+    /\ reclaim = p
+    /\ HostMayAct
+    /\ HostDiscard(p) \/ HostPreserve(p)
+    /\ reclaim' = NoPage
+    /\ UNCHANGED <<pc, lock>>
+
+\* The host's other work: dropping preserved copies it may drop, bringing
+\* pages back.  Not part of a reclaim; also excluded while the lock is held.
+HostOther(p) ==
+    /\ HostMayAct
+    /\ reclaim # p
+    /\ \/ resid[p] = "p" /\ HostDiscard(p)
+       \/ HostPageIn(p) \/ HostZeroFill(p)
+    /\ UNCHANGED <<pc, lock, reclaim>>
+
+HostStep == \E p \in Pages : HostStartReclaim(p) \/ HostReclaim(p) \/ HostOther(p)
+
+AtomicityInit ==
+    /\ Init
+    /\ pc = [c \in CPUs |-> Idle]
+    /\ lock = NoCPU
+    /\ reclaim = NoPage
+
+AtomicityNext == HostStep \/ \E c \in CPUs : CPUNext(c)
+
+(***************************************************************************)
+(* Fairness (D21).  The host is not faulty: a reclaim it started and can  *)
+(* finish, it finishes.  Without a shared lock nothing but the host's own *)
+(* progress is needed (weak fairness of HostReclaim).  With the lock, the  *)
+(* host can finish only while the lock is free, which a busy guest makes   *)
+(* intermittent, so the lock is taken to be fair (strong fairness of      *)
+(* HostReclaim: a host that finds the lock free again and again gets it), *)
+(* and a CPU that is not in FaultyCPUs finishes the critical section it    *)
+(* entered (weak fairness of SSINDUnderLock and SSINDUnlock).  A guest    *)
+(* otherwise gets no fairness at all: it may do anything the machine lets *)
+(* it do, in any order, or stop.  So the lock-based design loses progress *)
+(* only through a faulty guest, and compare-and-swap never does.          *)
+(***************************************************************************)
+HostFairness ==
+    \A p \in Pages :
+        IF SSINDImpl = "SharedLock" THEN SF_allVars(HostReclaim(p)) ELSE WF_allVars(HostReclaim(p))
+
+Fairness ==
+    /\ HostFairness
+    /\ \A c \in CPUs \ FaultyCPUs : WF_allVars(SSINDUnderLock(c)) /\ WF_allVars(SSINDUnlock(c))
+
+AtomicitySpec == AtomicityInit /\ [][AtomicityNext]_allVars /\ Fairness
+
+=============================================================================

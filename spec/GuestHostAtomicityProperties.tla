@@ -1,0 +1,27 @@
+-------------------- MODULE GuestHostAtomicityProperties --------------------
+(***************************************************************************)
+(* What concurrent guest CPUs and the host must guarantee.  All the        *)
+(* properties of PageStateProperties.tla apply unchanged (the models list *)
+(* them); this module adds the types of the new variables and host         *)
+(* progress.                                                               *)
+(***************************************************************************)
+EXTENDS GuestHostAtomicity, PageStateProperties
+
+AtomicityTypeOK ==
+    /\ TypeOK
+    /\ pc \in [CPUs -> [step : {"idle", "checked", "locked", "done"}, page : Pages \cup {NoPage}]]
+    /\ lock \in CPUs \cup {NoCPU}
+    /\ reclaim \in Pages \cup {NoPage}
+
+(***************************************************************************)
+(* HostProgressProp.  Paper, section 2: "Allowing a lock to span across   *)
+(* guest and host is a serious design flaw, as it would allow a faulty    *)
+(* guest to lock up the host.  Instead, for atomic accesses a              *)
+(* compare_and_swap needs to be utilized."  Every frame reclaim the host  *)
+(* starts, it completes, whatever the guest does, including stopping.     *)
+(* Under the fairness of GuestHostAtomicity.tla (the host's reclaim step  *)
+(* is weakly fair; a guest gets none).                                     *)
+(***************************************************************************)
+HostProgressProp == \A p \in Pages : (reclaim = p) ~> (reclaim # p)
+
+=============================================================================
