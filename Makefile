@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # MODELS: optional glob(s) of model names, e.g. `make check MODELS='MCPageStates*'`.
 MODELS ?=
 
-.PHONY: venv tlc check test mypy clean
+.PHONY: venv tlc check test mypy clean apalache
 
 venv: $(STAMP)
 
@@ -28,6 +28,10 @@ check: venv tlc
 
 test: venv tlc
 	$(PY) -m pytest -q
+
+# Apalache runs where it is installed (PATH or APALACHE_HOME); otherwise says so, checks nothing.
+apalache: venv
+	$(PY) -m tlcrunner apalache
 
 mypy: venv
 	$(PY) -m mypy --strict tlcrunner

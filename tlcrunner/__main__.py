@@ -1,12 +1,12 @@
-"""``python -m tlcrunner check [...]``; ``python -m tlcrunner.fetch`` downloads TLC."""
+"""``python -m tlcrunner check|apalache [...]``; ``python -m tlcrunner.fetch`` downloads TLC."""
 
 from __future__ import annotations
 
 import sys
 
-from . import check
+from . import apalache, check
 
-USAGE = "usage: python -m tlcrunner check [--help] [options]"
+USAGE = "usage: python -m tlcrunner {check,apalache} [--help] [options]"
 
 
 def main(argv: list[str]) -> int:
@@ -14,10 +14,12 @@ def main(argv: list[str]) -> int:
         print(USAGE)
         print("       python -m tlcrunner.fetch   (download and verify TLC)")
         return 0 if argv else 2
-    if argv[0] != "check":
-        print(f"unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
-        return 2
-    return check.main(argv[1:])
+    if argv[0] == "check":
+        return check.main(argv[1:])
+    if argv[0] == "apalache":
+        return apalache.main(argv[1:])
+    print(f"unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

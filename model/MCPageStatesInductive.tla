@@ -1,0 +1,16 @@
+------------------------ MODULE MCPageStatesInductive ------------------------
+(***************************************************************************)
+(* Models MCPageStatesInductive_*.cfg: one step from every state of        *)
+(* IndInit must land in IndInv (TLC explores further, but from states     *)
+(* that are again initial states, so the check is the one-step one).      *)
+(* The twin starts from every state satisfying StableContentKeptInv alone *)
+(* and must find a step that breaks it: the strengthening is needed.      *)
+(***************************************************************************)
+EXTENDS PageStatesInductive, TLC
+
+Symmetry == Permutations(Pages)
+
+IndSpec == IndInit /\ [][Next]_vars
+PropertyAloneSpec == PropertyAloneInit /\ [][Next]_vars
+
+=============================================================================

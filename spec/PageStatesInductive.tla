@@ -1,0 +1,66 @@
+------------------------- MODULE PageStatesInductive -------------------------
+(***************************************************************************)
+(* An inductive invariant for the core safety property of the page-state  *)
+(* machine, StableContentKeptInv ("the host is responsible for preserving *)
+(* the page content").  IndInv holds initially and is preserved by every   *)
+(* step from every state that satisfies it, reachable or not; so the       *)
+(* property holds in every reachable state for these bounds, without       *)
+(* enumerating them.  TLC checks the step (model/MCPageStatesInductive),   *)
+(* starting from every state of IndInit; Apalache checks the same with    *)
+(* --init=IndInit --inv=IndInv --length=1.                                *)
+(***************************************************************************)
+EXTENDS PageStateProperties
+
+\* The step of every action ignores lastOp (it only records), so one value of
+\* it in the initial states stands for all of them.
+InitialOp == [op |-> "Init", page |-> NoPage, arg |-> NoValue, outcome |-> "None", value |-> NoValue]
+
+\* Every state of the types, with lastOp fixed as above.
+StatesOfType ==
+    /\ usage \in [Pages -> Usages]
+    /\ resid \in [Pages -> Residencies]
+    /\ dirty \in [Pages -> BOOLEAN]
+    /\ data \in [Pages -> Values]
+    /\ intended \in [Pages -> Values \cup {NoValue}]
+    /\ modified \in [Pages -> BOOLEAN]
+    /\ lastOp = InitialOp
+
+\* A logically zero page holds nothing and has a clean change bit.
+ZeroPageIsEmpty == \A p \in Pages : resid[p] = "z" => (data[p] = 0 /\ ~dirty[p])
+
+\* Stores the guest has not written back show in the change bit, unless the
+\* page was discarded (the content and its change bit went together).
+ModifiedIsDirty == \A p \in Pages : (modified[p] /\ ~Discarded(p)) => dirty[p]
+
+\* A discarded P page holds no unsaved stores: P is discarded only when clean.
+DiscardedPIsClean == \A p \in Pages : (Discarded(p) /\ usage[p] = "P") => ~modified[p]
+
+\* The guest is owed nothing from an unused page.
+UnusedOwesNothing == \A p \in Pages : usage[p] = "U" => (intended[p] = NoValue /\ ~modified[p])
+
+\* Whatever is owed and not discarded is there: stable pages, and also volatile
+\* and potentially volatile pages until the host discards them.
+OwedContentPresent ==
+    \A p \in Pages :
+        (intended[p] # NoValue /\ ~Discarded(p))
+        => (IF resid[p] = "z" THEN 0 ELSE data[p]) = intended[p]
+
+\* Only the states the machine can be in: the variant's states.
+InVariant == \A p \in Pages : HasState(usage[p], resid[p])
+
+IndInv ==
+    /\ TypeOK
+    /\ InVariant
+    /\ ZeroPageIsEmpty
+    /\ ModifiedIsDirty
+    /\ DiscardedPIsClean
+    /\ UnusedOwesNothing
+    /\ OwedContentPresent
+    /\ StableContentKeptInv
+
+IndInit == StatesOfType /\ IndInv
+
+\* For the twin that shows the strengthening is needed: the property alone.
+PropertyAloneInit == StatesOfType /\ TypeOK /\ InVariant /\ StableContentKeptInv
+
+=============================================================================
