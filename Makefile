@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # MODELS: optional glob(s) of model names, e.g. `make check MODELS='MCPageStates*'`.
 MODELS ?=
 
-.PHONY: venv tlc check test mypy clean apalache
+.PHONY: venv tlc check test mypy clean apalache bench diagrams
 
 venv: $(STAMP)
 
@@ -29,12 +29,20 @@ check: venv tlc
 test: venv tlc
 	$(PY) -m pytest -q
 
+# The state diagrams in docs/diagrams, from TLC's state graphs (SVG needs Graphviz: apt-get install graphviz).
+diagrams: venv tlc
+	$(PY) -m refimpl.diagrams
+
 # Apalache runs where it is installed (PATH or APALACHE_HOME); otherwise says so, checks nothing.
 apalache: venv
 	$(PY) -m tlcrunner apalache
 
 mypy: venv
-	$(PY) -m mypy --strict tlcrunner
+	$(PY) -m mypy --strict tlcrunner refimpl
+
+# Benchmarks: they print figures (medians of several runs) and check nothing.
+bench: venv
+	$(PY) bench/refimpl_bench.py
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info

@@ -116,12 +116,14 @@ SetStableIfNotDiscardedProp == [][SSINDStep]_vars
 (* (resident or preserved becomes logically zero), whether a host action   *)
 (* or an implicit host transition on a guest call, does so only to U, V   *)
 (* and clean P pages, judged by the state before the step.  (A guest       *)
-(* primitive judges the usage it requests: SetUnused on Sp may drop it.)   *)
+(* primitive judges the usage it requests for the page it names:        *)
+(* SetUnused on Sp may drop that page, and no other.)                    *)
 (***************************************************************************)
 DiscardStep ==
     \A p \in Pages :
         (resid[p] \in {"r", "p"} /\ resid'[p] = "z") =>
-            LET u == IF lastOp'.op = "SetUnused" THEN "U"
+            LET u == IF p # lastOp'.page THEN usage[p]
+                     ELSE IF lastOp'.op = "SetUnused" THEN "U"
                      ELSE IF lastOp'.op = "SetVolatile" THEN "V"
                      ELSE IF lastOp'.op = "SetPotentialVolatile" THEN "P"
                      ELSE usage[p]

@@ -1,0 +1,177 @@
+"""The properties of spec/PageStateProperties.tla as Python predicates, with the spec's names.
+
+Invariants take ``(profile, state)``; action properties take ``(profile, before, after)`` and
+hold for the pair as ``[][A]_vars`` does: the step satisfies ``A``, or it changes nothing. Like
+the spec's, they are stated from the state variables and ``lastOp`` only, never through the
+machine's decision operators (:mod:`refimpl.rules`), so a broken rule cannot break its own check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from .profile import ADDRESSING_EXCEPTION, NO_PAGE, NO_VALUE, Profile
+from .state import GUEST_OPS, HOST_OPS, OUTCOMES, RESIDENCIES, USAGES, State
+
+# ruff: noqa: N802 - the spec's names
+
+
+def _discarded(u: str, r: str) -> bool:
+    return u in ("V", "P") and r == "z"
+
+
+def TypeOK(profile: Profile, s: State) -> bool:
+    values = profile.values
+    lo = s.lastOp
+    return (
+        len(s.pages) == profile.pages
+        and all(
+            pg.usage in USAGES
+            and pg.resid in RESIDENCIES
+            and isinstance(pg.dirty, bool)
+            and pg.data in values
+            and (pg.intended in values or pg.intended == NO_VALUE)
+            and isinstance(pg.modified, bool)
+            for pg in s.pages
+        )
+        and lo.op in GUEST_OPS + HOST_OPS + ("Init",)
+        and (0 <= lo.page < profile.pages or lo.page == NO_PAGE)
+        and (lo.arg in values or lo.arg == NO_VALUE)
+        and (lo.value in values or lo.value == NO_VALUE)
+        # Extract reports a two-letter state; every other step one of Outcomes.
+        and (lo.op == "Extract" or lo.outcome in OUTCOMES)
+    )
+
+
+def StableContentKeptInv(profile: Profile, s: State) -> bool:
+    """No stable (or modified P) content is ever lost or altered."""
+    return all(
+        pg.data == pg.intended if pg.resid != "z" else pg.intended == 0
+        for pg in s.pages
+        if pg.intended != NO_VALUE and (pg.usage == "S" or (pg.usage == "P" and pg.modified))
+    )
+
+
+def ReadResultInv(profile: Profile, s: State) -> bool:
+    """A read returns what the guest is owed, and never a value from a discarded page."""
+    lo = s.lastOp
+    if not (lo.op == "Read" and lo.outcome == "Value"):
+        return True
+    pg = s.pages[lo.page]
+    return not _discarded(pg.usage, pg.resid) and (
+        pg.intended == NO_VALUE or lo.value == pg.intended
+    )
+
+
+def DiscardFaultOnlyWhenDiscardedInv(profile: Profile, s: State) -> bool:
+    """A discard fault only on a discarded (Vz or Pz) page."""
+    lo = s.lastOp
+    if not (lo.op in ("Read", "Write") and lo.outcome == "DiscardFault"):
+        return True
+    pg = s.pages[lo.page]
+    return _discarded(pg.usage, pg.resid)
+
+
+def UnusedAccessInv(profile: Profile, s: State) -> bool:
+    """An access to an unused page: the profile's exception, or zero and no store."""
+    lo = s.lastOp
+    if not (lo.op in ("Read", "Write") and s.pages[lo.page].usage == "U"):
+        return True
+    if profile.unused_access == ADDRESSING_EXCEPTION:
+        return lo.outcome == "AddressingException"
+    if lo.op == "Read":
+        return lo.outcome == "Value" and lo.value == 0
+    return lo.outcome == "Ignored"
+
+
+def _content(resid: str, data: int) -> int:
+    return 0 if resid == "z" else data
+
+
+def SSINDStep(profile: Profile, s: State, t: State) -> bool:
+    lo = t.lastOp
+    if lo.op != "SetStableIfNotDiscarded":
+        return True
+    p = lo.page
+    before, after = s.pages[p], t.pages[p]
+    success = lo.outcome == "Success"
+    return success == (not _discarded(before.usage, before.resid)) and (
+        not success
+        or (
+            after.usage == "S"
+            and _content(after.resid, after.data) == _content(before.resid, before.data)
+        )
+    )
+
+
+def DiscardStep(profile: Profile, s: State, t: State) -> bool:
+    op = t.lastOp.op
+    requested = {"SetUnused": "U", "SetVolatile": "V", "SetPotentialVolatile": "P"}.get(op)
+    for p, (before, after) in enumerate(zip(s.pages, t.pages)):
+        if before.resid in ("r", "p") and after.resid == "z":
+            u = requested if requested and p == t.lastOp.page else before.usage
+            if not (u in ("U", "V") or (u == "P" and not before.dirty)):
+                return False
+    return True
+
+
+_IMPLICIT = ("SetUnused", "SetVolatile", "SetPotentialVolatile")
+
+
+def GuestResidencyStep(profile: Profile, s: State, t: State) -> bool:
+    lo = t.lastOp
+    if lo.op not in GUEST_OPS:
+        return True
+    return all(
+        after.resid == before.resid
+        or (
+            profile.host_service
+            and p == lo.page
+            and before.resid == "p"
+            and after.resid == "z"
+            and lo.op in _IMPLICIT
+        )
+        for p, (before, after) in enumerate(zip(s.pages, t.pages))
+    )
+
+
+def SetStableIfNotDiscardedProp(profile: Profile, s: State, t: State) -> bool:
+    return SSINDStep(profile, s, t) or s == t
+
+
+def HostDiscardsOnlyDiscardableProp(profile: Profile, s: State, t: State) -> bool:
+    return DiscardStep(profile, s, t) or s == t
+
+
+def GuestKeepsResidencyProp(profile: Profile, s: State, t: State) -> bool:
+    return GuestResidencyStep(profile, s, t) or s == t
+
+
+Invariant = Callable[[Profile, State], bool]
+ActionProperty = Callable[[Profile, State, State], bool]
+
+#: The invariants, by name, in the spec's order.
+INVARIANTS: Final[dict[str, Invariant]] = {
+    f.__name__: f
+    for f in (
+        TypeOK, StableContentKeptInv, ReadResultInv, DiscardFaultOnlyWhenDiscardedInv,
+        UnusedAccessInv,
+    )
+}  # fmt: skip
+
+#: The action properties, by name, in the spec's order.
+ACTION_PROPERTIES: Final[dict[str, ActionProperty]] = {
+    f.__name__: f
+    for f in (SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp, GuestKeepsResidencyProp)
+}
+
+
+def violated_invariants(profile: Profile, s: State) -> list[str]:
+    """The names of the invariants ``s`` violates."""
+    return [name for name, inv in INVARIANTS.items() if not inv(profile, s)]
+
+
+def violated_action_properties(profile: Profile, s: State, t: State) -> list[str]:
+    """The names of the action properties the step ``s -> t`` violates."""
+    return [name for name, prop in ACTION_PROPERTIES.items() if not prop(profile, s, t)]
