@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # MODELS: optional glob(s) of model names, e.g. `make check MODELS='MCPageStates*'`.
 MODELS ?=
 
-.PHONY: venv tlc check test mypy clean apalache bench diagrams
+.PHONY: venv tlc check test mypy clean apalache bench diagrams findings
 
 venv: $(STAMP)
 
@@ -32,6 +32,10 @@ test: venv tlc
 # The state diagrams in docs/diagrams, from TLC's state graphs (SVG needs Graphviz: apt-get install graphviz).
 diagrams: venv tlc
 	$(PY) -m refimpl.diagrams
+
+# docs/findings.md, from TLC's counterexamples on spec/ESSA.tla.
+findings: venv tlc
+	$(PY) -m tlcrunner findings
 
 # Apalache runs where it is installed (PATH or APALACHE_HOME); otherwise says so, checks nothing.
 apalache: venv

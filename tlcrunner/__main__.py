@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from . import apalache, check
+from . import apalache, check, findings
 
-USAGE = "usage: python -m tlcrunner {check,apalache} [--help] [options]"
+USAGE = "usage: python -m tlcrunner {check,apalache,findings} [--help] [options]"
 
 
 def main(argv: list[str]) -> int:
@@ -18,6 +18,8 @@ def main(argv: list[str]) -> int:
         return check.main(argv[1:])
     if argv[0] == "apalache":
         return apalache.main(argv[1:])
+    if argv[0] == "findings":
+        return findings.main(argv[1:])
     print(f"unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
     return 2
 
