@@ -1,0 +1,30 @@
+---------------------- MODULE MCDiscardHandlingBroken ----------------------
+(***************************************************************************)
+(* Broken twins of the discard fault handling: each replaces one decision  *)
+(* operator of DiscardHandling.tla (through a definition override in its   *)
+(* MCDiscardHandlingBroken_*.cfg) with a plausible mistake.  Each must     *)
+(* make TLC report a violation of exactly the property its cfg checks;     *)
+(* model/manifest.json records which.                                      *)
+(***************************************************************************)
+EXTENDS MCDiscardHandling
+
+\* A handler that does not test PG_discarded: every discard fault removes the
+\* page from the page cache.  Caught by RemovedFromCacheAtMostOnceInv.
+AlwaysFirstToDiscard(x) == TRUE
+
+\* A handler that clears page->mapping when it removes the page from the
+\* cache (as remove_from_page_cache does): a later fault cannot find the
+\* page-table entry a late mapping made.  Caught by
+\* DiscardedMappingRemovedProp.
+MappingCleared(x) == FALSE
+
+\* A handler that calls page_discard without taking its own reference first
+\* (page_discard releases one it never got): the count underflows.  Caught by
+\* TypeOK.
+NoHandlerReference == 0
+
+\* Freeing the discard list without waiting for the sign-off of every CPU.
+\* Caught by NotFreedWhileFaultPendingInv.
+FreeWithoutSync(mask) == TRUE
+
+=============================================================================

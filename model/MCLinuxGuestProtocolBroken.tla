@@ -1,0 +1,59 @@
+--------------------- MODULE MCLinuxGuestProtocolBroken ---------------------
+(***************************************************************************)
+(* Broken twins of the Linux guest protocol: each replaces one decision    *)
+(* operator of LinuxGuestProtocol.tla (through a definition override in    *)
+(* its MCLinuxGuestProtocolBroken_*.cfg) with a plausible mistake.  Each   *)
+(* must make TLC report a violation of exactly the property its cfg        *)
+(* checks; model/manifest.json records which.                              *)
+(***************************************************************************)
+EXTENDS MCLinuxGuestProtocol
+
+\* A make_volatile that waits for PG_state_change instead of returning.  When
+\* the end-of-I/O interrupt arrives on the CPU whose process context holds
+\* the bit, the handler spins forever.  Caught by NoDeadlockInv (and, with one
+\* CPU, by TLC's deadlock check).
+MakeVolatileWaits == TRUE
+
+\* A make_volatile that does not take PG_state_change: its check and its
+\* SetVolatile are no longer atomic with respect to SetStableIfNotDiscarded.
+\* Caught by StableWhileHeldInv.
+MakeVolatileSkipsBit == FALSE
+
+\* A make_stable that does not wait for PG_state_change: it overtakes a
+\* make_volatile that has already checked.  Caught by StableWhileHeldInv.
+MakeStableOvertakes(p) == TRUE
+
+\* A find_get_page that calls make_stable before it takes its reference: no
+\* condition is true during SetStableIfNotDiscarded.  Caught by
+\* StableWhileHeldInv.
+RefAfterMakeStable == FALSE
+
+\* A make_volatile that forgets condition 2 (the page is dirty).  Caught by
+\* NoVolatileWhileForbiddenInv.
+VolatileForbiddenForgettingDirty(p) ==
+    \/ Writeback(p)
+    \/ Locked(p)
+    \/ ~backed[p]
+    \/ pgDiscarded[p]
+    \/ writable[p] /\ ~HasP
+    \/ mlocked[p]
+
+\* A make_volatile that forgets condition 11 (writable mappings on a platform
+\* without P).  Caught by NoVolatileWhileForbiddenInv.
+VolatileForbiddenForgettingWritable(p) ==
+    \/ dirty[p]
+    \/ Writeback(p)
+    \/ Locked(p)
+    \/ ~backed[p]
+    \/ pgDiscarded[p]
+    \/ mlocked[p]
+
+\* A make_volatile that forgets condition 10 (references beyond the
+\* mappings).  Caught by StableWhileHeldInv.
+VolatileForbiddenIgnoringCounts(p) == FALSE
+
+\* A guest that issues SetPotentialVolatile whatever the platform offers.
+\* Caught by TypeOK on a platform without P.
+VolatileUsageAlwaysP(w) == "P"
+
+=============================================================================

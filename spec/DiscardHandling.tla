@@ -1,0 +1,313 @@
+--------------------------- MODULE DiscardHandling ---------------------------
+(***************************************************************************)
+(* The Linux guest's discard fault handling of the paper                   *)
+(* (seeds/003_0e4880036c725720.txt, "the paper"), section 3.7, "Removing   *)
+(* discarded pages":                                                       *)
+(*                                                                         *)
+(*   "To prevent that a page gets removed from the page cache more than    *)
+(*   once, the discard fault handler marks the page with the PG_discarded  *)
+(*   page flag.  Any subsequent discard fault will only remove page table  *)
+(*   entries.  The discard fault handler will remove a page from the page  *)
+(*   cache without clearing the page->mapping field.  Due to races in the  *)
+(*   memory management, a page can get mapped to a process after the       *)
+(*   discard fault has removed the page cache entry for the page.  Any     *)
+(*   discard fault for a page that occurs after the page has been removed  *)
+(*   still needs the mapping information to be able to remove the          *)
+(*   remaining page table entries."                                        *)
+(*                                                                         *)
+(*   "If the discard fault handler gets absolute page addresses instead of *)
+(*   a virtual addresses - which is the case for z/VM as the host system - *)
+(*   the discard fault handler needs to make sure to get a valid page      *)
+(*   reference.  This is only possible if there are no pending discard     *)
+(*   faults for a page before the page is freed.  To ensure this, a        *)
+(*   synchronization is done before the discarded page list is freed."    *)
+(*                                                                         *)
+(* The grain follows the 2007 patches (REAL-IMPLEMENTATIONS 6.4, S16): the *)
+(* fault arrives with interrupts disabled and carries the page's absolute  *)
+(* address; the handler takes a reference with get_page_unless_zero and    *)
+(* enables interrupts; page_discard does its work under the page lock;     *)
+(* discarded pages whose count drops to zero go on a discard list and are  *)
+(* freed once every CPU has "signed off" by running enabled code.          *)
+(*                                                                         *)
+(* Every CPU runs one process with its own page tables (D41).  A page's    *)
+(* host-side state is abstract: resident (volatile, in the page cache) or  *)
+(* discarded (D40).  Decisions are D40 to D49 in                           *)
+(* docs/decisions-linux-guest.md; the operators the broken twins           *)
+(* (model/MCDiscardHandlingBroken.tla) replace are in "Decisions" below,   *)
+(* and the properties (DiscardHandlingProperties.tla) never use them.      *)
+(***************************************************************************)
+EXTENDS Integers, FiniteSets
+
+CONSTANTS
+    \* @type: Set(CPU);
+    CPUs,       \* the guest's CPUs, each running one process (D41)
+    \* @type: Set(PAGE);
+    Pages,      \* struct pages (absolute guest pages), page-cache pages when in use
+    \* @type: PAGE;
+    NoPage      \* a page outside Pages: what an idle CPU works on
+
+VARIABLES
+    \* @type: PAGE -> Bool;
+    hostDiscarded,  \* the host has discarded the page (Vz): an access raises a discard fault
+    \* @type: PAGE -> Bool;
+    inCache,        \* the page is in the page cache (which holds one reference)
+    \* @type: PAGE -> Bool;
+    hasMapping,     \* page->mapping is set: rmap can find the page's page-table entries
+    \* @type: PAGE -> Bool;
+    pgDiscarded,    \* PG_discarded
+    \* @type: PAGE -> Int;
+    count,          \* page_count
+    \* @type: PAGE -> Str;
+    status,         \* "InUse", "Listed" (discard list), "SignOff" (awaiting sign-off), "Free"
+    \* @type: CPU -> Set(PAGE);
+    mapped,         \* the pages the CPU's process has a page-table entry for
+    \* @type: CPU -> Str;
+    pc,             \* "Idle", "Found", "Window", "Handler" (D42)
+    \* @type: CPU -> PAGE;
+    at,             \* the page the CPU works on
+    \* @type: Set(CPU);
+    signOffMask,    \* the CPUs that have not yet signed off the pages in "SignOff"
+    \* @type: PAGE -> Int;
+    removals        \* ghost: how often this incarnation of the page left the page cache
+
+vars == <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, status, mapped, pc, at,
+          signOffMask, removals>>
+
+Statuses == {"InUse", "Listed", "SignOff", "Free"}
+PCs      == {"Idle", "Found", "Window", "Handler"}
+
+ASSUME NoPage \notin Pages
+
+\* The CPUs whose process maps page x.
+Mappers(x) == {c \in CPUs : x \in mapped[c]}
+
+(***************************************************************************)
+(* Decisions: the small operators the broken twins replace.               *)
+(***************************************************************************)
+
+\* "To prevent that a page gets removed from the page cache more than once,
+\* the discard fault handler marks the page with the PG_discarded page flag":
+\* TestSetPageDiscarded; only the handler that found it clear removes the page.
+FirstToDiscard(x) == ~pgDiscarded[x]
+
+\* "The discard fault handler will remove a page from the page cache without
+\* clearing the page->mapping field."
+MappingAfterRemoval(x) == hasMapping[x]
+
+\* "page_discard ... Before calling this function an additional page
+\* reference needs to be acquired.  This reference is released by the
+\* function." (2007 patch, S16)  The reference get_page_unless_zero adds.
+HandlerReference == 1
+
+\* "a synchronization is done before the discarded page list is freed": the
+\* pages awaiting sign-off are freed only when every CPU has signed off.
+ReadyToFree(mask) == mask = {}
+
+(***************************************************************************)
+(* The page's users.                                                       *)
+(***************************************************************************)
+
+\* The host discards a page-cache page that the guest made volatile (D40).
+HostDiscard(x) ==
+    /\ status[x] = "InUse" /\ inCache[x] /\ ~hostDiscarded[x]
+    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = TRUE]
+    /\ UNCHANGED <<inCache, hasMapping, pgDiscarded, count, status, mapped, pc, at,
+                   signOffMask, removals>>
+
+\* A process finds the page in the page cache (the find_get_page variant of
+\* the minor fault path, no state change: paper 3.6) and holds the reference
+\* in a local variable: "the new reference to that page is not stored
+\* somewhere in memory but in a dynamic variable of some function." (D47)
+FindGetPage(c, x) ==
+    /\ pc[c] = "Idle"
+    /\ inCache[x] /\ x \notin mapped[c]
+    /\ count' = [count EXCEPT ![x] = @ + 1]
+    /\ pc' = [pc EXCEPT ![c] = "Found"]
+    /\ at' = [at EXCEPT ![c] = x]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, status, mapped,
+                   signOffMask, removals>>
+
+\* ... and maps it: the reference becomes the page-table entry's.  "Due to
+\* races in the memory management, a page can get mapped to a process after
+\* the discard fault has removed the page cache entry for the page."
+MapPage(c) ==
+    /\ pc[c] = "Found"
+    /\ mapped' = [mapped EXCEPT ![c] = @ \cup {at[c]}]
+    /\ pc' = [pc EXCEPT ![c] = "Idle"]
+    /\ at' = [at EXCEPT ![c] = NoPage]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, status,
+                   signOffMask, removals>>
+
+\* The process unmaps the page (munmap, exit): the entry's reference goes.
+UnmapPage(c, x) ==
+    /\ pc[c] = "Idle"
+    /\ x \in mapped[c]
+    /\ mapped' = [mapped EXCEPT ![c] = @ \ {x}]
+    /\ count' = [count EXCEPT ![x] = @ - 1]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, status, pc, at,
+                   signOffMask, removals>>
+
+(***************************************************************************)
+(* The discard fault handler.                                              *)
+(***************************************************************************)
+
+\* The process touches a discarded page through its page-table entry: the
+\* discard fault (program interruption 0x1A) is taken with interrupts
+\* disabled and reports the page's absolute address (REAL-IMPLEMENTATIONS 6.3).
+\* The fault is pending from here until its handler is done (D42).
+DiscardFault(c, x) ==
+    /\ pc[c] = "Idle"
+    /\ x \in mapped[c] /\ hostDiscarded[x]
+    /\ pc' = [pc EXCEPT ![c] = "Window"]
+    /\ at' = [at EXCEPT ![c] = x]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, status, mapped,
+                   signOffMask, removals>>
+
+\* get_page_unless_zero on the page at that absolute address, then
+\* local_irq_enable.  A count of zero means the page is on its way to the
+\* discard list: nothing to do, the access is retried.
+GetPageUnlessZero(c) ==
+    LET x == at[c]
+    IN  /\ pc[c] = "Window"
+        /\ IF count[x] > 0
+           THEN /\ count' = [count EXCEPT ![x] = @ + HandlerReference]
+                /\ pc' = [pc EXCEPT ![c] = "Handler"]
+                /\ UNCHANGED at
+           ELSE /\ pc' = [pc EXCEPT ![c] = "Idle"]
+                /\ at' = [at EXCEPT ![c] = NoPage]
+                /\ UNCHANGED count
+        /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, status, mapped,
+                       signOffMask, removals>>
+
+\* page_discard, under the page lock (one step, D43): the first handler sets
+\* PG_discarded, unmaps the page from every page table (found through
+\* page->mapping) and removes it from the page cache; a later one only
+\* removes the page-table entries it can still find.  Then the handler's own
+\* reference is released, and the faulting access is retried.
+PageDiscard(c) ==
+    LET x     == at[c]
+        first == FirstToDiscard(x)
+        gone  == IF hasMapping[x] THEN Mappers(x) ELSE {}
+        cache == IF first THEN 1 ELSE 0
+    IN  /\ pc[c] = "Handler"
+        /\ pgDiscarded' = [pgDiscarded EXCEPT ![x] = TRUE]
+        /\ mapped' = [d \in CPUs |-> IF d \in gone THEN mapped[d] \ {x} ELSE mapped[d]]
+        /\ inCache' = [inCache EXCEPT ![x] = IF first THEN FALSE ELSE @]
+        /\ removals' = [removals EXCEPT ![x] = IF first THEN @ + 1 ELSE @]
+        /\ hasMapping' = [hasMapping EXCEPT ![x] = IF first THEN MappingAfterRemoval(x) ELSE @]
+        /\ count' = [count EXCEPT ![x] = @ - Cardinality(gone) - cache - 1]
+        /\ pc' = [pc EXCEPT ![c] = "Idle"]
+        /\ at' = [at EXCEPT ![c] = NoPage]
+        /\ UNCHANGED <<hostDiscarded, status, signOffMask>>
+
+(***************************************************************************)
+(* Freeing discarded pages (D44).  "Pages that have been discarded are    *)
+(* added to the discarded page list." 2007 patch: "Discarded pages with a  *)
+(* page_count() of zero are placed on the page_discarded_list until all    *)
+(* cpus have been at least once in enabled code.  That closes the race of  *)
+(* page free vs. discard faults."                                          *)
+(***************************************************************************)
+
+\* The last reference of a discarded page is gone: free_hot_cold_page puts
+\* it on the discard list instead of freeing it (page_free_discarded).
+PageFreeDiscarded(x) ==
+    /\ status[x] = "InUse" /\ pgDiscarded[x] /\ count[x] = 0
+    /\ status' = [status EXCEPT ![x] = "Listed"]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, mapped, pc, at,
+                   signOffMask, removals>>
+
+\* page_shrink_discard_list, stage two: the listed pages await sign-off by
+\* every CPU.
+StartSignOff ==
+    /\ \A x \in Pages : status[x] # "SignOff"
+    /\ \E x \in Pages : status[x] = "Listed"
+    /\ status' = [x \in Pages |-> IF status[x] = "Listed" THEN "SignOff" ELSE status[x]]
+    /\ signOffMask' = CPUs
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, mapped, pc, at,
+                   removals>>
+
+\* A CPU in enabled code (timer tick, idle) signs off.  The only code this
+\* model runs disabled is the window of a discard fault before
+\* get_page_unless_zero.
+SignOff(c) ==
+    /\ c \in signOffMask
+    /\ pc[c] # "Window"
+    /\ signOffMask' = signOffMask \ {c}
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, status, mapped,
+                   pc, at, removals>>
+
+\* Stage three: free the signed-off pages (ClearPageDiscarded, free_cold_page).
+FreeDiscardedPages ==
+    /\ \E x \in Pages : status[x] = "SignOff"
+    /\ ReadyToFree(signOffMask)
+    /\ status' = [x \in Pages |-> IF status[x] = "SignOff" THEN "Free" ELSE status[x]]
+    /\ pgDiscarded' = [x \in Pages |-> IF status[x] = "SignOff" THEN FALSE ELSE pgDiscarded[x]]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, count, mapped, pc, at, signOffMask,
+                   removals>>
+
+\* The free page is allocated again, here for a page-cache page that is read
+\* in (the reuse that makes a stale discard fault dangerous: it would now
+\* find a healthy page at that absolute address).  A new incarnation (D46).
+ReusePage(x) ==
+    /\ status[x] = "Free"
+    /\ status' = [status EXCEPT ![x] = "InUse"]
+    /\ inCache' = [inCache EXCEPT ![x] = TRUE]
+    /\ hasMapping' = [hasMapping EXCEPT ![x] = TRUE]
+    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = FALSE]
+    /\ count' = [count EXCEPT ![x] = 1]
+    /\ removals' = [removals EXCEPT ![x] = 0]
+    /\ UNCHANGED <<pgDiscarded, mapped, pc, at, signOffMask>>
+
+(***************************************************************************)
+(* Every page starts in the page cache, resident, unmapped.               *)
+(***************************************************************************)
+Init ==
+    /\ hostDiscarded = [x \in Pages |-> FALSE]
+    /\ inCache       = [x \in Pages |-> TRUE]
+    /\ hasMapping    = [x \in Pages |-> TRUE]
+    /\ pgDiscarded   = [x \in Pages |-> FALSE]
+    /\ count         = [x \in Pages |-> 1]
+    /\ status        = [x \in Pages |-> "InUse"]
+    /\ mapped        = [c \in CPUs |-> {}]
+    /\ pc            = [c \in CPUs |-> "Idle"]
+    /\ at            = [c \in CPUs |-> NoPage]
+    /\ signOffMask   = {}
+    /\ removals      = [x \in Pages |-> 0]
+
+CPUNext(c) ==
+    \/ \E x \in Pages : FindGetPage(c, x) \/ UnmapPage(c, x) \/ DiscardFault(c, x)
+    \/ MapPage(c) \/ GetPageUnlessZero(c) \/ PageDiscard(c) \/ SignOff(c)
+
+Next ==
+    \/ \E c \in CPUs : CPUNext(c)
+    \/ \E x \in Pages : HostDiscard(x) \/ PageFreeDiscarded(x) \/ ReusePage(x)
+    \/ StartSignOff \/ FreeDiscardedPages
+
+Spec == Init /\ [][Next]_vars
+
+(***************************************************************************)
+(* Fairness for the liveness property (D45).  Each is an assumption about  *)
+(* the guest, not something the handler can enforce:                      *)
+(*  - a CPU that took a discard fault runs its handler to the end          *)
+(*    (GetPageUnlessZero, PageDiscard): it is kernel code that does not   *)
+(*    wait for anything in this model (the page lock is inside the step);  *)
+(*  - a process that found a page goes on to map it (MapPage);             *)
+(*  - a process that maps a discarded page eventually touches it or unmaps *)
+(*    it.  This one is strong fairness: between its accesses the process  *)
+(*    may work on other pages, so the access is enabled again and again    *)
+(*    rather than continuously.  Without it a mapping that is never used   *)
+(*    stays until the process exits, which no handler could change.       *)
+(* The host, the sign-off and the freeing need no fairness: the property   *)
+(* is about page-table entries, which they do not touch.                   *)
+(***************************************************************************)
+Fairness ==
+    /\ \A c \in CPUs :
+          /\ WF_vars(GetPageUnlessZero(c))
+          /\ WF_vars(PageDiscard(c))
+          /\ WF_vars(MapPage(c))
+    /\ \A c \in CPUs, x \in Pages :
+          SF_vars(DiscardFault(c, x) \/ UnmapPage(c, x))
+
+FairSpec == Spec /\ Fairness
+
+=============================================================================

@@ -1,0 +1,107 @@
+-------------------- MODULE LinuxGuestProtocolProperties --------------------
+(***************************************************************************)
+(* What the Linux guest protocol of LinuxGuestProtocol.tla must guarantee. *)
+(*                                                                         *)
+(* Each property is stated from the seed sentences it quotes, over the     *)
+(* state variables, and never through the machine's decision operators    *)
+(* (RefBeforeMakeStable, MakeStableMayProceed, MakeVolatileTakesBit,       *)
+(* MakeVolatileWaitsWhenBusy, VolatileForbiddenByFlags,                    *)
+(* VolatileForbiddenByCounts, VolatileUsage, InterruptsEnabled): the       *)
+(* broken twins in model/MCLinuxGuestProtocolBroken.tla replace exactly    *)
+(* those, and a property that used them would be broken with the machine. *)
+(***************************************************************************)
+EXTENDS LinuxGuestProtocol
+
+TypeOK ==
+    /\ usage \in [Pages -> Usages]
+    /\ discarded \in [Pages -> BOOLEAN]
+    /\ inCache \in [Pages -> BOOLEAN]
+    /\ backed \in [Pages -> BOOLEAN]
+    /\ dirty \in [Pages -> BOOLEAN]
+    /\ io \in [Pages -> IOs]
+    /\ mlocked \in [Pages -> BOOLEAN]
+    /\ writable \in [Pages -> BOOLEAN]
+    /\ pgDiscarded \in [Pages -> BOOLEAN]
+    /\ maps \in [Pages -> 0..MaxMaps]
+    /\ stateChange \in [Pages -> SUBSET Contexts]
+    /\ pc \in [Contexts -> ProcPCs \cup MVPCs \cup IrqPCs]
+    /\ \A c \in CPUs : pc[Proc(c)] \notin IrqPCs /\ pc[Irq(c)] \notin ProcPCs
+    /\ pg \in [Contexts -> Pages \cup {NoPage}]
+    /\ ret \in [Contexts -> {"Idle", "Held", "None"}]
+    /\ ref \in [CPUs -> BOOLEAN]
+    /\ lockHeld \in [CPUs -> BOOLEAN]
+
+(***************************************************************************)
+(* NoDeadlockInv.  "If a cpu is interrupted while holding the              *)
+(* PG_state_change bit for a page this would be a dead lock if the         *)
+(* make_volatile function waits for the bit as well." (paper 3.3)          *)
+(*                                                                         *)
+(* Who waits for whom: a context spinning for PG_state_change (make_stable *)
+(* in MSWait, a waiting make_volatile in MVSpin) waits for the context     *)
+(* that holds the bit; a process context waits for its CPU's interrupt     *)
+(* handler while that runs (the interrupted code cannot resume before the  *)
+(* handler returns).  A deadlock is a cycle of waiting: a non-empty set of *)
+(* contexts each of which waits for one in the set.  (TLC's own deadlock   *)
+(* check, on in every model, finds states where no step at all is         *)
+(* possible; this invariant finds a deadlocked CPU while others still run.)*)
+(***************************************************************************)
+WaitsFor(x, y) ==
+    \/ /\ ~IsIrq(x) /\ y = Irq(CPUOf(x))
+       /\ pc[y] # "None"
+    \/ /\ pc[x] \in {"MSWait", "MVSpin"}
+       /\ y \in stateChange[pg[x]]
+
+NoDeadlockInv ==
+    \A S \in SUBSET Contexts :
+        S # {} => \E x \in S : \A y \in S : ~WaitsFor(x, y)
+
+(***************************************************************************)
+(* StableWhileHeldInv.  "a make stable operation may not 'overtake' the    *)
+(* attempt to make it volatile" (paper 3.3); "For the transition to stable *)
+(* state there is always a user of a page who requires the stable state"   *)
+(* (3.2).  A user holds a page for stable use from the moment its          *)
+(* make_stable returned success (or it allocated the page, which "makes    *)
+(* the pages stable") until it releases or maps its reference; throughout, *)
+(* the page is stable and not discarded.  (Between taking its reference    *)
+(* and the return of make_stable the user does not rely on the state yet:  *)
+(* there "it depends on the timing if the page state is volatile or stable *)
+(* after the two operations complete", and the later                       *)
+(* SetStableIfNotDiscarded wins.)                                          *)
+(***************************************************************************)
+HeldForStableUse(c) ==
+    \/ pc[Proc(c)] = "Held"
+    \/ pc[Proc(c)] \in MVPCs /\ ret[Proc(c)] = "Held"   \* make_volatile after its unlock_page
+
+StableWhileHeldInv ==
+    \A c \in CPUs :
+        HeldForStableUse(c) =>
+            usage[pg[Proc(c)]] = "S" /\ ~discarded[pg[Proc(c)]]
+
+(***************************************************************************)
+(* NoVolatileWhileForbiddenInv.  "If any of these conditions is true, the  *)
+(* page can not be made volatile." (3.1)  The conditions a user            *)
+(* establishes after its make_stable - the page is dirty (2), in writeback *)
+(* (3), locked (4), has no backing because it was truncated (6), belongs   *)
+(* to an mlocked mapping (12) - hold from the step that set them to the   *)
+(* step that clears them, and while one holds the page is stable.  A       *)
+(* writable mapping (11) forbids V: "For platforms without the ability to  *)
+(* access the guest page dirty bit information from the host, the correct *)
+(* state is the stable state, for platforms with the ability, it is the    *)
+(* potentially volatile state" (3.5).  The condition "extra references"    *)
+(* (10) is StableWhileHeldInv; "already discarded" (9) is set on a page    *)
+(* that is discarded, so it says nothing about the usage (D31).            *)
+(*                                                                         *)
+(* In this model only a user holding the page for stable use sets these    *)
+(* flags (D37), so "a condition established under make_stable holds" is    *)
+(* exactly "the flag is set".  The race of paper 3.3 does not break it: a  *)
+(* make_volatile that checked before the user's reference existed sets V   *)
+(* before the user's SetStableIfNotDiscarded, so before the user can set   *)
+(* any flag.                                                               *)
+(***************************************************************************)
+NoVolatileWhileForbiddenInv ==
+    \A p \in Pages :
+        /\ (dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p])
+               => usage[p] = "S"
+        /\ writable[p] => usage[p] # "V"
+
+=============================================================================
