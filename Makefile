@@ -44,9 +44,12 @@ apalache: venv
 mypy: venv
 	$(PY) -m mypy --strict tlcrunner refimpl
 
-# Benchmarks: they print figures (medians of several runs) and check nothing.
-bench: venv
+# Benchmarks: they print figures (medians of several runs) and check nothing; each writes
+# results/bench-*.json. BENCH_RUNS sets the runs per model-checking figure.
+BENCH_RUNS ?= 3
+bench: venv tlc
 	$(PY) bench/refimpl_bench.py
+	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info

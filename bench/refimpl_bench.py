@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import random
 import statistics
 import sys
@@ -84,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", type=int, default=200_000, help="operations per run")
     parser.add_argument("--runs", type=int, default=5, help="runs per figure (the median is shown)")
+    parser.add_argument("--json", type=Path, default=Path("results/bench-refimpl.json"))
     args = parser.parse_args(argv)
 
     single = Profile("Full", True, "AddressingException", pages=1)
@@ -91,13 +93,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"refimpl, Python {sys.version.split()[0]}")
     ms = Machine(single)
     one = workload(single, args.ops, 1)
-    measure("single page (Full), Machine.step", ms.step, ms.init(), one, args.runs)
+    figures = {
+        "single_page_ops_per_s": measure("single page (Full), Machine.step", ms.step, ms.init(),
+                                         one, args.runs),  # fmt: skip
+    }
     mm = Machine(multi)
     mixed = workload(multi, args.ops, 2)
-    measure("64 pages mixed (ZVMPrototype), Machine.step", mm.step, mm.init(), mixed, args.runs)
-
+    figures["multi_page_ops_per_s"] = measure(
+        "64 pages mixed (ZVMPrototype), Machine.step", mm.step, mm.init(), mixed, args.runs
+    )
     module_step = functools.partial(refimpl.step, multi)
-    measure("64 pages mixed, refimpl.step(profile, ...)", module_step, mm.init(), mixed, args.runs)
+    figures["multi_page_module_step_ops_per_s"] = measure(
+        "64 pages mixed, refimpl.step(profile, ...)", module_step, mm.init(), mixed, args.runs
+    )
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps({"runs": args.runs, "ops_per_run": args.ops,
+                                     **{k: round(v) for k, v in figures.items()}}, indent=2) + "\n")
     return 0
 
 

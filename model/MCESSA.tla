@@ -13,4 +13,11 @@ Symmetry == Permutations(Pages)
 \* Broken twin of SpecificationExceptionProp: ORC 7 accepted without facility 147.
 SpecificationExceptionIgnoringFacility(orc) == orc > 7
 
+\* Broken twin of MigrationKeepsStableContentProp: a RAM migration that copies
+\* only resident pages, so a stable page the host swapped out arrives as zeros.
+MigratedContentResidentOnly(p) == IF valid[p] THEN data[p] ELSE 0
+
+\* Broken twin of MigrationArrivalProp: attributes that carry Z as well.
+ArrivalZCarried(p) == zbit[p]
+
 =============================================================================

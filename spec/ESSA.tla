@@ -72,11 +72,13 @@ VARIABLES
     belief,         \* ghost: the usage the guest believes the page has ("S", "U", "V", "P")
     \* @type: PAGE -> Bool;
     modified,       \* ghost: stores since the guest's last writeback
+    \* @type: Bool;
+    migrated,       \* the VM has been migrated (KVM only; once)
     \* @type: { op: Str, page: PAGE, orc: Int, result: Int, outcome: Str, value: Int };
     lastOp
 
 vars == <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl,
-          owed, belief, modified, lastOp>>
+          owed, belief, modified, migrated, lastOp>>
 
 Impls == {"Paper2007", "KVMClassic", "KVMGmap"}
 ASSUME Impl \in Impls /\ CBRLSize >= 1
@@ -100,9 +102,11 @@ ExceptionIndication == 16
 \* "Anything higher raises a specification exception"; ORC 7 needs facility 147.
 SpecificationException(orc) == orc > 7 \/ (orc = 7 /\ ~Facility147)
 
+\* Every step but Migrate records itself here, and so leaves migrated alone.
 Record(op, p, orc, result, outcome, value) ==
-    lastOp' = [op |-> op, page |-> p, orc |-> orc, result |-> result,
-               outcome |-> outcome, value |-> value]
+    /\ lastOp' = [op |-> op, page |-> p, orc |-> orc, result |-> result,
+                  outcome |-> outcome, value |-> value]
+    /\ UNCHANGED migrated
 
 (***************************************************************************)
 (* ESSA's effect on the host state, per implementation: a record of the   *)
@@ -341,6 +345,35 @@ HostProcessCBRL ==
     /\ UNCHANGED <<usage, valid, zbit, nodat, keyDirty, gc, owed, belief, modified>>
 
 (***************************************************************************)
+(* Migration (RI 5, KVM only): the CMMA attributes travel as one byte per  *)
+(* page, usage and N ((PGSTE >> 24) & 0x43); "Z, residency, GC and pending *)
+(* CBRL entries are not migrated".  The page contents travel with the RAM  *)
+(* migration, which reads every page as the guest would (MigratedContent); *)
+(* on the destination a page with content arrives mapped and a zero page   *)
+(* arrives untouched (QEMU skips zero pages), so none reports Z.  The      *)
+(* storage keys travel with their own device, so the change bit survives  *)
+(* (D83).  Modelled as one step at the end of migration, when QEMU applies *)
+(* the attributes ("DONE").                                                 *)
+(***************************************************************************)
+MigratedContent(p) == IF valid[p] \/ swapped[p] THEN data[p] ELSE 0
+\* Z on arrival: the attributes carry none.
+ArrivalZ(p) == FALSE
+
+Migrate ==
+    /\ KVM /\ ~migrated
+    /\ LET moved == [p \in Pages |-> MigratedContent(p)]
+       IN  /\ data' = moved
+           /\ valid' = [p \in Pages |-> moved[p] # 0]
+    /\ swapped' = [p \in Pages |-> FALSE]
+    /\ zbit' = [p \in Pages |-> ArrivalZ(p)]
+    /\ gc' = [p \in Pages |-> FALSE]
+    /\ cbrl' = <<>>
+    /\ migrated' = TRUE
+    /\ lastOp' = [op |-> "Migrate", page |-> NoPage, orc |-> NoValue, result |-> NoValue,
+                  outcome |-> "Done", value |-> NoValue]
+    /\ UNCHANGED <<usage, nodat, keyDirty, owed, belief, modified>>
+
+(***************************************************************************)
 (* A page starts stable and logically zero: in the 2007 model Sz; in KVM   *)
 (* no mapping, no swap, Z clear (which KVM reports as preserved, RI (b)4). *)
 (* The guest starts with every page in use and owed zero.                 *)
@@ -358,6 +391,7 @@ Init ==
     /\ owed = [p \in Pages |-> 0]
     /\ belief = [p \in Pages |-> "S"]
     /\ modified = [p \in Pages |-> FALSE]
+    /\ migrated = FALSE
     /\ lastOp = [op |-> "Init", page |-> NoPage, orc |-> NoValue, result |-> NoValue,
                  outcome |-> "None", value |-> NoValue]
 
@@ -368,7 +402,7 @@ GuestNext ==
         \/ GuestExtract(p) \/ GuestSetStableNoDat(p) \/ GuestBadOrc(p)
         \/ GuestRead(p) \/ GuestWrite(p) \/ GuestWriteback(p)
 
-HostNext == HostProcessCBRL \/ \E p \in Pages : HostReclaim(p)
+HostNext == HostProcessCBRL \/ Migrate \/ \E p \in Pages : HostReclaim(p)
 
 Next == GuestNext \/ HostNext
 

@@ -17,6 +17,7 @@ EssaTypeOK ==
     /\ owed \in [Pages -> {NoValue, 0, Written}]
     /\ belief \in [Pages -> {"S", "U", "V", "P"}]
     /\ modified \in [Pages -> BOOLEAN]
+    /\ migrated \in BOOLEAN
 
 \* What a read of the page would return now (a fault-in reads the swap copy).
 Readable(p) == IF valid[p] \/ swapped[p] THEN data[p] ELSE 0
@@ -81,5 +82,34 @@ SpecificationExceptionStep ==
     => /\ lastOp'.outcome = "SpecificationException"
        /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl>>
 SpecificationExceptionProp == [][SpecificationExceptionStep]_vars
+
+(***************************************************************************)
+(* MigrationKeepsStableContentProp.  Can stable content be lost across     *)
+(* migration, when the CMMA attributes carry only usage and N?  Paper,    *)
+(* section 2: S, "the host is responsible for preserving the page         *)
+(* content".  Every page that is stable in the host reads the same before *)
+(* and after.                                                              *)
+(***************************************************************************)
+MigrationStep ==
+    lastOp'.op = "Migrate" =>
+        \A p \in Pages : usage[p] = "S" =>
+            (IF valid'[p] \/ swapped'[p] THEN data'[p] ELSE 0) = Readable(p)
+MigrationKeepsStableContentProp == [][MigrationStep]_vars
+
+(***************************************************************************)
+(* MigrationArrivalProp.  The states a page can arrive in (RI 5.1: "Z,     *)
+(* residency, GC and pending CBRL entries are not migrated"): its usage    *)
+(* and N as they were, no Z, so content state 0 (resident) for a page with *)
+(* content and 2 (preserved) for a zero page; never 3 (logically zero).   *)
+(* So a page that was Uz or Vz arrives as U or V + preserved (0x06, 0x0E;  *)
+(* RI (b)15), and a 2007 guest's page_discarded test no longer sees it.    *)
+(***************************************************************************)
+MigrationArrivalStep ==
+    lastOp'.op = "Migrate" =>
+        \A p \in Pages :
+            /\ usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
+            /\ ~zbit'[p] /\ ~swapped'[p]
+            /\ valid'[p] = (data'[p] # 0)
+MigrationArrivalProp == [][MigrationArrivalStep]_vars
 
 =============================================================================
