@@ -1,0 +1,51 @@
+------------------------- MODULE MCHostReclaimBroken -------------------------
+(***************************************************************************)
+(* Broken twins of the z/VM reclaim policy: each replaces one decision     *)
+(* operator of spec/HostReclaim.tla (through a definition override in its  *)
+(* MCHostReclaimBroken_*.cfg) with a plausible implementation mistake,     *)
+(* and must make TLC report a violation of exactly the property its cfg    *)
+(* checks (model/manifest.json records which).                             *)
+(***************************************************************************)
+EXTENDS MCHostReclaim
+
+\* A steal that forgets to take the page off the global aging list.
+\* Caught by ReclaimTypeOK (a stolen frame stays on the list of IBR frames).
+AgingAfterStealKept(p) == aging
+
+\* A discard that keeps the page's paging slot: the old copy could come back
+\* for a page that is logically zero.  Caught by SlotCoherentInv.
+SlotAfterDiscardKept(p) == slot[p]
+
+\* An early write that is not CMMA-aware: it pre-writes every changed page of
+\* the aging list, volatile ones included.  Caught by DiscardableNeverWrittenProp.
+EarlyWriteAnyChanged(u, d) == TRUE
+
+\* A host that never trusts a slot copy and writes every page it steals.
+\* Caught by ValidSlotNotRewrittenProp.
+SlotValidNever(p) == FALSE
+
+\* A host that judges a slot copy by the guest's change bit, which the guest
+\* resets after writing the page to its own storage.  The stale copy is
+\* trusted and comes back.  Caught by StableContentKeptInv.
+SlotValidByGuestBit(p) == slot[p] # NoValue /\ ~dirty[p]
+
+\* A revalidation handled as an ordinary page fault: the content is read back
+\* from the paging slot when there is one.  Caught by
+\* RevalidationPreservesContentProp.
+RevalidateFromSlot(p) == IF slot[p] # NoValue THEN "slot" ELSE "frame"
+
+\* A demand scan that ignores the CMMA usage: every page is a page-out
+\* candidate, taken from the bottom of the aging list.  Caught by StealOrderProp.
+StealClassUnaware(u, d) == 3
+
+\* A demand scan that judges P pages by usage alone and steals a dirty one
+\* like a volatile page.  Caught by HostDiscardsOnlyDiscardableProp.
+StealClassPByUsage(u, d) ==
+    IF u = "U" THEN 1 ELSE IF u \in {"V", "P"} THEN 2 ELSE 3
+
+\* An early write that resets the guest's change bit, as if the host had no
+\* change bit of its own.  Caught by RefinesPageStates (the early write
+\* changes a page-state variable and is no PageStates step).
+DirtyAfterEarlyWriteCleared(d) == FALSE
+
+=============================================================================

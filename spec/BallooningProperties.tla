@@ -1,0 +1,68 @@
+------------------------ MODULE BallooningProperties -------------------------
+(***************************************************************************)
+(* What CMM1 ballooning (Ballooning.tla) must guarantee.  "Seed 000" is    *)
+(* seeds/000_637de61993b211fa.txt.  No property uses the decision          *)
+(* operators the broken twins (model/MCBallooningBroken.tla) replace:      *)
+(* ShrinkTarget, Releasable, BackedAfterRelease.                           *)
+(***************************************************************************)
+EXTENDS Ballooning
+
+TypeOK ==
+    /\ inUse \in [GP -> BOOLEAN]
+    /\ ballooned \in [GP -> BOOLEAN]
+    /\ backed \in [GP -> BOOLEAN]
+    /\ data \in [GP -> Values]
+    /\ owed \in [GP -> Values \cup {NoValue}]
+    /\ target \in [Guests -> 0..Size]
+
+(***************************************************************************)
+(* FloorInv.  Seed 000: "With z/VM 5.4 or APAR VM64439, VMRM has been      *)
+(* changed so that it will not ask a Linux guest to shrink below 64 MB.    *)
+(* This was the minimum recommended virtual machine size".  What VMRM asks *)
+(* a guest to keep, its size less the SHRINK target, is never below the    *)
+(* floor.                                                                  *)
+(***************************************************************************)
+FloorInv == \A g \in Guests : Size - target[g] >= Floor
+
+(***************************************************************************)
+(* BalloonedPagesUnusedInv.  Seed 000: "When VMRM detects a system-wide    *)
+(* memory constraint, it notifies the participating Linux guests to        *)
+(* release page frames.  Linux releases the page frames by issuing the     *)
+(* Diagnose X'10' function call."  A released page holds nothing the guest *)
+(* needs: no page in the balloon is in use by the guest.                   *)
+(***************************************************************************)
+BalloonedPagesUnusedInv ==
+    \A gp \in GP : ballooned[gp] => ~inUse[gp]
+
+(***************************************************************************)
+(* ReleasedFrameReturnedInv.  Seed 000: the guests "release page frames"   *)
+(* to relieve the host's constraint; the paper (section 5): ballooning     *)
+(* "effectively reduces the memory that needs to be managed".  A page in   *)
+(* the balloon has no host frame: the release gave it back.                *)
+(***************************************************************************)
+ReleasedFrameReturnedInv ==
+    \A gp \in GP : ballooned[gp] => ~backed[gp]
+
+(***************************************************************************)
+(* NoDataLostInv.  Ballooning takes memory from the guest only through     *)
+(* the guest ("The guests can then take appropriate action to reduce their *)
+(* memory utilization"): a page the guest uses reads what it last stored.  *)
+(***************************************************************************)
+NoDataLostInv ==
+    \A gp \in GP : inUse[gp] => (backed[gp] /\ data[gp] = owed[gp])
+
+(***************************************************************************)
+(* ShrinkMetProp.  Seed 000: "Prior to z/VM 5.4 ... VMRM had no lower      *)
+(* bound beyond which it would refrain from asking Linux guests to give    *)
+(* up memory.  In some workloads, Linux guests that had already given up   *)
+(* all the storage they could give used excessive CPU time trying to find  *)
+(* even more storage to give up."  With the safety net, a guest can always *)
+(* do what it is asked: whenever VMRM's target for a guest stays put, the  *)
+(* balloon reaches it and stays there (shrink and grow back alike), under  *)
+(* the fairness of FairSpec (D73).                                         *)
+(***************************************************************************)
+ShrinkMetProp ==
+    \A g \in Guests, n \in 0..Size :
+        <>[](target[g] = n) => <>[](Balloon(g) = n)
+
+=============================================================================

@@ -1,0 +1,331 @@
+----------------------------- MODULE HostReclaim -----------------------------
+(***************************************************************************)
+(* Host reclaim as z/VM does it, on top of the page-state machine of       *)
+(* PageStates.tla in the z/VM profile (paper Figure 3: Variant             *)
+(* "ZVMPrototype", guest primitives through a host service, an access to   *)
+(* an unused page is an addressing exception).                             *)
+(*                                                                         *)
+(* The guest is PageStates' guest, unchanged: every guest action below is  *)
+(* the PageStates action of the same name, conjoined with the policy's     *)
+(* bookkeeping.  The host is no longer PageStates' unconstrained host      *)
+(* (HostNext, which may preserve, discard or page in any page at any       *)
+(* time) but the z/VM policy:                                              *)
+(*   - demand scan (seed 002 "z/VM 6.3: Changes in Memory Management"):    *)
+(*     while too few frames are free it pushes in-use frames onto the top  *)
+(*     of the global aging list, invalidating them but keeping their       *)
+(*     content (trial invalidation, TrialInvalidate);                      *)
+(*   - a touch of such a frame revalidates it without I/O (Revalidate);    *)
+(*   - changed pages are written early, from the bottom of the list up     *)
+(*     (EarlyWrite);                                                       *)
+(*   - a frame is stolen in the CMMA order (paper section 4, seed 000):    *)
+(*     unused pages first, then volatile and clean potentially-volatile    *)
+(*     pages, both discarded without I/O (StealDiscard), and only then a   *)
+(*     stable or dirty page from the bottom of the aging list, written to  *)
+(*     its paging slot unless the slot copy is still valid (StealPageOut); *)
+(*   - a page fault is resolved by reading the slot (FaultPageIn) or by a  *)
+(*     fresh zero frame (FaultZeroFill), when a frame is free.             *)
+(*                                                                         *)
+(* Every host step that changes the page state records in lastOp the       *)
+(* PageStates host action it claims to be (HostDiscard, HostPreserve,      *)
+(* HostPageIn, HostZeroFill), but computes its effect from the policy's    *)
+(* own state (the paging slot, the host change bit), not by conjoining     *)
+(* PageStates' action: a policy that brought back a stale slot would then  *)
+(* silently disable the step instead of losing data, and no broken twin    *)
+(* could show it (D50).  RefinesPageStates (HostReclaimProperties.tla)     *)
+(* checks that every step is the PageStates step it claims to be.  Policy  *)
+(* steps that change no page state (TrialInvalidate, Revalidate,           *)
+(* EarlyWrite) leave lastOp alone: for PageStates they are stuttering.     *)
+(*                                                                         *)
+(* Decisions D50-D59 are in docs/decisions-host.md.                        *)
+(***************************************************************************)
+EXTENDS Integers, Sequences, FiniteSets
+
+CONSTANTS
+    \* @type: Set(PAGE);
+    Pages,
+    \* @type: PAGE;
+    NoPage,
+    \* @type: Set(Int);
+    Values,
+    \* @type: Int;
+    Frames,         \* host frames available for this guest's pages (D51)
+    \* @type: Int;
+    LowThreshold,   \* demand scan runs while fewer frames than this are free
+    \* @type: Bool;
+    EarlyWrites     \* CP SET AGELIST EARLYWRITES: "Whether early writes are allowed"
+
+VARIABLES
+    \* The page-state machine's variables (PageStates.tla).
+    \* @type: PAGE -> Str;
+    usage,
+    \* @type: PAGE -> Str;
+    resid,
+    \* @type: PAGE -> Bool;
+    dirty,      \* the guest's change bit (PageStates: the "page dirty bit")
+    \* @type: PAGE -> Int;
+    data,       \* the frame's content (r), the paging slot's (p), 0 (z)
+    \* @type: PAGE -> Int;
+    intended,
+    \* @type: PAGE -> Bool;
+    modified,
+    \* @type: { op: Str, page: PAGE, arg: Int, outcome: Str, value: Int };
+    lastOp,
+    \* The policy's variables.
+    \* @type: Seq(PAGE);
+    aging,      \* the global aging list, top first: trial-invalidated frames (D52)
+    \* @type: PAGE -> Int;
+    slot,       \* the content of the page's paging slot; NoValue: no slot (D53)
+    \* @type: PAGE -> Bool;
+    hchanged,   \* host change bit: stored to since the slot copy was made (D54)
+    \* @type: { kind: Str, page: PAGE };
+    io          \* the paging I/O the last step did: "none", "read" or "write"
+
+\* The z/VM profile of the page-state machine (paper Figure 3; D9 and D3 of
+\* docs/decisions.md).
+PS == INSTANCE PageStates
+        WITH Variant <- "ZVMPrototype", HostService <- TRUE,
+             UnusedAccess <- "AddressingException"
+
+\* The page-state variables (PageStates' vars; a local tuple, because TLC 2.18
+\* cannot evaluate UNCHANGED of an instantiated definition).
+vars       == <<usage, resid, dirty, data, intended, modified, lastOp>>
+policyVars == <<aging, slot, hchanged, io>>
+allVars    == <<usage, resid, dirty, data, intended, modified, lastOp,
+                aging, slot, hchanged, io>>
+
+NoValue == PS!NoValue
+Zero    == PS!Zero
+NoIO    == [kind |-> "none", page |-> NoPage]
+IOKinds == {"none", "read", "write"}
+
+ASSUME Frames \in Nat /\ Frames >= 1
+ASSUME LowThreshold \in Nat /\ LowThreshold >= 1
+ASSUME EarlyWrites \in BOOLEAN
+
+FreeFrames == Frames - Cardinality({p \in Pages : resid[p] = "r"})
+
+\* "If a TYPE=ANY low threshold is breached, demand scan is kicked off."
+Pressure == FreeFrames < LowThreshold
+
+OnAgingList(p) == \E i \in 1..Len(aging) : aging[i] = p
+Without(s, p)  == SelectSeq(s, LAMBDA q : q # p)
+
+(***************************************************************************)
+(* The decisions the broken twins replace, one small operator each.        *)
+(***************************************************************************)
+
+\* Which pass of the demand scan takes a page (D55).  Paper, section 4:
+\* "unused pages are unconditionally selected on the first pass, and
+\* volatile pages are unconditionally selected on the second pass,
+\* regardless of the current selection criteria"; seed 000: "CP can
+\* preferentially steal unused, volatile, and not dirty potentially
+\* volatile pages"; a dirty P page "CP handles ... like a stable page".
+StealClass(u, d) ==
+    IF u = "U" THEN 1
+    ELSE IF u = "V" \/ (u = "P" /\ ~d) THEN 2
+    ELSE 3
+
+\* Which pages an early write may write (D56): the changed pages whose
+\* content must be kept.  Seed 000: "CP does not write volatile pages".
+EarlyWriteCandidate(u, d) == u = "S" \/ (u = "P" /\ d)
+
+\* The slot copy is still the page's content (D54): seed 002 "A page not
+\* changed since last read from DASD is almost never rewritten".  Judged by
+\* the host's own change bit, never by the guest's.
+SlotValid(p) == slot[p] # NoValue /\ ~hchanged[p]
+
+\* Where a revalidated page's content comes from: its frame, kept intact by
+\* trial invalidation ("Leave the frame contents intact").
+RevalidateFrom(p) == "frame"
+
+\* The paging slot of a page whose content is dropped is freed (D53).
+SlotAfterDiscard(p) == NoValue
+
+\* An early write leaves the guest's change bit alone: the host has its own.
+DirtyAfterEarlyWrite(d) == d
+
+\* A stolen frame leaves the aging list.
+AgingAfterSteal(p) == Without(aging, p)
+
+(***************************************************************************)
+(* The guest: PageStates' guest actions, each with the policy's            *)
+(* bookkeeping.  A store sets the host change bit (the frame's change bit  *)
+(* in the real storage key, which the hardware sets on every store; kept   *)
+(* only while the page has a slot, D54).  An implicit host discard of a    *)
+(* guest primitive ({S,V,P}p -> Uz, Sp -> Vz) frees the paging slot.  A    *)
+(* read or write of a trial-invalidated frame faults ("A touch will cause  *)
+(* a page fault") and is retried after Revalidate (D57).                   *)
+(***************************************************************************)
+AfterPrimitive(p) ==
+    /\ IF resid'[p] = "z" /\ resid[p] # "z"
+       THEN /\ slot' = [slot EXCEPT ![p] = SlotAfterDiscard(p)]
+            /\ hchanged' = [hchanged EXCEPT ![p] = IF slot'[p] = NoValue THEN FALSE ELSE @]
+       ELSE UNCHANGED <<slot, hchanged>>
+    /\ io' = NoIO
+    /\ UNCHANGED aging
+
+AfterAccess(p) ==
+    /\ hchanged' = IF lastOp'.outcome = "Done" /\ lastOp'.op = "Write" /\ slot[p] # NoValue
+                   THEN [hchanged EXCEPT ![p] = TRUE] ELSE hchanged
+    /\ io' = NoIO
+    /\ UNCHANGED <<aging, slot>>
+
+SetStable(p)               == PS!SetStable(p) /\ AfterPrimitive(p)
+SetUnused(p)               == PS!SetUnused(p) /\ AfterPrimitive(p)
+SetVolatile(p)             == PS!SetVolatile(p) /\ AfterPrimitive(p)
+SetPotentialVolatile(p)    == PS!SetPotentialVolatile(p) /\ AfterPrimitive(p)
+SetStableIfNotDiscarded(p) == PS!SetStableIfNotDiscarded(p) /\ AfterPrimitive(p)
+Extract(p)                 == PS!Extract(p) /\ AfterPrimitive(p)
+ClearDirty(p)              == PS!ClearDirty(p) /\ AfterPrimitive(p)
+Read(p)                    == ~OnAgingList(p) /\ PS!Read(p) /\ AfterAccess(p)
+Write(p, v)                == ~OnAgingList(p) /\ PS!Write(p, v) /\ AfterAccess(p)
+
+(***************************************************************************)
+(* The host: the z/VM policy.                                              *)
+(***************************************************************************)
+
+\* Demand scan: "Keep the PTE intact but set the 'invalid' bit; Leave the
+\* frame contents intact" and "Demand scan fills it from the top".
+TrialInvalidate(p) ==
+    /\ Pressure
+    /\ resid[p] = "r"
+    /\ ~OnAgingList(p)
+    /\ aging' = <<p>> \o aging
+    /\ io' = NoIO
+    /\ UNCHANGED <<vars, slot, hchanged>>
+
+\* "On a fault, there is nothing really to do except: Clear the 'invalid'
+\* bit; Move the frame to the front of the frame list"; "Revalidated pages
+\* return to their owned lists".  No I/O: the frame still holds the page.
+Revalidate(p) ==
+    /\ OnAgingList(p)
+    /\ LET fromSlot == RevalidateFrom(p) = "slot"
+       IN  /\ aging' = Without(aging, p)
+           /\ data' = [data EXCEPT ![p] = IF fromSlot THEN slot[p] ELSE @]
+           /\ hchanged' = [hchanged EXCEPT ![p] = IF fromSlot THEN FALSE ELSE @]
+           /\ io' = IF fromSlot THEN [kind |-> "read", page |-> p] ELSE NoIO
+    /\ UNCHANGED <<usage, resid, dirty, intended, modified, lastOp, slot>>
+
+\* A page of the aging list that needs writing before its frame can be
+\* reclaimed without I/O.
+NeedsEarlyWrite(q) == ~SlotValid(q) /\ EarlyWriteCandidate(usage[q], dirty[q])
+
+\* "We pre-write changed pages up from the bottom of the list": the lowest
+\* such page.  The host change bit is reset as the write starts; the frame
+\* is invalid meanwhile, so a store after a revalidation sets it again.
+\* The write is one step (D56).
+EarlyWrite(p) ==
+    /\ EarlyWrites
+    /\ LET due == SelectSeq(aging, NeedsEarlyWrite)
+       IN  Len(due) > 0 /\ p = due[Len(due)]
+    /\ slot' = [slot EXCEPT ![p] = data[p]]
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ dirty' = [dirty EXCEPT ![p] = DirtyAfterEarlyWrite(@)]
+    /\ io' = [kind |-> "write", page |-> p]
+    /\ UNCHANGED <<usage, resid, data, intended, modified, lastOp, aging>>
+
+\* The page p is of the lowest class among the resident pages.
+FirstInStealOrder(p) ==
+    \A q \in Pages : resid[q] = "r" =>
+        StealClass(usage[q], dirty[q]) >= StealClass(usage[p], dirty[p])
+
+\* Steal an unused, volatile or clean potentially-volatile page: its content
+\* is dropped, no I/O ("reclaim the page frames without the overhead of
+\* paging out their data content").  Taken wherever it is, on or off the
+\* aging list ("regardless of the current selection criteria").  The
+\* effect is PageStates' HostDiscard (the collapsed machine turns P into V).
+StealDiscard(p) ==
+    /\ Pressure
+    /\ resid[p] = "r"
+    /\ StealClass(usage[p], dirty[p]) \in {1, 2}
+    /\ FirstInStealOrder(p)
+    /\ usage' = [usage EXCEPT ![p] = PS!Discard(@).u]
+    /\ resid' = [resid EXCEPT ![p] = "z"]
+    /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+    /\ data'  = [data EXCEPT ![p] = Zero]
+    /\ PS!Record("HostDiscard", p, NoValue, "Done", NoValue)
+    /\ aging' = AgingAfterSteal(p)
+    /\ slot' = [slot EXCEPT ![p] = SlotAfterDiscard(p)]
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ io' = NoIO
+    /\ UNCHANGED <<intended, modified>>
+
+\* Steal a stable or dirty page: the bottom of the aging list ("Best reclaim
+\* candidates are at the bottom"), written to its slot unless the slot copy
+\* is valid ("Pages valid on DASD are not rewritten"; "Pages are rewritten
+\* to the same slots").  A dirty P page becomes Sp ("the host needs to
+\* preserve the page and will set the combined target state to Sp").  What
+\* a later page-in brings back is the slot, so that is the page's content
+\* from now on.
+StealPageOut(p) ==
+    /\ Pressure
+    /\ Len(aging) > 0
+    /\ p = aging[Len(aging)]
+    /\ StealClass(usage[p], dirty[p]) = 3
+    /\ FirstInStealOrder(p)
+    /\ LET write == ~SlotValid(p)
+           copy  == IF write THEN data[p] ELSE slot[p]
+       IN  /\ slot' = [slot EXCEPT ![p] = copy]
+           /\ data' = [data EXCEPT ![p] = copy]
+           /\ io' = IF write THEN [kind |-> "write", page |-> p] ELSE NoIO
+    /\ usage' = [usage EXCEPT ![p] = IF @ = "P" THEN "S" ELSE @]
+    /\ resid' = [resid EXCEPT ![p] = "p"]
+    /\ PS!Record("HostPreserve", p, NoValue, "Done", NoValue)
+    /\ aging' = AgingAfterSteal(p)
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ UNCHANGED <<dirty, intended, modified>>
+
+\* A fault on a preserved page: read the slot into a free frame.  The slot
+\* stays allocated and valid until the page is changed again.  The change
+\* bit survives paging (D6 of docs/decisions.md).
+FaultPageIn(p) ==
+    /\ FreeFrames > 0
+    /\ resid[p] = "p"
+    /\ usage[p] # "U"
+    /\ resid' = [resid EXCEPT ![p] = "r"]
+    /\ data'  = [data EXCEPT ![p] = slot[p]]
+    /\ dirty' = [dirty EXCEPT ![p] = PS!PageInDirty(@)]
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ io' = [kind |-> "read", page |-> p]
+    /\ PS!Record("HostPageIn", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, intended, modified, aging, slot>>
+
+\* A fault on a logically zero stable page: a fresh zero frame (HPMA:
+\* "supply fresh backing page frames for guest memory"), no slot yet.
+FaultZeroFill(p) ==
+    /\ FreeFrames > 0
+    /\ resid[p] = "z"
+    /\ usage[p] = "S"
+    /\ resid' = [resid EXCEPT ![p] = "r"]
+    /\ data'  = [data EXCEPT ![p] = Zero]
+    /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ io' = NoIO
+    /\ PS!Record("HostZeroFill", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, intended, modified, aging, slot>>
+
+Init ==
+    /\ PS!Init
+    /\ aging = <<>>
+    /\ slot = [p \in Pages |-> NoValue]
+    /\ hchanged = [p \in Pages |-> FALSE]
+    /\ io = NoIO
+
+GuestNext ==
+    \E p \in Pages :
+        \/ SetStable(p) \/ SetUnused(p) \/ SetVolatile(p)
+        \/ SetPotentialVolatile(p) \/ SetStableIfNotDiscarded(p)
+        \/ Extract(p) \/ Read(p) \/ ClearDirty(p)
+        \/ \E v \in Values : Write(p, v)
+
+HostNext ==
+    \E p \in Pages :
+        \/ TrialInvalidate(p) \/ Revalidate(p) \/ EarlyWrite(p)
+        \/ StealDiscard(p) \/ StealPageOut(p)
+        \/ FaultPageIn(p) \/ FaultZeroFill(p)
+
+Next == GuestNext \/ HostNext
+
+Spec == Init /\ [][Next]_allVars
+
+=============================================================================

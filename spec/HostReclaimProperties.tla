@@ -1,0 +1,164 @@
+------------------------ MODULE HostReclaimProperties ------------------------
+(***************************************************************************)
+(* What the z/VM host reclaim policy of HostReclaim.tla must guarantee.    *)
+(*                                                                         *)
+(* First, nothing of the page-state machine is lost under this host: every *)
+(* property of PageStateProperties.tla, unchanged (through an INSTANCE in  *)
+(* the z/VM profile), and RefinesPageStates, which checks that every step  *)
+(* is the PageStates step it records (or changes no page state).  Then the *)
+(* policy's own properties.  None of them uses the decision operators the  *)
+(* broken twins (model/MCHostReclaimBroken.tla) replace: StealClass,       *)
+(* EarlyWriteCandidate, SlotValid, RevalidateFrom, SlotAfterDiscard,       *)
+(* DirtyAfterEarlyWrite, AgingAfterSteal.                                  *)
+(*                                                                         *)
+(* Seeds: 000 is seeds/000_637de61993b211fa.txt (z/VM "Memory Management:  *)
+(* VMRM-CMM and CMMA"), 002 is seeds/002_c249f8f8e8913aa2.txt ("z/VM 6.3:  *)
+(* Changes in Memory Management"), "the paper" is                          *)
+(* seeds/003_0e4880036c725720.txt.                                         *)
+(***************************************************************************)
+EXTENDS HostReclaim
+
+PSP == INSTANCE PageStateProperties
+        WITH Variant <- "ZVMPrototype", HostService <- TRUE,
+             UnusedAccess <- "AddressingException"
+
+(***************************************************************************)
+(* The foundation's properties, stated in PageStateProperties.tla with     *)
+(* their seed sentences, checked here on the z/VM host.                    *)
+(***************************************************************************)
+TypeOK                           == PSP!TypeOK
+StableContentKeptInv             == PSP!StableContentKeptInv
+ReadResultInv                    == PSP!ReadResultInv
+DiscardFaultOnlyWhenDiscardedInv == PSP!DiscardFaultOnlyWhenDiscardedInv
+UnusedAccessInv                  == PSP!UnusedAccessInv
+\* The action properties are restated as [][A]_vars over the foundation's own
+\* step predicates A, so that TLC reports a violation under the name used here
+\* (it names the definition that holds the [][A]_v, here PSP!...Prop otherwise).
+SetStableIfNotDiscardedProp      == [][PSP!SSINDStep]_vars
+HostDiscardsOnlyDiscardableProp  == [][PSP!DiscardStep]_vars
+GuestKeepsResidencyProp          == [][PSP!GuestResidencyStep]_vars
+
+(***************************************************************************)
+(* RefinesPageStates.  Paper, section 4: z/VM "uses a simplified state     *)
+(* machine that collapses the two discarded states Vz and Pz, and does not *)
+(* have the preserved volatile states Up, Vp and Pp".  The policy is one   *)
+(* host of that machine: every step is the PageStates step it records in   *)
+(* lastOp (replayed through PageStates' Perform), or it changes none of    *)
+(* the page-state variables (a policy step, or a guest step that changes   *)
+(* nothing).  The initial states are PageStates' Init by construction.     *)
+(***************************************************************************)
+RefinesPageStates ==
+    [][PS!Perform(lastOp'.op, lastOp'.page, lastOp'.arg)]_vars
+
+(***************************************************************************)
+(* ReclaimTypeOK.  The policy's variables have their types, and the        *)
+(* global aging list holds each page at most once, and only pages that     *)
+(* still have a frame (002: "All of the pages here are IBR", invalid but   *)
+(* resident).                                                              *)
+(***************************************************************************)
+ReclaimTypeOK ==
+    /\ aging \in Seq(Pages)
+    /\ \A i, j \in 1..Len(aging) : i # j => aging[i] # aging[j]
+    /\ \A i \in 1..Len(aging) : resid[aging[i]] = "r"
+    /\ slot \in [Pages -> Values \cup {NoValue}]
+    /\ hchanged \in [Pages -> BOOLEAN]
+    /\ io \in [kind : IOKinds, page : Pages \cup {NoPage}]
+
+(***************************************************************************)
+(* SlotCoherentInv.  What the host brings back is what the guest left:     *)
+(* a preserved page's content is its paging slot; a slot the host would    *)
+(* trust (allocated, host change bit clear: 002 "A page not changed since  *)
+(* last read from DASD is almost never rewritten") holds the page's        *)
+(* current content; a logically zero page has no slot (its content "is     *)
+(* considered to be zero", the paper, so no old copy may come back).       *)
+(***************************************************************************)
+SlotCoherentInv ==
+    \A p \in Pages :
+        /\ resid[p] = "z" => slot[p] = NoValue
+        /\ resid[p] = "p" => slot[p] = data[p]
+        /\ (resid[p] = "r" /\ slot[p] # NoValue /\ ~hchanged[p]) => slot[p] = data[p]
+
+(***************************************************************************)
+(* DiscardableNeverWrittenProp.  000: "CP does not write volatile pages to *)
+(* xstor"; "CP can preferentially steal unused, volatile, and not dirty    *)
+(* potentially volatile pages ... allowing CP to bypass paging out the     *)
+(* data contents"; a P page that is "not dirty - CP handles the page like  *)
+(* a volatile page".  So every write to paging storage is of a stable or   *)
+(* dirty P page (judged before the step).                                  *)
+(*                                                                         *)
+(* How this relates to Vp: in the full machine of Figure 1 a V page may be *)
+(* preserved (Vp); the z/VM machine has no Vp, and there PageStates'       *)
+(* HostPreserve is already disabled on V, U and clean P pages (D14).  But  *)
+(* a write to paging storage need not change the page state: an early      *)
+(* write copies a resident page (it stays Vr), and a later steal of a page *)
+(* with a valid slot does no I/O.  So the page-state machine cannot see    *)
+(* such a write; this property forbids it, i.e. the policy never realises  *)
+(* Vp (nor Up, nor a clean Pp) even where no page state shows it.  (A page *)
+(* written while stable and then made volatile keeps a slot copy until it  *)
+(* is stolen or made stable again; that copy is never written again.)      *)
+(***************************************************************************)
+WriteStep ==
+    io'.kind = "write" =>
+        LET p == io'.page
+        IN  usage[p] = "S" \/ (usage[p] = "P" /\ dirty[p])
+
+DiscardableNeverWrittenProp == [][WriteStep]_allVars
+
+(***************************************************************************)
+(* ValidSlotNotRewrittenProp.  002: "Pages valid on DASD are not           *)
+(* rewritten"; "A page not changed since last read from DASD is almost     *)
+(* never rewritten" (the exception, a DRAINed volume, is not modelled).    *)
+(* A slot is valid when it is allocated and the host change bit is clear.  *)
+(***************************************************************************)
+RewriteStep ==
+    io'.kind = "write" =>
+        ~(slot[io'.page] # NoValue /\ ~hchanged[io'.page])
+
+ValidSlotNotRewrittenProp == [][RewriteStep]_allVars
+
+(***************************************************************************)
+(* RevalidationPreservesContentProp.  002, trial invalidation: "Keep the   *)
+(* PTE intact but set the 'invalid' bit; Leave the frame contents intact;  *)
+(* Wait for the guest to touch the page ... On a fault, there is nothing   *)
+(* really to do except: Clear the 'invalid' bit; Move the frame to the     *)
+(* front of the frame list".  A page that leaves the aging list and keeps  *)
+(* its frame was revalidated: its content and slot are unchanged and the   *)
+(* step did no I/O.                                                        *)
+(***************************************************************************)
+OnList(s, p) == \E i \in 1..Len(s) : s[i] = p
+
+RevalidateStep ==
+    \A p \in Pages :
+        (OnList(aging, p) /\ ~OnList(aging', p) /\ resid'[p] = "r") =>
+            /\ data'[p] = data[p]
+            /\ slot'[p] = slot[p]
+            /\ io'.kind = "none"
+
+RevalidationPreservesContentProp == [][RevalidateStep]_allVars
+
+(***************************************************************************)
+(* StealOrderProp.  The paper, section 4: "unused pages are                *)
+(* unconditionally selected on the first pass, and volatile pages are      *)
+(* unconditionally selected on the second pass, regardless of the current  *)
+(* selection criteria"; 000: "CP can preferentially steal unused,          *)
+(* volatile, and not dirty potentially volatile pages"; 002: "Best reclaim *)
+(* candidates are at the bottom" of the global aging list.  A host step    *)
+(* that takes a page's frame (HostDiscard or HostPreserve of a resident    *)
+(* page) takes an unused page if there is one; else a volatile or clean P  *)
+(* page if there is one; and a page it writes out (HostPreserve) is the    *)
+(* bottom of the aging list.                                               *)
+(***************************************************************************)
+StealStep ==
+    \A p \in Pages :
+        (/\ resid[p] = "r" /\ resid'[p] \in {"p", "z"}
+         /\ lastOp'.op \in {"HostDiscard", "HostPreserve"}) =>
+            LET unusedLeft   == \E q \in Pages : resid[q] = "r" /\ usage[q] = "U"
+                volatileLeft == \E q \in Pages :
+                                    resid[q] = "r" /\ (usage[q] = "V" \/ (usage[q] = "P" /\ ~dirty[q]))
+            IN  /\ unusedLeft => usage[p] = "U"
+                /\ volatileLeft => (usage[p] \in {"U", "V"} \/ (usage[p] = "P" /\ ~dirty[p]))
+                /\ lastOp'.op = "HostPreserve" => (Len(aging) > 0 /\ aging[Len(aging)] = p)
+
+StealOrderProp == [][StealStep]_allVars
+
+=============================================================================

@@ -1,0 +1,255 @@
+----------------------- MODULE MemoryDowngradeCompare ------------------------
+(***************************************************************************)
+(* Incremental and bulk removal give the same final outcome.               *)
+(*                                                                         *)
+(* Seed 001: "If a large amount of memory is to be removed, the impact on  *)
+(* the system and workload can be greatly reduced by incrementally         *)
+(* removing small amounts of memory"; the advice is sound only if doing so *)
+(* ends where one request would.  This module runs two copies of           *)
+(* MemoryDowngrade.tla side by side from the same memory: copy B removes   *)
+(* the frames R with one request ("bulk"), copy I with one request per     *)
+(* frame of R, each issued when the previous one completed, in any order   *)
+(* ("incremental").  The guest and the host's own reclaim are idle, so     *)
+(* that both copies start from, and only the removal changes, the same     *)
+(* memory (with activity the two runs see different guests and cannot be   *)
+(* compared; D68).  Every initial memory is tried: every placement, usage, *)
+(* pinning, change bit and content of the pages, and every R of at least   *)
+(* two frames.                                                             *)
+(*                                                                         *)
+(* The outcome of a run (D68): whether all of R went offline (completed),  *)
+(* and then which frames are offline; what the guest can see of every      *)
+(* page: the content of every page whose content is kept (S, modified P,   *)
+(* pinned), and the content of every other page that still has one (a U,   *)
+(* V or clean P page may be discarded: the guest tolerates that by         *)
+(* definition, so whether it was is not part of the outcome).  When bulk   *)
+(* removal is rejected, nothing is offline; incremental removal keeps the  *)
+(* frames it removed before the one that did not fit (that is what         *)
+(* incremental means), so on rejection only the verdict and the memory are *)
+(* compared.                                                               *)
+(*                                                                         *)
+(* Found by checking (D68): the outcomes agree under MovePolicy            *)
+(* "SlotsFirst" (SameOutcomeInv), and under "AnyRoom" only when no page to *)
+(* be moved is pinned (SameOutcomeUnpinnedInv): an incremental step may    *)
+(* spend on another page the frame that a pinned page of a later step      *)
+(* needs (model/MCMemoryDowngradeCompare_AnyRoomPinned3.cfg).              *)
+(***************************************************************************)
+EXTENDS Integers, FiniteSets
+
+CONSTANTS
+    \* @type: Set(FRAME);
+    Frames,
+    \* @type: Set(FRAME);
+    Permanent,
+    \* @type: Int;
+    MinPermanent,
+    \* @type: FRAME;
+    NoFrame,
+    \* @type: Set(PAGE);
+    Pages,
+    \* @type: PAGE;
+    NoPage,
+    \* @type: Int;
+    Slots,
+    \* @type: Set(Int);
+    Values,
+    \* @type: Str;
+    MovePolicy,
+    \* @type: Set(Str);
+    UsageChoice,    \* the usages pages are given initially (a model bound)
+    \* @type: Set(Bool);
+    PinChoice       \* whether pages may be pinned, unpinned or both (a model bound)
+
+VARIABLES
+    \* @type: PAGE -> Str;
+    usage,
+    \* @type: PAGE -> Bool;
+    pinned,
+    \* @type: PAGE -> Bool;
+    bDirty,
+    \* @type: PAGE -> FRAME;
+    bFrame,
+    \* @type: PAGE -> Bool;
+    bPaged,
+    \* @type: PAGE -> Int;
+    bData,
+    \* @type: PAGE -> Int;
+    bOwed,
+    \* @type: PAGE -> Bool;
+    bModified,
+    \* @type: FRAME -> Bool;
+    bOnline,
+    \* @type: { state: Str, frames: Set(FRAME) };
+    bReq,
+    \* @type: { page: PAGE, target: FRAME, value: Int };
+    bCopy,
+    \* @type: PAGE -> Bool;
+    iDirty,
+    \* @type: PAGE -> FRAME;
+    iFrame,
+    \* @type: PAGE -> Bool;
+    iPaged,
+    \* @type: PAGE -> Int;
+    iData,
+    \* @type: PAGE -> Int;
+    iOwed,
+    \* @type: PAGE -> Bool;
+    iModified,
+    \* @type: FRAME -> Bool;
+    iOnline,
+    \* @type: { state: Str, frames: Set(FRAME) };
+    iReq,
+    \* @type: { page: PAGE, target: FRAME, value: Int };
+    iCopy,
+    \* @type: Set(FRAME);
+    todo,       \* the frames of R the incremental run has not yet asked for
+    \* @type: Bool;
+    pinnedInR   \* a page in R was pinned at the start (fixed)
+
+B == INSTANCE MemoryDowngrade
+        WITH dirty <- bDirty, frame <- bFrame, paged <- bPaged, data <- bData,
+             owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy
+I == INSTANCE MemoryDowngrade
+        WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
+             owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
+
+bVars == <<bDirty, bFrame, bPaged, bData, bOwed, bModified, bOnline, bReq, bCopy>>
+iVars == <<iDirty, iFrame, iPaged, iData, iOwed, iModified, iOnline, iReq, iCopy>>
+allVars == <<usage, pinned, bVars, iVars, todo, pinnedInR>>
+
+Reconfigurable == Frames \ Permanent
+
+
+\* Every memory MemoryDowngrade's Init allows (usages and pinning drawn from
+\* UsageChoice and PinChoice, all of them in the models but one twin), now
+\* also with any content and change bit (a page with no frame and no slot
+\* holds 0; only a P page's change bit matters).
+Init ==
+    /\ usage \in [Pages -> UsageChoice]
+    /\ pinned \in [Pages -> PinChoice]
+    /\ bFrame \in [Pages -> Frames \cup {NoFrame}]
+    /\ bPaged \in [Pages -> BOOLEAN]
+    /\ \A p, q \in Pages : p # q /\ bFrame[p] # NoFrame => bFrame[p] # bFrame[q]
+    /\ \A p \in Pages : pinned[p] => bFrame[p] # NoFrame
+    /\ \A p \in Pages : bFrame[p] # NoFrame => ~bPaged[p]
+    /\ Cardinality({p \in Pages : bPaged[p]}) <= Slots
+    /\ bDirty \in [Pages -> BOOLEAN]
+    /\ \A p \in Pages : bDirty[p] => usage[p] = "P"
+    /\ bData \in [Pages -> Values]
+    /\ \A p \in Pages : (bFrame[p] = NoFrame /\ ~bPaged[p]) => bData[p] = 0
+    /\ bOwed = [p \in Pages |-> IF usage[p] = "U" THEN B!NoValue ELSE bData[p]]
+    /\ bModified = bDirty
+    /\ bOnline = [f \in Frames |-> TRUE]
+    /\ bCopy = B!NoCopy
+    \* One frame removed in bulk or incrementally is the same run: R has two
+    \* frames or more.
+    /\ \E R \in SUBSET Reconfigurable :
+          /\ Cardinality(R) >= 2
+          /\ bReq = [state |-> "active", frames |-> R]
+          /\ todo = R
+          /\ pinnedInR = \E p \in Pages : pinned[p] /\ bFrame[p] \in R
+    /\ iDirty = bDirty /\ iFrame = bFrame /\ iPaged = bPaged /\ iData = bData
+    /\ iOwed = bOwed /\ iModified = bModified /\ iOnline = bOnline /\ iCopy = bCopy
+    /\ iReq = [state |-> "idle", frames |-> {}]
+
+BulkDone        == bReq.state \in {"completed", "rejected"}
+IncrementalDone == iReq.state = "rejected" \/ (iReq.state = "completed" /\ todo = {})
+Done            == BulkDone /\ IncrementalDone
+
+\* The two runs share no variable that changes, so the order in which their
+\* steps interleave cannot matter: bulk runs first, then incremental.  Each
+\* removal step of MemoryDowngrade.tla is wrapped, so that a trace names it.
+BulkOnly        == UNCHANGED <<usage, pinned, iVars, todo, pinnedInR>>
+IncrementalOnly == BulkDone /\ UNCHANGED <<usage, pinned, bVars, todo, pinnedInR>>
+
+BulkCopyStart(p, t)    == B!CopyStart(p, t) /\ BulkOnly
+BulkCopyFinish         == B!CopyFinish /\ BulkOnly
+BulkPageOut(p)         == B!EvacuateByPageOut(p) /\ BulkOnly
+BulkDiscard(p)         == B!EvacuateByDiscard(p) /\ BulkOnly
+BulkTakeOffline(f)     == B!TakeOffline(f) /\ BulkOnly
+BulkComplete           == B!CompleteRemoval /\ BulkOnly
+BulkReject             == B!RejectRemoval /\ BulkOnly
+
+IncrCopyStart(p, t)    == I!CopyStart(p, t) /\ IncrementalOnly
+IncrCopyFinish         == I!CopyFinish /\ IncrementalOnly
+IncrPageOut(p)         == I!EvacuateByPageOut(p) /\ IncrementalOnly
+IncrDiscard(p)         == I!EvacuateByDiscard(p) /\ IncrementalOnly
+IncrTakeOffline(f)     == I!TakeOffline(f) /\ IncrementalOnly
+IncrComplete           == I!CompleteRemoval /\ IncrementalOnly
+IncrReject             == I!RejectRemoval /\ IncrementalOnly
+
+\* The incremental run asks for the next frame when the previous request
+\* completed (after a rejection it stops).
+IncrRequest ==
+    /\ BulkDone
+    /\ iReq.state \in {"idle", "completed"}
+    /\ \E f \in todo :
+          /\ I!RequestRemoval({f})
+          /\ todo' = todo \ {f}
+    /\ UNCHANGED <<usage, pinned, bVars, iDirty, iFrame, iPaged, iData, iOwed,
+                   iModified, iOnline, iCopy, pinnedInR>>
+
+\* Both runs have ended: the behaviour stays here (not a deadlock).
+Finished == Done /\ UNCHANGED allVars
+
+Next ==
+    \/ \E p \in Pages :
+          \/ \E t \in Frames : BulkCopyStart(p, t) \/ IncrCopyStart(p, t)
+          \/ BulkPageOut(p) \/ BulkDiscard(p) \/ IncrPageOut(p) \/ IncrDiscard(p)
+    \/ \E f \in Frames : BulkTakeOffline(f) \/ IncrTakeOffline(f)
+    \/ BulkCopyFinish \/ BulkComplete \/ BulkReject
+    \/ IncrCopyFinish \/ IncrComplete \/ IncrReject
+    \/ IncrRequest
+    \/ Finished
+
+Spec == Init /\ [][Next]_allVars
+
+(***************************************************************************)
+(* The outcomes are the same (D68): both runs completed or neither did; if *)
+(* they completed, the same frames are offline; every page whose content   *)
+(* is kept has the same content in both (present, or logically zero in     *)
+(* both); every other page that still has content in both has the same     *)
+(* content.                                                                *)
+(***************************************************************************)
+BulkCompleted        == bReq.state = "completed"
+IncrementalCompleted == iReq.state = "completed" /\ todo = {}
+
+KeptIn(modified, p) ==
+    usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])
+Shows(frame, paged, data, p) ==
+    IF frame[p] # NoFrame \/ paged[p] THEN data[p] ELSE 0
+
+SameOutcome ==
+    /\ BulkCompleted <=> IncrementalCompleted
+    /\ BulkCompleted => bOnline = iOnline
+    /\ \A p \in Pages :
+          (KeptIn(bDirty, p) \/ KeptIn(iDirty, p)) =>
+              Shows(bFrame, bPaged, bData, p) = Shows(iFrame, iPaged, iData, p)
+    /\ \A p \in Pages :
+          (usage[p] # "U" /\ (bFrame[p] # NoFrame \/ bPaged[p])
+                          /\ (iFrame[p] # NoFrame \/ iPaged[p])) =>
+              bData[p] = iData[p]
+
+(***************************************************************************)
+(* SameOutcomeInv.  Seed 001: "If a large amount of memory is to be        *)
+(* removed, the impact on the system and workload can be greatly reduced   *)
+(* by incrementally removing small amounts of memory and allowing a short  *)
+(* time interval between operations."  Removing R one frame at a time      *)
+(* ends where removing R at once does.  Holds under MovePolicy             *)
+(* "SlotsFirst"; under "AnyRoom" it does not (D68): an incremental step    *)
+(* may copy a page into the last free frame that a pinned page of a later  *)
+(* step needs, where the bulk request, which sees that pinned page, pages  *)
+(* the first page out.                                                     *)
+(***************************************************************************)
+SameOutcomeInv == Done => SameOutcome
+
+(***************************************************************************)
+(* SameOutcomeUnpinnedInv.  The same, for removal sets that hold no pinned *)
+(* page: holds under both policies.                                        *)
+(***************************************************************************)
+SameOutcomeUnpinnedInv == (Done /\ ~pinnedInR) => SameOutcome
+
+\* Both runs always end: the state graph is finite and TLC's deadlock check
+\* (on in these models) finds any state other than Finished without a
+\* successor.
+
+=============================================================================

@@ -1,0 +1,111 @@
+---------------------- MODULE MemoryDowngradeProperties ----------------------
+(***************************************************************************)
+(* What Dynamic Memory Downgrade (MemoryDowngrade.tla) must guarantee.     *)
+(* "Seed 001" is seeds/001_796812576ae584a1.txt.  No property uses the     *)
+(* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
+(* replace: Removable, InvalidatesSource, CopyTarget, MayCopy, MayPageOut, *)
+(* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject; nor Keep or Room,   *)
+(* which those decisions are made of.                                      *)
+(* The comparison of incremental and bulk removal is in                    *)
+(* model/MCMemoryDowngradeCompare.tla.                                     *)
+(***************************************************************************)
+EXTENDS MemoryDowngrade
+
+(***************************************************************************)
+(* TypeOK.  Every variable has its type, and the memory is well formed:    *)
+(* a frame backs at most one page, a page is in a frame or in a slot, not  *)
+(* both, and no more slots are used than there are.                        *)
+(***************************************************************************)
+TypeOK ==
+    /\ usage \in [Pages -> Usages]
+    /\ pinned \in [Pages -> BOOLEAN]
+    /\ dirty \in [Pages -> BOOLEAN]
+    /\ frame \in [Pages -> Frames \cup {NoFrame}]
+    /\ paged \in [Pages -> BOOLEAN]
+    /\ data \in [Pages -> Values]
+    /\ owed \in [Pages -> Values \cup {NoValue}]
+    /\ modified \in [Pages -> BOOLEAN]
+    /\ online \in [Frames -> BOOLEAN]
+    /\ req \in [state : ReqStates, frames : SUBSET Frames]
+    /\ copy \in [page : Pages \cup {NoPage}, target : Frames \cup {NoFrame},
+                 value : Values \cup {NoValue}]
+    /\ \A p, q \in Pages : p # q /\ frame[p] # NoFrame => frame[p] # frame[q]
+    /\ \A p \in Pages : ~(frame[p] # NoFrame /\ paged[p])
+    /\ Cardinality({p \in Pages : paged[p]}) <= Slots
+
+(***************************************************************************)
+(* NoDataLostInv.  Seed 001: "Before memory can be reclaimed, the content  *)
+(* of that memory must be copied elsewhere, either to other memory or      *)
+(* paged out to DASD."  The content of a stable page, of a P page the      *)
+(* guest stored to and has not written back, and of a pinned page is never *)
+(* lost (an unused page has no content to lose): it is the last value the  *)
+(* guest stored, or zero for a page that never had content.  Any other     *)
+(* page may have lost its content (the CMMA discard), but a page that      *)
+(* still has content has the right one: never a stale copy.  "Stored to    *)
+(* and not written back" is the guest's own record (the ghost modified,    *)
+(* as D11 of docs/decisions.md), not the change bit, which a discard       *)
+(* resets together with the content it drops.                              *)
+(***************************************************************************)
+NoDataLostInv ==
+    \A p \in Pages :
+        /\ (usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])) =>
+               IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
+        /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
+
+(***************************************************************************)
+(* OfflineFrameUnusedInv.  Seed 001: "Before memory can be reclaimed, the  *)
+(* content of that memory must be copied elsewhere".  A frame that is      *)
+(* offline backs no page and is the target of no copy.                     *)
+(***************************************************************************)
+OfflineFrameUnusedInv ==
+    \A f \in Frames :
+        ~online[f] =>
+            /\ \A p \in Pages : frame[p] # f
+            /\ ~(copy.page # NoPage /\ copy.target = f)
+
+(***************************************************************************)
+(* PinnedNeverPagedOutInv.  Seed 001: performance depends on "the extent   *)
+(* to which the workload pins (aka locks) pages"; a pinned page is locked  *)
+(* in real memory, so it can be moved only by copying.  A pinned page is   *)
+(* always in a frame, never in a paging slot (D63).                        *)
+(***************************************************************************)
+PinnedNeverPagedOutInv ==
+    \A p \in Pages : pinned[p] => (frame[p] # NoFrame /\ ~paged[p])
+
+(***************************************************************************)
+(* MemoryLimitsInv.  Seed 001: "Permanent memory cannot be taken offline   *)
+(* and there must be at least 4 GB of permanent memory.  Reconfigurable    *)
+(* memory can be taken offline and may be up to 50% of total memory."  In  *)
+(* service, always: every permanent frame, at least MinPermanent of them,  *)
+(* and reconfigurable frames at most half of all frames in service.        *)
+(***************************************************************************)
+OnlineFrames == {f \in Frames : online[f]}
+
+MemoryLimitsInv ==
+    /\ Permanent \subseteq OnlineFrames
+    /\ Cardinality(OnlineFrames \cap Permanent) >= MinPermanent
+    /\ 2 * Cardinality(OnlineFrames \ Permanent) <= Cardinality(OnlineFrames)
+
+(***************************************************************************)
+(* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)
+(* every frame back in service) when there is not room enough" (issue 4;   *)
+(* seed 001 says nothing about failure, D66).  After a rejection every     *)
+(* frame the request named is online and no copy is in progress.  (Pages   *)
+(* already moved stay where they are: where a page is is invisible to the  *)
+(* guest.)                                                                 *)
+(***************************************************************************)
+CleanRejectionInv ==
+    req.state = "rejected" =>
+        /\ \A f \in req.frames : online[f]
+        /\ copy.page = NoPage
+
+(***************************************************************************)
+(* RequestResolvesProp.  Seed 001: "DMD operations are expected to take    *)
+(* time", and the measured ones all finished.  Every request eventually    *)
+(* completes or is rejected, under the fairness of FairSpec (D67),         *)
+(* whatever the guest, the host's own reclaim and the operator do.         *)
+(***************************************************************************)
+RequestResolvesProp ==
+    [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
+
+=============================================================================
