@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # MODELS: optional glob(s) of model names, e.g. `make check MODELS='MCPageStates*'`.
 MODELS ?=
 
-.PHONY: venv tlc check test mypy clean apalache bench diagrams findings
+.PHONY: venv tlc check test mypy clean apalache bench engines diagrams findings
 
 venv: $(STAMP)
 
@@ -26,8 +26,16 @@ tlc: venv
 check: venv tlc
 	$(PY) -m tlcrunner check --size all $(if $(MODELS),--models '$(MODELS)')
 
-test: venv tlc
+test: venv tlc engines
 	$(PY) -m pytest -q
+
+# The conformance suite's second engine, in C (conformance/engines/): plain cc, no libraries.
+ENGINES := conformance/engines/build/cmma-engine
+engines: $(ENGINES)
+
+conformance/engines/build/cmma-engine: conformance/engines/cmma_engine.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -o $@ $<
 
 # The state diagrams in docs/diagrams, from TLC's state graphs (SVG needs Graphviz: apt-get install graphviz).
 diagrams: venv tlc
@@ -42,15 +50,16 @@ apalache: venv
 	$(PY) -m tlcrunner apalache
 
 mypy: venv
-	$(PY) -m mypy --strict tlcrunner refimpl
+	$(PY) -m mypy --strict tlcrunner refimpl conformance
 
 # Benchmarks: they print figures (medians of several runs) and check nothing; each writes
 # results/bench-*.json. BENCH_RUNS sets the runs per model-checking figure.
 BENCH_RUNS ?= 3
-bench: venv tlc
+bench: venv tlc engines
 	$(PY) bench/refimpl_bench.py
+	$(PY) bench/conformance_bench.py
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)
 
 clean:
-	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,59 @@
+"""Correct engines pass the whole suite: the C engine (over JSON lines, proof that the protocol
+is language-agnostic) and the reference implementation (in-process), through the contract-test
+base class an engine's own CI would subclass.
+
+Every profile the spec allows is toured (every transition, deterministically); hypothesis runs
+on a few profiles that differ in every constant, to keep CI short. Set
+CMMA_CONFORMANCE_ALL_PROFILES=1 to run hypothesis on every profile (and
+CMMA_CONFORMANCE_PROFILE=thorough for the thorough settings)."""
+
+from __future__ import annotations
+
+import os
+from typing import ClassVar
+
+from conformance.c_engine import ensure_built
+from conformance.engine import ReferenceEngine
+from conformance.jsonlines import JsonLinesEngine
+from conformance.protocol import ProfileRequest
+from conformance.runner import connect, run_hypothesis, run_tour, skipped_operations
+from conformance.stateful import settings_for
+from conformance.testing import EngineContract
+
+_ALL = os.environ.get("CMMA_CONFORMANCE_ALL_PROFILES") == "1"
+# Each constant takes each of its values at least once.
+_SOME = [
+    ProfileRequest("Full", True, "AddressingException", 2),
+    ProfileRequest("NoP", False, "ReadsZero", 2),
+    ProfileRequest("ZVMPrototype", True, "ReadsZero", 2),
+]
+
+
+class TestCEngine(EngineContract):
+    engine_command = str(ensure_built())
+    hypothesis_profiles: ClassVar[list[ProfileRequest] | None] = None if _ALL else _SOME
+    database = None
+
+
+class TestReferenceEngine(EngineContract):
+    engine_class = "conformance.engine:ReferenceEngine"
+    hypothesis_profiles: ClassVar[list[ProfileRequest] | None] = None if _ALL else _SOME[:1]
+    database = None
+
+
+def test_an_engine_without_clear_dirty_is_tested_on_the_rest() -> None:
+    engine = JsonLinesEngine([str(ensure_built()), "--no-clear-dirty"])
+    try:
+        session = connect(engine, ProfileRequest("NoPp", True, "ReadsZero", 2))
+        assert skipped_operations(session.info) == ["ClearDirty"]
+        assert run_tour(session).passed
+        outcome = run_hypothesis(session, settings_for("quick", examples=20, database=None), seed=1)
+        assert outcome.passed, outcome.error
+        assert all(s.op != "ClearDirty" for s in session.steps)
+    finally:
+        engine.close()
+
+
+def test_the_reference_engine_runs_the_profile_it_is_asked_for() -> None:
+    session = connect(ReferenceEngine(), ProfileRequest("OneDiscardedState", False, None, 3))
+    assert session.profile.describe().startswith("OneDiscardedState, direct, AddressingException, 3 pages")
