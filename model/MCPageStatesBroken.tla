@@ -15,10 +15,10 @@ DiscardableIgnoringDirty(u, d) == u \in {"U", "V", "P"}
 \* A machine without Pp that discards a dirty P page instead of making it Sp.
 \* Caught by StableContentKeptInv.
 NormaliseDroppingDirtyP(u, r, d) ==
-    CASE HasState(u, r)                        -> Keep(u, r)
-      [] u = "P" /\ r = "z"                    -> Keep("V", "z")
-      [] r = "p" /\ u \in {"U", "V", "P"}      -> Discard(u)
-      [] OTHER                                 -> Keep(u, r)
+    IF HasState(u, r) THEN Keep(u, r)
+    ELSE IF u = "P" /\ r = "z" THEN Keep("V", "z")
+    ELSE IF r = "p" /\ u \in {"U", "V", "P"} THEN Discard(u)
+    ELSE Keep(u, r)
 
 \* A host that forgets the change bit when it pages a page back in, so a P
 \* page the guest modified looks clean and is discarded.  Caught by
@@ -36,10 +36,10 @@ DiscardedAccessReadsZero == [kind |-> "Value", value |-> 0]
 \* A host that reports a discard fault for a preserved volatile page instead of
 \* paging it in.  Caught by DiscardFaultOnlyWhenDiscardedInv.
 AccessOutcomeFaultingPreserved(u, r, x) ==
-    CASE u = "U"                          -> UnusedAccessOutcome(r, x)
-      [] u \in {"V", "P"} /\ r \in {"p", "z"} -> DiscardedAccess
-      [] r = "r"                          -> ResidentAccess(x)
-      [] OTHER                            -> [kind |-> "Wait", value |-> NoValue]
+    IF u = "U" THEN UnusedAccessOutcome(r, x)
+    ELSE IF u \in {"V", "P"} /\ r \in {"p", "z"} THEN DiscardedAccess
+    ELSE IF r = "r" THEN ResidentAccess(x)
+    ELSE [kind |-> "Wait", value |-> NoValue]
 
 \* A SetStable that also pages the page in: the guest setting residency.
 \* Caught by GuestKeepsResidencyProp.

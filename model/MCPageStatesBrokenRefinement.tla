@@ -11,10 +11,10 @@ EXTENDS MCPageStatesRefinement
 \* discarded without the guest asking for S.  The full machine has Pz, so this
 \* twin changes the simplified machine only.  Caught by RefinesFullMachine.
 NormaliseFoldingPzIntoSz(u, r, d) ==
-    CASE HasState(u, r)                 -> Keep(u, r)
-      [] u = "P" /\ r = "z"             -> Keep("S", "z")
-      [] u = "P" /\ r = "p" /\ d        -> Keep("S", "p")
-      [] r = "p" /\ Discardable(u, d)   -> Discard(u)
-      [] OTHER                          -> Keep(u, r)
+    IF HasState(u, r) THEN Keep(u, r)
+    ELSE IF u = "P" /\ r = "z" THEN Keep("S", "z")
+    ELSE IF u = "P" /\ r = "p" /\ d THEN Keep("S", "p")
+    ELSE IF r = "p" /\ Discardable(u, d) THEN Discard(u)
+    ELSE Keep(u, r)
 
 =============================================================================

@@ -26,7 +26,7 @@ from typing import Final
 
 from .graph import StateGraph
 from .profile import ADDRESSING_EXCEPTION, Profile
-from .state import OPS
+from .state import OPS, State
 from .tlcgraph import REPO_ROOT, tlc_state_graph
 
 DIAGRAM_DIR: Final = REPO_ROOT / "docs" / "diagrams"
@@ -57,7 +57,7 @@ DIAGRAMS: Final = (
 )  # fmt: skip
 
 
-def transitions(graph: StateGraph) -> dict[tuple[str, str, str], set[bool]]:
+def transitions(graph: StateGraph[State]) -> dict[tuple[str, str, str], set[bool]]:
     """(from, action, to) between two-letter states, with the change bits it was seen from."""
     seen: dict[tuple[str, str, str], set[bool]] = defaultdict(set)
     for i, out in enumerate(graph.edges):
@@ -69,7 +69,7 @@ def transitions(graph: StateGraph) -> dict[tuple[str, str, str], set[bool]]:
     return seen
 
 
-def _condition(graph: StateGraph, source: str, bits: set[bool]) -> str:
+def _condition(graph: StateGraph[State], source: str, bits: set[bool]) -> str:
     # Only worth saying when the source state occurs with both change bits.
     possible = {s.pages[0].dirty for s in graph.states if s.pages[0].name == source}
     if bits == possible or len(possible) < 2:
@@ -77,7 +77,7 @@ def _condition(graph: StateGraph, source: str, bits: set[bool]) -> str:
     return " [dirty]" if bits == {True} else " [clean]"
 
 
-def to_dot(diagram: Diagram, graph: StateGraph) -> str:
+def to_dot(diagram: Diagram, graph: StateGraph[State]) -> str:
     """The diagram as Graphviz text: guest solid, host dashed, discarded states shaded.
 
     (No rank constraints by residency: Graphviz 2.43 fails to route some edges with them.)"""

@@ -10,18 +10,22 @@ edges differ, and the report shows the path to it and the differing edges.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from .machine import Machine
 from .state import State, show_last_op, show_page, show_state
 
+S = TypeVar("S", bound=Hashable)
+
 
 @dataclass
-class StateGraph:
+class StateGraph(Generic[S]):
     """States by index, and per state the set of (label, successor index)."""
 
-    states: list[State]
-    index: dict[State, int]
+    states: list[S]
+    index: dict[S, int]
     initial: list[int]
     edges: list[set[tuple[str, int]]]
 
@@ -30,7 +34,7 @@ class StateGraph:
         return sum(len(out) for out in self.edges)
 
 
-def reachable_graph(machine: Machine) -> StateGraph:
+def reachable_graph(machine: Machine) -> StateGraph[State]:
     """Every state reachable from Init and every enabled step, labelled with its operation."""
     init = machine.init()
     states = [init]
@@ -61,29 +65,46 @@ class Difference:
     edges_only_right: int
 
 
-def _describe_edge(label: str, target: State) -> str:
+@dataclass(frozen=True)
+class Presenter(Generic[S]):
+    """How a difference report shows a state, a step into a state, and a row of a path."""
+
+    state: Callable[[S], str]
+    edge: Callable[[str, S], str]
+    row: Callable[[S], str]
+
+
+def _page_states_edge(label: str, target: State) -> str:
     op = target.lastOp.op
     via = f" (labelled {label})" if label != op else ""
     return f"{show_last_op(target.lastOp)}{via}, to {show_state(target)}"
 
 
-def _path(g: StateGraph, parent: dict[int, int | None], i: int) -> list[str]:
+def _page_states_row(s: State) -> str:
+    pages = "  ".join(show_page(pg) for pg in s.pages)
+    return f"{show_last_op(s.lastOp):<40} {pages}"
+
+
+#: The page-state machine's presentation (spec/PageStates.tla).
+PAGE_STATES: Presenter[State] = Presenter(show_state, _page_states_edge, _page_states_row)
+
+
+def _path(g: StateGraph[S], parent: dict[int, int | None], i: int, row: Callable[[S], str]) -> list[str]:
     """The rows of the breadth-first path from an initial state to state ``i``."""
     chain: list[int] = []
     node: int | None = i
     while node is not None:
         chain.append(node)
         node = parent[node]
-    rows = []
-    for n, k in enumerate(reversed(chain)):
-        s = g.states[k]
-        pages = "  ".join(show_page(pg) for pg in s.pages)
-        rows.append(f"    {n:>3}  {show_last_op(s.lastOp):<40} {pages}")
-    return rows
+    return [f"    {n:>3}  {row(g.states[k])}" for n, k in enumerate(reversed(chain))]
 
 
 def compare(
-    left: StateGraph, right: StateGraph, left_name: str = "TLC", right_name: str = "refimpl"
+    left: StateGraph[S],
+    right: StateGraph[S],
+    left_name: str = "TLC",
+    right_name: str = "refimpl",
+    show: Presenter[S] = PAGE_STATES,  # type: ignore[assignment]
 ) -> Difference | None:
     """None if the graphs are equal; else the difference, first in breadth-first order."""
     # right index -> left index; a state only on the right gets -1 - (its right index)
@@ -98,7 +119,7 @@ def compare(
             return set()
         return {(label, to_left[j]) for label, j in right.edges[k]}
 
-    def state_of(i: int) -> State:
+    def state_of(i: int) -> S:
         return left.states[i] if i >= 0 else right.states[-1 - i]
 
     edges_only_left = edges_only_right = 0
@@ -123,7 +144,7 @@ def compare(
         lines = [f"the initial states differ ({totals})"]
         for name, init_only in ((left_name, left_init - right_init),
                                 (right_name, right_init - left_init)):  # fmt: skip
-            lines += [f"  only in {name}: {show_state(state_of(i))}" for i in sorted(init_only)]
+            lines += [f"  only in {name}: {show.state(state_of(i))}" for i in sorted(init_only)]
         return Difference("\n".join(lines), *counts)
 
     parent: dict[int, int | None] = {i: None for i in sorted(left_init)}
@@ -134,21 +155,21 @@ def compare(
         if lo != ro:
 
             def key(edge: tuple[str, int]) -> tuple[str, str]:
-                return edge[0], show_state(state_of(edge[1]))
+                return edge[0], show.state(state_of(edge[1]))
 
             only_l = sorted(lo - ro, key=key)
             only_r = sorted(ro - lo, key=key)
             lines = [
                 f"{left_name} and {right_name} differ in the steps from a state reached by this "
                 "path (step, operation -> outcome, pages):",
-                *_path(left, parent, li),
+                *_path(left, parent, li, show.row),
             ]
             sides = ((left_name, only_l, right_name), (right_name, only_r, left_name))
             for name, only, other in sides:
                 for label, j in only:
                     shared = j >= 0 and j in left_to_right
                     new = "" if shared else f" (a state {other} does not have)"
-                    step = _describe_edge(label, state_of(j))
+                    step = show.edge(label, state_of(j))
                     lines.append(f"  only {name} has the step {step}{new}")
             lines.append(totals)
             return Difference("\n".join(lines), *counts)

@@ -143,7 +143,7 @@ class StateReader:
         return State(tuple(Page(*c) for c in columns), last)
 
 
-def read_dot(text: str, pages: int) -> StateGraph:
+def read_dot(text: str, pages: int) -> StateGraph[State]:
     """The state graph in a dot file TLC wrote with ``-dump dot,actionlabels``."""
     text = "\n" + text + "\n"  # every line, the first and the last too, between newlines
     reader = StateReader(pages)
@@ -227,23 +227,17 @@ def graph_cfg(profile: Profile, overrides: Mapping[str, str] | None = None) -> s
 
 @dataclass(frozen=True)
 class TlcGraph:
-    graph: StateGraph
+    graph: StateGraph[State]
     seconds: float  # TLC's wall time, JVM start included
     cfg: str
 
 
-def tlc_state_graph(
-    profile: Profile,
-    *,
-    jar: Path,
-    java: str = "java",
-    module: Path = GRAPH_MODULE,
-    overrides: Mapping[str, str] | None = None,
-    timeout: float = 600.0,
-) -> TlcGraph:
-    """Run TLC on ``module`` under ``profile`` and read the full state graph it dumps."""
+def dump_state_graph(
+    module: Path, cfg: str, what: str, *, jar: Path, java: str = "java", timeout: float = 600.0
+) -> tuple[str, float]:
+    """Run TLC on ``module`` with the .cfg text ``cfg`` and return the dot text of the full state
+    graph it dumps, and TLC's wall time. ``what`` names the model in error messages."""
     module = Path(module).resolve()
-    cfg = graph_cfg(profile, overrides)
     with tempfile.TemporaryDirectory(prefix="refimpl-graph-") as tmp:
         work = Path(tmp)
         (work / "tmp").mkdir()  # java.io.tmpdir: TLC unpacks its standard modules there
@@ -265,17 +259,30 @@ def tlc_state_graph(
                 stdin=subprocess.DEVNULL,
             )  # fmt: skip
         except subprocess.TimeoutExpired as exc:
-            raise TlcGraphError(
-                f"TLC did not finish within {timeout:g} s ({profile.describe()})"
-            ) from exc
+            raise TlcGraphError(f"TLC did not finish within {timeout:g} s ({what})") from exc
         seconds = time.monotonic() - start
         output = proc.stdout + proc.stderr
         complete = "Model checking completed. No error has been found." in output
         if proc.returncode != 0 or not complete:
             tail = "\n".join(output.strip().splitlines()[-15:])
             raise TlcGraphError(
-                f"TLC exited with {proc.returncode} for {profile.describe()} "
-                f"(cfg:\n{cfg}):\n{tail}"
+                f"TLC exited with {proc.returncode} for {what} (cfg:\n{cfg}):\n{tail}"
             )
-        graph = read_dot(dot.read_text(encoding="utf-8"), profile.pages)
-    return TlcGraph(graph, seconds, cfg)
+        return dot.read_text(encoding="utf-8"), seconds
+
+
+def tlc_state_graph(
+    profile: Profile,
+    *,
+    jar: Path,
+    java: str = "java",
+    module: Path = GRAPH_MODULE,
+    overrides: Mapping[str, str] | None = None,
+    timeout: float = 600.0,
+) -> TlcGraph:
+    """Run TLC on ``module`` under ``profile`` and read the full state graph it dumps."""
+    cfg = graph_cfg(profile, overrides)
+    text, seconds = dump_state_graph(
+        module, cfg, profile.describe(), jar=jar, java=java, timeout=timeout
+    )
+    return TlcGraph(read_dot(text, profile.pages), seconds, cfg)

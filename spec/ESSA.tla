@@ -111,7 +111,9 @@ Record(op, p, orc, result, outcome, value) ==
 (***************************************************************************)
 (* ESSA's effect on the host state, per implementation: a record of the   *)
 (* new usage, N, Z, and whether the page was queued on the CBRL; for       *)
-(* Paper2007 also whether the content was dropped at once.                *)
+(* Paper2007 also whether the content was dropped at once.  Each table is  *)
+(* an IF chain, read top down like the tables of RI (a row applies only if *)
+(* no row above it does).                                                   *)
 (***************************************************************************)
 Effect(u, n, z, queue, drop) == [u |-> u, n |-> n, z |-> z, queue |-> queue, drop |-> drop]
 
@@ -122,64 +124,64 @@ Paper2007Effect(orc, p) ==
     LET u == usage[p]
         preserved == ~valid[p] /\ swapped[p]
         zero == ~valid[p] /\ ~swapped[p]
-    IN CASE orc = 0 -> Effect(u, nodat[p], FALSE, FALSE, FALSE)
-         [] orc = 1 \/ orc = 5 -> Effect("S", nodat[p], FALSE, FALSE, FALSE)
-         [] orc = 2 -> Effect("U", nodat[p], FALSE, FALSE, preserved)   \* Sp -> Uz
-         [] orc = 3 -> Effect("V", nodat[p], FALSE, FALSE, preserved)   \* Sp -> Vz
-         [] orc = 4 /\ zero -> Effect("V", nodat[p], FALSE, FALSE, FALSE)   \* P on zero gives Vz
-         [] orc = 4 /\ preserved /\ keyDirty[p] -> Effect("S", nodat[p], FALSE, FALSE, FALSE)
-         [] orc = 4 /\ preserved -> Effect("V", nodat[p], FALSE, FALSE, TRUE)   \* clean: discard
-         [] orc = 4 -> Effect("P", nodat[p], FALSE, FALSE, FALSE)
-         [] orc = 6 /\ u = "V" /\ zero -> Effect(u, nodat[p], FALSE, FALSE, FALSE)
-         [] orc = 6 -> Effect("S", nodat[p], FALSE, FALSE, FALSE)
-         [] OTHER -> Effect(u, nodat[p], FALSE, FALSE, FALSE)
+    IN IF orc = 0 THEN Effect(u, nodat[p], FALSE, FALSE, FALSE)
+       ELSE IF orc = 1 \/ orc = 5 THEN Effect("S", nodat[p], FALSE, FALSE, FALSE)
+       ELSE IF orc = 2 THEN Effect("U", nodat[p], FALSE, FALSE, preserved)   \* Sp -> Uz
+       ELSE IF orc = 3 THEN Effect("V", nodat[p], FALSE, FALSE, preserved)   \* Sp -> Vz
+       ELSE IF orc = 4 /\ zero THEN Effect("V", nodat[p], FALSE, FALSE, FALSE)   \* P on zero gives Vz
+       ELSE IF orc = 4 /\ preserved /\ keyDirty[p] THEN Effect("S", nodat[p], FALSE, FALSE, FALSE)
+       ELSE IF orc = 4 /\ preserved THEN Effect("V", nodat[p], FALSE, FALSE, TRUE)   \* clean: discard
+       ELSE IF orc = 4 THEN Effect("P", nodat[p], FALSE, FALSE, FALSE)
+       ELSE IF orc = 6 /\ u = "V" /\ zero THEN Effect(u, nodat[p], FALSE, FALSE, FALSE)
+       ELSE IF orc = 6 THEN Effect("S", nodat[p], FALSE, FALSE, FALSE)
+       ELSE Effect(u, nodat[p], FALSE, FALSE, FALSE)
 
 \* RI table 2.2, pgste_perform_essa.  Whenever it queues a CBRL entry it sets
 \* Z; it never clears Z.  ORC 4 on a non-resident page consults GC, which is
 \* kept only when the VM uses storage keys [RI INFERENCE, 2.2].
 ClassicEffect(orc, p) ==
     LET u == usage[p]  v == valid[p]  z == zbit[p]  n == nodat[p]
-    IN CASE orc = 0 -> Effect(u, n, z, FALSE, FALSE)
-         [] orc = 1 -> Effect("S", FALSE, z, FALSE, FALSE)
-         [] orc = 2 /\ v -> Effect("U", n, z, FALSE, FALSE)
-         [] orc = 2 -> Effect("U", n, TRUE, TRUE, FALSE)
-         [] orc = 3 /\ v -> Effect("V", n, z, FALSE, FALSE)
-         [] orc = 3 -> Effect("V", n, TRUE, TRUE, FALSE)
-         [] orc = 4 /\ v -> Effect("P", n, z, FALSE, FALSE)
-         [] orc = 4 /\ z -> Effect("V", n, TRUE, FALSE, FALSE)
-         [] orc = 4 /\ ~gc[p] -> Effect("V", n, TRUE, TRUE, FALSE)
-         [] orc = 4 -> Effect("S", n, z, FALSE, FALSE)
-         [] orc = 5 -> Effect("S", n, z, FALSE, FALSE)   \* not made resident (RI 2.2)
-         [] orc = 6 /\ v -> Effect("S", n, z, FALSE, FALSE)
-         [] orc = 6 -> Effect(u, n, z, FALSE, FALSE)      \* "if resident", not "if not discarded"
-         [] orc = 7 -> Effect("S", TRUE, z, FALSE, FALSE)
-         [] OTHER -> Effect(u, n, z, FALSE, FALSE)
+    IN IF orc = 0 THEN Effect(u, n, z, FALSE, FALSE)
+       ELSE IF orc = 1 THEN Effect("S", FALSE, z, FALSE, FALSE)
+       ELSE IF orc = 2 /\ v THEN Effect("U", n, z, FALSE, FALSE)
+       ELSE IF orc = 2 THEN Effect("U", n, TRUE, TRUE, FALSE)
+       ELSE IF orc = 3 /\ v THEN Effect("V", n, z, FALSE, FALSE)
+       ELSE IF orc = 3 THEN Effect("V", n, TRUE, TRUE, FALSE)
+       ELSE IF orc = 4 /\ v THEN Effect("P", n, z, FALSE, FALSE)
+       ELSE IF orc = 4 /\ z THEN Effect("V", n, TRUE, FALSE, FALSE)
+       ELSE IF orc = 4 /\ ~gc[p] THEN Effect("V", n, TRUE, TRUE, FALSE)
+       ELSE IF orc = 4 THEN Effect("S", n, z, FALSE, FALSE)
+       ELSE IF orc = 5 THEN Effect("S", n, z, FALSE, FALSE)   \* not made resident (RI 2.2)
+       ELSE IF orc = 6 /\ v THEN Effect("S", n, z, FALSE, FALSE)
+       ELSE IF orc = 6 THEN Effect(u, n, z, FALSE, FALSE)      \* "if resident", not "if not discarded"
+       ELSE IF orc = 7 THEN Effect("S", TRUE, z, FALSE, FALSE)
+       ELSE Effect(u, n, z, FALSE, FALSE)
 
 \* RI table 3.1, dat_perform_essa: Z = "this call queued a discard", so every
 \* call that queues none clears Z; ORC 4 on a changed non-resident page leaves
 \* the usage as it was.
 GmapEffect(orc, p) ==
     LET u == usage[p]  v == valid[p]  z == zbit[p]  n == nodat[p]
-    IN CASE orc = 0 -> Effect(u, n, FALSE, FALSE, FALSE)
-         [] orc = 1 -> Effect("S", FALSE, FALSE, FALSE, FALSE)
-         [] orc = 2 /\ v -> Effect("U", n, FALSE, FALSE, FALSE)
-         [] orc = 2 -> Effect("U", n, TRUE, TRUE, FALSE)
-         [] orc = 3 /\ v -> Effect("V", n, FALSE, FALSE, FALSE)
-         [] orc = 3 -> Effect("V", n, TRUE, TRUE, FALSE)
-         [] orc = 4 /\ v -> Effect("P", n, FALSE, FALSE, FALSE)
-         [] orc = 4 /\ z -> Effect("V", n, FALSE, FALSE, FALSE)
-         [] orc = 4 /\ ~gc[p] -> Effect("V", n, TRUE, TRUE, FALSE)
-         [] orc = 4 -> Effect(u, n, FALSE, FALSE, FALSE)
-         [] orc = 5 -> Effect("S", n, FALSE, FALSE, FALSE)
-         [] orc = 6 /\ v -> Effect("S", n, FALSE, FALSE, FALSE)
-         [] orc = 6 -> Effect(u, n, FALSE, FALSE, FALSE)
-         [] orc = 7 -> Effect("S", TRUE, FALSE, FALSE, FALSE)
-         [] OTHER -> Effect(u, n, FALSE, FALSE, FALSE)
+    IN IF orc = 0 THEN Effect(u, n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 1 THEN Effect("S", FALSE, FALSE, FALSE, FALSE)
+       ELSE IF orc = 2 /\ v THEN Effect("U", n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 2 THEN Effect("U", n, TRUE, TRUE, FALSE)
+       ELSE IF orc = 3 /\ v THEN Effect("V", n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 3 THEN Effect("V", n, TRUE, TRUE, FALSE)
+       ELSE IF orc = 4 /\ v THEN Effect("P", n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 4 /\ z THEN Effect("V", n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 4 /\ ~gc[p] THEN Effect("V", n, TRUE, TRUE, FALSE)
+       ELSE IF orc = 4 THEN Effect(u, n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 5 THEN Effect("S", n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 6 /\ v THEN Effect("S", n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 6 THEN Effect(u, n, FALSE, FALSE, FALSE)
+       ELSE IF orc = 7 THEN Effect("S", TRUE, FALSE, FALSE, FALSE)
+       ELSE Effect(u, n, FALSE, FALSE, FALSE)
 
 EssaEffect(orc, p) ==
-    CASE Impl = "Paper2007" -> Paper2007Effect(orc, p)
-      [] Impl = "KVMClassic" -> ClassicEffect(orc, p)
-      [] OTHER -> GmapEffect(orc, p)
+    IF Impl = "Paper2007" THEN Paper2007Effect(orc, p)
+    ELSE IF Impl = "KVMClassic" THEN ClassicEffect(orc, p)
+    ELSE GmapEffect(orc, p)
 
 \* One ESSA.  A queued discard needs room on the CBRL: a full list makes the
 \* instruction intercept, and the host empties it first (HostProcessCBRL).
@@ -325,9 +327,9 @@ HostReclaim(p) ==
        ELSE LET keep == usage[p] = "S" \/ (usage[p] = "P" /\ keyDirty[p])
             IN  /\ swapped' = [swapped EXCEPT ![p] = keep]
                 /\ data' = [data EXCEPT ![p] = IF keep THEN @ ELSE 0]
-                /\ usage' = [usage EXCEPT ![p] = CASE usage[p] = "P" /\ keep -> "S"
-                                                   [] usage[p] = "P" -> "V"
-                                                   [] OTHER -> @]
+                /\ usage' = [usage EXCEPT ![p] = IF usage[p] = "P" /\ keep THEN "S"
+                                                 ELSE IF usage[p] = "P" THEN "V"
+                                                 ELSE @]
                 /\ UNCHANGED gc
     /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
     /\ UNCHANGED <<zbit, nodat, keyDirty, cbrl, owed, belief, modified>>

@@ -271,9 +271,9 @@ MakeStableReleaseBit(c) ==
     IN  /\ Runs(Proc(c))
         /\ pc[Proc(c)] \in {"MSReturnOK", "MSReturnFail"}
         /\ stateChange' = [stateChange EXCEPT ![p] = @ \ {Proc(c)}]
-        /\ SetPC(Proc(c), CASE pc[Proc(c)] = "MSReturnFail" -> "Failed"
-                             [] ref[c]                       -> "Held"
-                             [] OTHER                        -> "MSGetRef")
+        /\ SetPC(Proc(c), IF pc[Proc(c)] = "MSReturnFail" THEN "Failed"
+                         ELSE IF ref[c] THEN "Held"
+                         ELSE "MSGetRef")
         /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld>>
 
@@ -468,19 +468,18 @@ MakeVolatileTryBit(x) ==
     LET p == pg[x]
     IN  /\ Runs(x)
         /\ pc[x] = "MVTry"
-        /\ CASE ~MakeVolatileTakesBit ->
-                    /\ SetPC(x, "MVCheck")
-                    /\ UNCHANGED <<stateChange, pg, ret>>
-             [] stateChange[p] = {} ->
-                    /\ stateChange' = [stateChange EXCEPT ![p] = {x}]
-                    /\ SetPC(x, "MVCheck")
-                    /\ UNCHANGED <<pg, ret>>
-             [] MakeVolatileWaitsWhenBusy ->
-                    /\ SetPC(x, "MVSpin")
-                    /\ UNCHANGED <<stateChange, pg, ret>>
-             [] OTHER ->
-                    /\ ReturnTo(x, ret[x])
-                    /\ UNCHANGED stateChange
+        /\ IF ~MakeVolatileTakesBit
+           THEN /\ SetPC(x, "MVCheck")
+                /\ UNCHANGED <<stateChange, pg, ret>>
+           ELSE IF stateChange[p] = {}
+           THEN /\ stateChange' = [stateChange EXCEPT ![p] = {x}]
+                /\ SetPC(x, "MVCheck")
+                /\ UNCHANGED <<pg, ret>>
+           ELSE IF MakeVolatileWaitsWhenBusy
+           THEN /\ SetPC(x, "MVSpin")
+                /\ UNCHANGED <<stateChange, pg, ret>>
+           ELSE /\ ReturnTo(x, ret[x])
+                /\ UNCHANGED stateChange
         /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
                        pgDiscarded, maps, ref, lockHeld>>
 

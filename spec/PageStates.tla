@@ -157,10 +157,10 @@ UnusedAccessOutcome(r, x) ==
     ELSE [kind |-> "Value", value |-> Zero]                    \* "preferably zero" (paper 3)
 ResidentAccess(x) == [kind |-> "Value", value |-> x]
 AccessOutcome(u, r, x) ==
-    CASE u = "U"            -> UnusedAccessOutcome(r, x)
-      [] IsDiscarded(u, r)  -> DiscardedAccess
-      [] r = "r"            -> ResidentAccess(x)
-      [] OTHER              -> [kind |-> "Wait", value |-> NoValue]
+    IF u = "U" THEN UnusedAccessOutcome(r, x)
+    ELSE IF IsDiscarded(u, r) THEN DiscardedAccess
+    ELSE IF r = "r" THEN ResidentAccess(x)
+    ELSE [kind |-> "Wait", value |-> NoValue]
 
 (***************************************************************************)
 (* Implicit transitions.  "If the guest page state transitions are        *)
@@ -181,11 +181,11 @@ AccessOutcome(u, r, x) ==
 Discard(u) == [u |-> IF u = "P" /\ CollapseDiscarded THEN "V" ELSE u, r |-> "z", dropped |-> TRUE]
 Keep(u, r) == [u |-> u, r |-> r, dropped |-> FALSE]
 Normalise(u, r, d) ==
-    CASE HasState(u, r)                 -> Keep(u, r)
-      [] u = "P" /\ r = "z"             -> Keep("V", "z")
-      [] u = "P" /\ r = "p" /\ d        -> Keep("S", "p")
-      [] r = "p" /\ Discardable(u, d)   -> Discard(u)
-      [] OTHER                          -> Keep(u, r)   \* unreachable: u = "P" without HasP
+    IF HasState(u, r) THEN Keep(u, r)
+    ELSE IF u = "P" /\ r = "z" THEN Keep("V", "z")
+    ELSE IF u = "P" /\ r = "p" /\ d THEN Keep("S", "p")
+    ELSE IF r = "p" /\ Discardable(u, d) THEN Discard(u)
+    ELSE Keep(u, r)   \* unreachable: u = "P" without HasP
 
 \* The state a guest primitive leads to.  With a host service the implicit
 \* host discard is always taken on a preserved page whose new usage may be
@@ -218,9 +218,9 @@ ApplyPrimitive(op, p, target, outcome) ==
         /\ dirty'    = [dirty EXCEPT ![p] = IF res.dropped THEN FALSE ELSE @]
         /\ data'     = [data  EXCEPT ![p] = IF res.dropped THEN Zero ELSE @]
         /\ intended' = [intended EXCEPT ![p] =
-                          CASE target = "U"                           -> NoValue
-                            [] Discarded(p) /\ ~IsDiscarded(res.u, res.r) -> Zero
-                            [] OTHER                                  -> @]
+                          IF target = "U" THEN NoValue
+                          ELSE IF Discarded(p) /\ ~IsDiscarded(res.u, res.r) THEN Zero
+                          ELSE @]
         /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ Discarded(p) THEN FALSE ELSE @]
         /\ Record(op, p, NoValue, outcome, NoValue)
 
