@@ -111,6 +111,23 @@ def build_parser() -> argparse.ArgumentParser:
     mut = sub.add_parser("mutants", help="run the suite against the shipped broken engines")
     mut.add_argument("--seed", type=int, default=0)
     mut.add_argument("--only", help="a substring of the mutants to run")
+
+    cls = sub.add_parser("classify", help="which ESSA profile (Impl) an ESSA engine matches")
+    which = cls.add_mutually_exclusive_group(required=True)
+    which.add_argument("--engine", metavar="COMMAND",
+                       help="the engine's command line; it speaks the ESSA mode of JSON lines")
+    which.add_argument("--engine-class", metavar="MODULE:CLASS",
+                       help="an in-process ESSA engine (e.g. conformance.essa:KVMGmapEngine)")
+    keys = cls.add_mutually_exclusive_group()
+    keys.add_argument("--storage-keys", dest="storage_keys", action="store_true", default=None)
+    keys.add_argument("--no-storage-keys", dest="storage_keys", action="store_false")
+    fac = cls.add_mutually_exclusive_group()
+    fac.add_argument("--facility147", dest="facility147", action="store_true", default=None)
+    fac.add_argument("--no-facility147", dest="facility147", action="store_false")
+    cls.add_argument("--cbrl-size", type=int)
+    cls.add_argument("--pages", type=int, help="number of pages")
+    cls.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                     help="seconds to wait for each reply of a JSON-lines engine (default %(default)s)")
     return parser
 
 
@@ -331,6 +348,48 @@ def cmd_mutants(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     return code
 
 
+def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
+    """Classify an ESSA engine: exit 0 if it matches exactly one profile."""
+    from .classify import classify, report
+    from .essa import EssaEngine, EssaJsonLinesEngine, EssaProfileRequest
+
+    if args.cbrl_size is not None and args.cbrl_size < 1:
+        print("error: --cbrl-size must be positive", file=err_out)
+        return EXIT_USAGE
+    engine: EssaEngine
+    if args.engine is not None:
+        engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout)
+    else:
+        try:
+            loaded: object = load_engine_class(args.engine_class)
+        except ValueError as exc:
+            print(f"error: {exc}", file=err_out)
+            return EXIT_USAGE
+        if not isinstance(loaded, EssaEngine):
+            print(f"error: {args.engine_class} is not an ESSA engine (hello/reset/step/close)",
+                  file=err_out)  # fmt: skip
+            return EXIT_USAGE
+        engine = loaded
+    request = EssaProfileRequest(None, args.storage_keys, args.facility147, args.cbrl_size,
+                                 args.pages)  # fmt: skip
+    try:
+        c = classify(engine, request)
+    except EngineFault as exc:
+        print(f"ENGINE FAULT ({exc.kind}): {exc.message}", file=out)
+        return EXIT_FAULT
+    except (AttributeError, TypeError) as exc:
+        if args.engine_class is None:
+            raise
+        print(f"error: {args.engine_class} is not an ESSA engine: {exc}", file=err_out)
+        return EXIT_USAGE
+    finally:
+        engine.close()
+    report(c, out)
+    if all(v.skipped for v in c.verdicts):
+        return EXIT_NOTHING
+    return EXIT_OK if len(c.matched) == 1 else EXIT_DIVERGED
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
          err_out: TextIO | None = None) -> int:  # fmt: skip
     """The command line; ``out`` and ``err_out`` default to the current stdout and stderr."""
@@ -340,5 +399,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     if getattr(args, "pages", None) is not None and args.pages < 1:
         print("error: --pages must be positive", file=err_out)
         return EXIT_USAGE
-    command = {"run": cmd_run, "validate": cmd_validate, "mutants": cmd_mutants}[args.command]
+    command = {"run": cmd_run, "validate": cmd_validate, "mutants": cmd_mutants,
+               "classify": cmd_classify}[args.command]  # fmt: skip
     return command(args, out, err_out)

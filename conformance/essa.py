@@ -1,0 +1,493 @@
+"""The ESSA mode of the conformance protocol (PROTOCOL.md, "The ESSA machine"): the instruction
+layer of spec/ESSA.tla, for a harness around real hypervisor code.
+
+An ESSA engine holds a few guest pages in the host's view (usage, valid, swapped, Z, no-DAT, the
+content, the storage key's change bit, GC) and the CBRL. The driver sends it requests, one at a
+time (:data:`ESSA_OPS`): the ESSA instruction with an operation-request code, the host's actions
+(``HostReclaim``, ``HostProcessCBRL``, ``Migrate``) and the guest's accesses (``Read``,
+``Write``, ``Writeback``). Every reply carries the outcome, the R1 byte (ESSA), the value
+(``Read``) and the host state of every page, so a divergence is caught at the step it happens.
+
+The oracle is :mod:`refimpl.essa` (:func:`oracle_step`): the instruction is its ``essa``, the host
+actions its ``step``; the guest's accesses are the spec's GuestRead / GuestWrite /
+GuestWriteback on the host's variables without the guest's bookkeeping (a harness issues any
+access, not only those a correct guest would). Three engines are here: the reference engine of a
+profile (:class:`EssaReferenceEngine`), the JSON-lines client (:class:`EssaJsonLinesEngine`), and
+a JSON-lines server around the reference engine (``python -m conformance.essa --impl KVMGmap``),
+which is also an example of an adapter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple, Protocol, TextIO, runtime_checkable
+
+from refimpl import essa as oracle
+from refimpl import essa_rules as rules
+from refimpl.essa_state import IMPLS, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState
+from refimpl.machine import Refused
+
+from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
+from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
+
+#: The value of ``machine`` in the hello of the ESSA mode.
+ESSA_MACHINE: Final = "ESSA"
+#: Every request of the ESSA mode, by ``op``.
+ESSA_OPS: Final = ("ESSA", "HostReclaim", "HostProcessCBRL", "Migrate", "Read", "Write", "Writeback")
+#: Requests of no page (HostProcessCBRL takes the CBRL's head; Migrate moves every page).
+PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate"})
+#: The outcomes a reply may carry.
+ESSA_OUTCOMES: Final = (
+    "Done", "SpecificationException", "Zapped", "Kept", "Value", "DiscardFault",
+    "AddressingException", "Refused",
+)  # fmt: skip
+NONE: Final = -1  # no page, no ORC, no R1 byte, no value
+#: The ORC field of ESSA is four bits.
+MAX_ORC: Final = oracle.MAX_ORC_FIELD
+#: The value a Write stores when the request names none (the spec's Written).
+WRITTEN: Final = 1
+_HOST_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat")
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+
+@dataclass(frozen=True)
+class EssaRequest:
+    """One request: ``op`` (one of :data:`ESSA_OPS`), ``page`` (:data:`NONE` for the pageless
+    ones), ``orc`` (ESSA only) and ``value`` (Write only; :data:`NONE` stores 1)."""
+
+    op: str
+    page: int = NONE
+    orc: int = NONE
+    value: int = NONE
+
+    def to_json(self, rid: int) -> dict[str, Any]:
+        obj: dict[str, Any] = {"type": "step", "id": rid, "op": self.op}
+        if self.page != NONE:
+            obj["page"] = self.page
+        if self.orc != NONE:
+            obj["orc"] = self.orc
+        if self.value != NONE:
+            obj["value"] = self.value
+        return obj
+
+    def describe(self) -> str:
+        if self.op == "ESSA":
+            return f"ESSA ORC {self.orc} page {self.page}"
+        page = "" if self.page == NONE else f" {self.page}"
+        value = "" if self.value == NONE else f" {self.value}"
+        return f"{self.op}{page}{value}"
+
+
+def essa_request(obj: dict[str, Any], pages: int) -> EssaRequest:
+    """A decoded step request, checked (for servers); raises ProtocolError."""
+    op = obj.get("op")
+    if op not in ESSA_OPS:
+        raise ProtocolError(f"unknown op {op!r}: one of {', '.join(ESSA_OPS)}")
+    page = obj.get("page", NONE)
+    if op in PAGELESS_OPS:
+        page = NONE
+    elif not _is_int(page) or not 0 <= page < pages:
+        raise ProtocolError(f"{op}: page {page!r} is not one of 0 .. {pages - 1}")
+    orc = obj.get("orc", NONE) if op == "ESSA" else NONE
+    if op == "ESSA" and (not _is_int(orc) or not 0 <= orc <= MAX_ORC):
+        raise ProtocolError(f"ESSA: orc {orc!r} is not one of 0 .. {MAX_ORC}")
+    value = obj.get("value", NONE) if op == "Write" else NONE
+    if op == "Write" and value != NONE and (not _is_int(value) or value < 0):
+        raise ProtocolError(f"Write: value {value!r} is not a non-negative integer")
+    return EssaRequest(op, page, orc, value)
+
+
+class HostPage(NamedTuple):
+    """The host's view of one page, as a reply carries it."""
+
+    usage: str
+    valid: bool
+    swapped: bool
+    zbit: bool
+    nodat: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self._asdict())
+
+    def describe(self) -> str:
+        flags = [n for n in ("valid", "swapped", "zbit", "nodat") if getattr(self, n)]
+        return " ".join([self.usage, *flags])
+
+
+class EssaReply(NamedTuple):
+    """A reply: the outcome, the R1 byte (ESSA's ``Done``), the value (``Read``'s ``Value``), the
+    host state of every page after the step, and a reason (ignored when compared)."""
+
+    outcome: str
+    result: int = NONE
+    value: int = NONE
+    pages: tuple[HostPage, ...] = ()
+    reason: str = ""
+
+    def observed(self) -> tuple[str, int, int, tuple[HostPage, ...]]:
+        """What the driver compares (everything but the reason)."""
+        return self.outcome, self.result, self.value, self.pages
+
+    def to_json(self, rid: int) -> dict[str, Any]:
+        obj: dict[str, Any] = {"id": rid, "outcome": self.outcome}
+        if self.result != NONE:
+            obj["result"] = self.result
+        if self.value != NONE:
+            obj["value"] = self.value
+        obj["pages"] = [pg.to_json() for pg in self.pages]
+        if self.reason:
+            obj["reason"] = self.reason
+        return obj
+
+    def describe(self) -> str:
+        head = self.outcome
+        if self.result != NONE:
+            head += f" R1=0x{self.result:02X}"
+        if self.value != NONE:
+            head += f" {self.value}"
+        pages = "; ".join(pg.describe() for pg in self.pages)
+        return f"{head} [{pages}]"
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_essa_reply(obj: object, pages: int) -> EssaReply:
+    """A decoded step reply, checked for its types and vocabulary; raises ProtocolError."""
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"a reply must be an object, not {obj!r}")
+    unknown = sorted(set(obj) - {"id", "outcome", "result", "value", "pages", "reason"})
+    if unknown:
+        raise ProtocolError(f"the reply has unknown field(s) {', '.join(unknown)}")
+    outcome = obj.get("outcome")
+    if outcome not in ESSA_OUTCOMES:
+        raise ProtocolError(f"unknown outcome {outcome!r}: one of {', '.join(ESSA_OUTCOMES)}")
+    result = obj.get("result", NONE)
+    if result is None:
+        result = NONE
+    if result != NONE and (not _is_int(result) or not 0 <= result <= 255):
+        raise ProtocolError(f'"result" must be a byte (0 .. 255), not {result!r}')
+    value = obj.get("value", NONE)
+    if value is None:
+        value = NONE
+    if value != NONE and (not _is_int(value) or value < 0):
+        raise ProtocolError(f'"value" must be a non-negative integer, not {value!r}')
+    raw = obj.get("pages")
+    if not isinstance(raw, list) or len(raw) != pages:
+        raise ProtocolError(f'"pages" must be a list of {pages} page object(s), not {raw!r}')
+    host = []
+    for i, pg in enumerate(raw):
+        if not isinstance(pg, dict) or set(pg) != set(_HOST_FIELDS):
+            raise ProtocolError(f'"pages"[{i}] must be an object with {", ".join(_HOST_FIELDS)}')
+        if pg["usage"] not in USAGES:
+            raise ProtocolError(f'"pages"[{i}].usage must be one of {", ".join(USAGES)}')
+        for name in _HOST_FIELDS[1:]:
+            if not isinstance(pg[name], bool):
+                raise ProtocolError(f'"pages"[{i}].{name} must be true or false')
+        host.append(HostPage(**pg))
+    reason = obj.get("reason", "")
+    if not isinstance(reason, str):
+        raise ProtocolError(f'"reason" must be a string, not {reason!r}')
+    return EssaReply(outcome, result, value, tuple(host), reason)
+
+
+@dataclass(frozen=True)
+class EssaProfileRequest:
+    """An ESSA profile with every field optional (``None``: the other side's choice)."""
+
+    impl: str | None = None
+    storage_keys: bool | None = None
+    facility147: bool | None = None
+    cbrl_size: int | None = None
+    pages: int | None = None
+
+    FIELDS = (("Impl", "impl"), ("StorageKeys", "storage_keys"), ("Facility147", "facility147"),
+              ("CBRLSize", "cbrl_size"), ("Pages", "pages"))  # fmt: skip
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, a) for k, a in self.FIELDS if getattr(self, a) is not None}
+
+    @classmethod
+    def from_json(cls, obj: object) -> EssaProfileRequest:
+        if obj is None:
+            return cls()
+        if not isinstance(obj, dict):
+            raise ProtocolError(f'"profile" must be an object, not {obj!r}')
+        names = dict(cls.FIELDS)
+        unknown = sorted(set(obj) - set(names))
+        if unknown:
+            raise ProtocolError(f'"profile" has unknown field(s) {", ".join(unknown)}: '
+                                f'{", ".join(names)}')  # fmt: skip
+        req = cls(**{names[k]: v for k, v in obj.items()})
+        if req.impl is not None and req.impl not in IMPLS:
+            raise ProtocolError(f"unknown Impl {req.impl!r}: one of {', '.join(IMPLS)}")
+        for name in ("storage_keys", "facility147"):
+            if getattr(req, name) is not None and not isinstance(getattr(req, name), bool):
+                raise ProtocolError(f"{name} must be true or false")
+        for name in ("cbrl_size", "pages"):
+            v = getattr(req, name)
+            if v is not None and (not _is_int(v) or v < 1):
+                raise ProtocolError(f"{name} must be a positive integer, not {v!r}")
+        return req
+
+    @classmethod
+    def of(cls, p: EssaProfile) -> EssaProfileRequest:
+        return cls(p.impl, p.storage_keys, p.facility147, p.cbrl_size, p.pages)
+
+    def merged(self, other: EssaProfileRequest) -> EssaProfileRequest:
+        """Fields of ``self``, else of ``other``."""
+        return EssaProfileRequest(*(getattr(self, a) if getattr(self, a) is not None
+                                    else getattr(other, a) for _, a in self.FIELDS))  # fmt: skip
+
+
+class EssaEngineInfo(NamedTuple):
+    """An ESSA engine's hello: its name and the profile it announces (fields may be ``None``)."""
+
+    name: str
+    profile: EssaProfileRequest
+
+
+@runtime_checkable
+class EssaEngine(Protocol):
+    """An ESSA engine in-process: hello, reset, step, close (as the PageStates engine)."""
+
+    def hello(self, request: EssaProfileRequest) -> EssaEngineInfo: ...
+
+    def reset(self) -> None: ...
+
+    def step(self, request: EssaRequest) -> EssaReply: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+def host_pages(s: EssaState) -> tuple[HostPage, ...]:
+    return tuple(HostPage(pg.usage, pg.valid, pg.swapped, pg.zbit, pg.nodat) for pg in s.pages)
+
+
+def _with(s: EssaState, p: int, pg: EssaPage) -> EssaState:
+    return s._replace(pages=s.pages[:p] + (pg,) + s.pages[p + 1 :])
+
+
+def _fault_in(pg: EssaPage) -> EssaPage:
+    return pg if pg.valid else pg._replace(valid=True, swapped=False, zbit=False)
+
+
+def oracle_step(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaState, EssaReply]:
+    """The reference's answer to ``req`` in state ``s``: the successor and the reply."""
+    t, outcome, result, value, reason = _oracle(profile, s, req)
+    return t, EssaReply(outcome, result, value, host_pages(t), reason)
+
+
+def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaState, str, int, int, str]:
+    op, p = req.op, req.page
+    if op == "ESSA":
+        r = oracle.essa(profile, s, req.orc, p)
+        if isinstance(r, Refused):
+            return s, "Refused", NONE, NONE, r.reason
+        t, r1 = r
+        if isinstance(r1, oracle.SpecificationException):
+            return t, "SpecificationException", NONE, NONE, ""
+        return t, "Done", r1, NONE, ""
+    if op in ("HostReclaim", "HostProcessCBRL", "Migrate"):
+        r2 = oracle.step(profile, s, op, NONE if op in PAGELESS_OPS else p)
+        if isinstance(r2, Refused):
+            return s, "Refused", NONE, NONE, r2.reason
+        return r2, r2.lastOp.outcome, NONE, NONE, ""
+    pg = s.pages[p]
+    if op == "Writeback":
+        return _with(s, p, pg._replace(keyDirty=False)), "Done", NONE, NONE, ""
+    if rules.discard_fault(profile, pg):
+        return s, "DiscardFault", NONE, NONE, ""
+    if rules.addressing_exception(profile, pg):
+        return s, "AddressingException", NONE, NONE, ""
+    if op == "Read":
+        return _with(s, p, _fault_in(pg)), "Value", NONE, pg.data, ""
+    assert op == "Write", op
+    value = WRITTEN if req.value == NONE else req.value
+    return _with(s, p, _fault_in(pg)._replace(data=value, keyDirty=True)), "Done", NONE, NONE, ""
+
+
+# --------------------------------------------------------------------------- engines
+
+
+class EssaReferenceEngine:
+    """The reference implementation of one Impl as an ESSA engine. The other constants come from
+    the driver's hello, else from the defaults here; asked for another Impl it is Unsupported."""
+
+    def __init__(self, impl: str = "Paper2007", storage_keys: bool = False,
+                 facility147: bool = False, cbrl_size: int = 1, pages: int = 1) -> None:  # fmt: skip
+        self.default = EssaProfileRequest(impl, storage_keys, facility147, cbrl_size, pages)
+        self.name = f"refimpl-{impl}"
+        self.profile: EssaProfile | None = None
+        self.state: EssaState | None = None
+
+    def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:
+        if request.impl is not None and request.impl != self.default.impl:
+            raise Unsupported(f"this engine implements {self.default.impl} only")
+        chosen = request.merged(self.default)
+        try:
+            self.profile = EssaProfile(chosen.impl or "", bool(chosen.storage_keys),
+                                       bool(chosen.facility147), chosen.cbrl_size or 1,
+                                       chosen.pages or 1)  # fmt: skip
+        except EssaProfileError as exc:
+            raise Unsupported(str(exc)) from exc
+        self.state = oracle.init(self.profile)
+        return EssaEngineInfo(self.name, EssaProfileRequest.of(self.profile))
+
+    def reset(self) -> None:
+        assert self.profile is not None, "hello first"
+        self.state = oracle.init(self.profile)
+
+    def step(self, request: EssaRequest) -> EssaReply:
+        assert self.profile is not None and self.state is not None, "hello first"
+        self.state, reply = oracle_step(self.profile, self.state, request)
+        return reply
+
+    def close(self) -> None:
+        self.profile = None
+        self.state = None
+
+
+class PaperEngine(EssaReferenceEngine):
+    """The reference engine of the 2007 model."""
+
+    def __init__(self) -> None:
+        super().__init__("Paper2007")
+
+
+class KVMClassicEngine(EssaReferenceEngine):
+    """The reference engine of Linux KVM's classic pgste_perform_essa."""
+
+    def __init__(self) -> None:
+        super().__init__("KVMClassic")
+
+
+class KVMGmapEngine(EssaReferenceEngine):
+    """The reference engine of Linux KVM's gmap dat_perform_essa."""
+
+    def __init__(self) -> None:
+        super().__init__("KVMGmap")
+
+
+class LyingR1Engine(KVMClassicEngine):
+    """A broken engine: KVM classic whose R1 byte reports the page's state after the operation,
+    not before (a plausible harness bug). It matches no profile."""
+
+    def step(self, request: EssaRequest) -> EssaReply:
+        reply = super().step(request)
+        if request.op == "ESSA" and reply.outcome == "Done":
+            assert self.profile is not None and self.state is not None
+            after = rules.result_byte(self.profile, self.state.pages[request.page])
+            return reply._replace(result=after)
+        return reply
+
+
+class EssaJsonLinesEngine(JsonLinesEngine):
+    """An ESSA engine in another process, over JSON lines (the transport of
+    :class:`~conformance.jsonlines.JsonLinesEngine`, the messages of the ESSA mode)."""
+
+    def __init__(self, command: str | Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> None:
+        super().__init__(command, timeout)
+        self.pages = 1
+
+    def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:  # type: ignore[override]
+        if self._proc is not None:
+            self.close()
+        self._start()
+        rid = self._request_id()
+        message: dict[str, Any] = {"type": "hello", "id": rid, "version": VERSION,
+                                   "machine": ESSA_MACHINE, "profile": request.to_json()}  # fmt: skip
+        obj = self._round_trip(json.dumps(message) + "\n", rid)
+        if "error" in obj:
+            if obj["error"] == "Unsupported":
+                raise Unsupported(str(obj.get("message", "the engine does not run this profile")))
+            raise EngineFault("error reply", f"the engine refused the hello: {self._error(obj)}")
+        if obj.get("version") != VERSION:
+            raise EngineFault("protocol", f"hello reply: protocol version {obj.get('version')!r}, "
+                              f"not {VERSION}")  # fmt: skip
+        if obj.get("machine") != ESSA_MACHINE:
+            raise EngineFault("protocol", f'hello reply: "machine" is {obj.get("machine")!r}, '
+                              f'not "{ESSA_MACHINE}"')  # fmt: skip
+        try:
+            profile = EssaProfileRequest.from_json(obj.get("profile"))
+        except ProtocolError as exc:
+            raise EngineFault("protocol", f"hello reply: {exc}") from None
+        self.pages = profile.pages or request.pages or 1
+        return EssaEngineInfo(str(obj.get("engine", "engine")), profile)
+
+    def step(self, request: EssaRequest) -> EssaReply:  # type: ignore[override]
+        rid = self._request_id()
+        obj = self._round_trip(json.dumps(request.to_json(rid)) + "\n", rid)
+        if "error" in obj:
+            raise EngineFault("error reply", f"the engine answered with an error: {self._error(obj)}")
+        try:
+            return check_essa_reply(obj, self.pages)
+        except ProtocolError as exc:
+            raise EngineFault("protocol", str(exc)) from None
+
+
+# --------------------------------------------------------------------------- a server
+
+
+def serve(engine: EssaReferenceEngine, inp: TextIO, out: TextIO) -> None:
+    """Speak the ESSA mode over JSON lines for ``engine`` until ``inp`` ends."""
+
+    def reply(obj: dict[str, Any]) -> None:
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    for line in inp:
+        rid = None
+        try:
+            obj = json.loads(line)
+            rid = obj.get("id")
+            kind = obj.get("type")
+            if kind == "hello":
+                if obj.get("machine") != ESSA_MACHINE:
+                    reply({"id": rid, "error": "Unsupported",
+                           "message": 'this engine speaks the ESSA mode ("machine": "ESSA")'})  # fmt: skip
+                    continue
+                info = engine.hello(EssaProfileRequest.from_json(obj.get("profile")))
+                reply({"type": "hello", "id": rid, "version": VERSION, "machine": ESSA_MACHINE,
+                       "engine": info.name, "profile": info.profile.to_json()})  # fmt: skip
+            elif kind == "reset":
+                engine.reset()
+                reply({"id": rid})
+            elif kind == "step":
+                assert engine.profile is not None
+                reply(engine.step(essa_request(obj, engine.profile.pages)).to_json(rid))
+            else:
+                reply({"id": rid, "error": "BadRequest", "message": f"unknown type {kind!r}"})
+        except Unsupported as exc:
+            reply({"id": rid, "error": "Unsupported", "message": str(exc)})
+        except (ValueError, AttributeError, AssertionError) as exc:
+            reply({"id": rid, "error": "BadRequest", "message": str(exc)})
+
+
+ENGINES: Final[dict[str, type[EssaReferenceEngine]]] = {
+    "Paper2007": PaperEngine, "KVMClassic": KVMClassicEngine, "KVMGmap": KVMGmapEngine,
+    "LyingR1": LyingR1Engine,
+}  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m conformance.essa --impl KVMGmap``: a reference engine over JSON lines."""
+    parser = argparse.ArgumentParser(prog="python -m conformance.essa", description=main.__doc__)
+    parser.add_argument("--impl", choices=sorted(ENGINES), required=True)
+    args = parser.parse_args(argv)
+    serve(ENGINES[args.impl](), sys.stdin, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The ESSA mode of the conformance suite: the reference engines of each profile are classified
+as their own profile and fail the others at the documented points (conformance/classify.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from conformance.classify import classify
+from conformance.cli import main
+from conformance.essa import (
+    ENGINES, EssaJsonLinesEngine, EssaProfileRequest, EssaReferenceEngine, EssaRequest,
+    LyingR1Engine,
+)  # fmt: skip
+from conformance.protocol import EngineFault
+
+IMPLS = ("Paper2007", "KVMClassic", "KVMGmap")
+
+#: (engine's Impl, candidate Impl) -> (sequence, step) of the first divergence.
+DOCUMENTED = {
+    ("Paper2007", "KVMClassic"): ("F1-classic", 1),  # ORC 3 in Init: R1 0x03 vs 0x02, Z set
+    ("Paper2007", "KVMGmap"): ("F1-classic", 1),
+    ("KVMClassic", "Paper2007"): ("F1-classic", 1),
+    ("KVMGmap", "Paper2007"): ("F1-classic", 1),
+    ("KVMClassic", "KVMGmap"): ("F1-gmap", 2),  # ORC 0 clears Z under gmap only
+    ("KVMGmap", "KVMClassic"): ("F1-gmap", 2),
+}
+
+
+@pytest.mark.parametrize("keys", [False, True])
+@pytest.mark.parametrize("impl", IMPLS)
+def test_reference_engines_are_classified(impl: str, keys: bool) -> None:
+    c = classify(ENGINES[impl](), EssaProfileRequest(storage_keys=keys, facility147=True))
+    assert c.matched == (impl,)
+    for v in c.verdicts:
+        if v.profile.impl == impl:
+            assert v.divergence is None and v.steps > 1000
+        else:
+            d = v.divergence
+            assert d is not None
+            assert (d.sequence, d.step) == DOCUMENTED[impl, v.profile.impl]
+
+
+def test_classic_and_gmap_part_at_the_z_clearing_of_orc0() -> None:
+    c = classify(ENGINES["KVMClassic"]())
+    d = next(v.divergence for v in c.verdicts if v.profile.impl == "KVMGmap")
+    assert d is not None and d.request == EssaRequest("ESSA", 0, 0)
+    assert d.expected.result == d.observed.result == 0x0F
+    assert d.expected.pages[0].zbit is False and d.observed.pages[0].zbit is True
+
+
+def test_a_lying_r1_byte_is_caught() -> None:
+    c = classify(LyingR1Engine())
+    assert c.matched == ()
+    d = c.verdicts[1].divergence  # its own profile, KVMClassic
+    assert d is not None and d.request.op == "ESSA"
+    assert d.expected.pages == d.observed.pages and d.expected.result != d.observed.result
+
+
+def test_specification_exception_and_facility147() -> None:
+    e = EssaReferenceEngine("KVMGmap")
+    e.hello(EssaProfileRequest(facility147=False))
+    assert e.step(EssaRequest("ESSA", 0, 7)).outcome == "SpecificationException"
+    assert e.step(EssaRequest("ESSA", 0, 9)).outcome == "SpecificationException"
+    e.hello(EssaProfileRequest(facility147=True))
+    r = e.step(EssaRequest("ESSA", 0, 7))
+    assert r.outcome == "Done" and r.result == 0x02 and r.pages[0].nodat  # KVM: not valid, Z clear
+
+
+def test_cli_classify_in_process_and_json_lines() -> None:
+    out = io.StringIO()
+    assert main(["classify", "--engine-class", "conformance.essa:KVMGmapEngine"], out) == 0
+    assert "the engine is KVMGmap" in out.getvalue()
+    out = io.StringIO()
+    cmd = f"{sys.executable} -m conformance.essa --impl Paper2007"
+    assert main(["classify", "--engine", cmd], out) == 0
+    assert "the engine is Paper2007" in out.getvalue()
+    out = io.StringIO()
+    assert main(["classify", "--engine-class", "conformance.essa:LyingR1Engine"], out) == 1
+    assert "matches no profile" in out.getvalue()
+    assert main(["classify", "--engine-class", "conformance.engine:ReferenceEngine"],
+                io.StringIO(), io.StringIO()) == 2  # fmt: skip
+
+
+def test_json_lines_messages_and_faults(tmp_path: object) -> None:
+    e = EssaJsonLinesEngine(f"{sys.executable} -m conformance.essa --impl KVMClassic")
+    try:
+        info = e.hello(EssaProfileRequest(pages=2))
+        assert info.profile.impl == "KVMClassic" and info.profile.pages == 2
+        r = e.step(EssaRequest("ESSA", 1, 3))
+        assert (r.outcome, r.result, len(r.pages), r.pages[1].zbit) == ("Done", 0x02, 2, True)
+        assert e.step(EssaRequest("HostProcessCBRL")).outcome == "Kept"
+        assert e.step(EssaRequest("Write", 0, value=5)).outcome == "Done"
+        r = e.step(EssaRequest("Read", 0))
+        assert (r.outcome, r.value) == ("Value", 5)
+    finally:
+        e.close()
+    bad = EssaJsonLinesEngine([sys.executable, "-c", (
+        "import json,sys\n"
+        "for l in sys.stdin:\n"
+        " o=json.loads(l)\n"
+        " print(json.dumps({'id':o['id'],'version':1,'machine':'ESSA'} if o['type']=='hello'"
+        " else {'id':o['id'],'outcome':'Done','result':300,'pages':[]}),flush=True)\n")])  # fmt: skip
+    try:
+        bad.hello(EssaProfileRequest())
+        bad.reset()
+        with pytest.raises(EngineFault) as exc:
+            bad.step(EssaRequest("ESSA", 0, 0))
+        assert exc.value.kind == "protocol"
+    finally:
+        bad.close()
+    assert json.dumps(EssaRequest("ESSA", 0, 3).to_json(4)) == (
+        '{"type": "step", "id": 4, "op": "ESSA", "page": 0, "orc": 3}'
+    )
+
+
+def test_the_protocol_example_is_what_the_kvm_classic_engine_answers() -> None:
+    from pathlib import Path
+
+    from conformance.essa import essa_request
+
+    text = (Path(__file__).parent.parent / "conformance" / "PROTOCOL.md").read_text()
+    section = text[text.index("## The ESSA machine"):]
+    section = section[section.index("F2 of docs/findings.md"):]
+    lines = [json.loads(ln) for ln in section.splitlines()
+             if ln.startswith('{"type": "step"') or ln.startswith('{"id": ')]  # fmt: skip
+    assert len(lines) == 16
+    e = EssaReferenceEngine("KVMClassic")
+    e.hello(EssaProfileRequest())
+    for request, reply in zip(lines[::2], lines[1::2]):
+        assert e.step(essa_request(request, 1)).to_json(request["id"]) == reply
