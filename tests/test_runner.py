@@ -285,6 +285,21 @@ def test_pin_mismatch_is_not_as_expected(models: Path, tlc_jar: Path, tmp_path: 
     assert "NOT as expected" in table and "distinct 3 != pinned 99" in table
 
 
+def test_depth_is_not_pinned_with_several_workers(models: Path, tlc_jar: Path, tmp_path: Path) -> None:
+    manifest = models / "manifest.json"
+    raw = json.loads(manifest.read_text())
+    raw["models"][0]["depth"] = 99  # Ok really has depth 3; with two workers that is not compared
+    raw["models"][0]["workers"] = 2
+    manifest.write_text(json.dumps(raw))
+    status, table, results = run_check(
+        "--manifest", str(manifest), "--models", "Ok", "--json", str(tmp_path / "r.json"),
+        "--jar", str(tlc_jar),
+    )  # fmt: skip
+    assert status == 0
+    (row,) = results
+    assert row["as_expected"] and "not compared (several workers)" in row["note"]
+
+
 def test_models_glob_selects_by_name(tlc_jar: Path, tmp_path: Path) -> None:
     status, table, results = run_check(
         "--manifest", str(FIXTURES / "manifest.json"), "--size", "all", "--models", "Inv*,Dead*",

@@ -98,10 +98,18 @@ def judge(entry: ModelEntry, run: RunResult) -> Row:
     if run.note:
         notes.append(run.note)
     pins_ok = True
+    # With several workers the distinct states of a complete search are still exact, but the
+    # depth TLC reports depends on how the workers were scheduled (measured: 23 or 24 for the
+    # same model), so it is pinned only for single-worker runs.
+    several_workers = entry.workers != 1
+    if several_workers and tool.depth != entry.depth:
+        notes.append(f"depth {_show(tool.depth)} not compared (several workers)")
     for what, got_n, pinned in (
         ("distinct", tool.distinct, entry.distinct),
         ("depth", tool.depth, entry.depth),
     ):
+        if what == "depth" and several_workers:
+            continue
         if got_n != pinned:
             pins_ok = False
             notes.append(f"{what} {_show(got_n)} != pinned {_show(pinned)}")
