@@ -1,7 +1,7 @@
 --------------------------- MODULE DiscardHandling ---------------------------
 (***************************************************************************)
 (* The Linux guest's discard fault handling of the paper                   *)
-(* (seeds/003_0e4880036c725720.txt, "the paper"), section 3.7, "Removing   *)
+(* (docs/sources.md [P], "the paper"), section 3.7, "Removing              *)
 (* discarded pages":                                                       *)
 (*                                                                         *)
 (*   "To prevent that a page gets removed from the page cache more than    *)
