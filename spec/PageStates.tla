@@ -302,7 +302,7 @@ HostPreserve(p) ==
 
 \* Discard: the frame or the auxiliary copy is dropped and the page becomes
 \* logically zero.  A discard "zeroes the reference and change bits" (z/VM,
-\* REAL-IMPLEMENTATIONS 7).
+\* sources 7).
 HostDiscard(p) ==
     /\ resid[p] \in {"r", "p"}
     /\ Discardable(usage[p], dirty[p])
