@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Final, NamedTuple, TextIO
 
 from refimpl.essa import init
-from refimpl.essa_state import IMPLS, EssaProfile, EssaState
+from refimpl.essa import IMPLS, EssaProfile, EssaState
 
 from .essa import (
     ESSA_OPS, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,

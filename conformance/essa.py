@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol, TextIO, runtime_checkable
 
 from refimpl import essa as oracle
-from refimpl import essa_rules as rules
-from refimpl.essa_state import IMPLS, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState
-from refimpl.machine import Refused
+from refimpl.essa import rules
+from refimpl.essa import IMPLS, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState
+from refimpl.core.package import Refused
 
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
