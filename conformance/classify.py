@@ -136,7 +136,7 @@ def check_profile(engine: EssaEngine, profile: EssaProfile) -> Verdict:
             steps += 1
             s, want = oracle_step(profile, s, req)
             got = engine.step(req)
-            if got.observed() != want.observed():
+            if want.differences(got):
                 return Verdict(profile, n, steps, Divergence(name, i + 1, req, want, got, program))
     return Verdict(profile, n, steps)
 
