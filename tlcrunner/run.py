@@ -14,6 +14,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +83,10 @@ def build_command(
     workdir: Path,
     library: Path | None,
     workers: int | str,
+    extra_args: Sequence[str] = (),
 ) -> list[str]:
-    """The TLC command line; it must run with cwd = ``module.parent``."""
+    """The TLC command line; it must run with cwd = ``module.parent``. ``extra_args`` (for
+    example ``-simulate``) go before ``-config``."""
     config_arg = config.name if config.parent == module.parent else str(config)
     return [
         java,
@@ -108,6 +111,7 @@ def build_command(
         # the counterexample) would depend on machine load.
         "-lncheck",
         "final",
+        *extra_args,
         "-config",
         config_arg,
         module.name,
@@ -146,6 +150,7 @@ def run_tlc(
     library: Path | None = None,
     workers: int | str = 1,
     timeout: float | None = None,
+    extra_args: Sequence[str] = (),
 ) -> RunResult:
     """Run TLC on ``module`` with ``config``. Raises TlcSetupError if Java or the jar is missing."""
     module, config = Path(module).resolve(), Path(config).resolve()
@@ -163,6 +168,7 @@ def run_tlc(
         command = build_command(
             java, jar, module, config, workdir=workdir,
             library=library.resolve() if library is not None else None, workers=workers,
+            extra_args=extra_args,
         )  # fmt: skip
         start = time.monotonic()
         # A session of its own so a timeout can kill TLC and anything it started.
