@@ -59,6 +59,7 @@ bench: venv tlc engines
 	$(PY) bench/refimpl_bench.py
 	$(PY) bench/conformance_bench.py
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)
+	$(PY) bench/distributed_bench.py
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report

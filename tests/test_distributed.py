@@ -248,3 +248,26 @@ def test_worker_command_is_bounded(tlc_jar: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1 and "was stopped" in done.stderr
     assert jvms_on(port) == []
+
+
+def test_check_deadlock_false_is_read() -> None:
+    model = REPO / "model"
+    assert not dist.checks_deadlock(model / "MCMemoryDowngradeBroken_NeverGivesUp.cfg")
+    assert dist.checks_deadlock(model / "MCPageStates_Full.cfg")
+
+
+def test_distributed_fingerprint_set(tlc_jar: Path) -> None:
+    """--fpsets: the fingerprint set is split over two worker JVMs (TLCWorkerAndFPSet)."""
+    row, drun, port = check("MCESSA_Paper2007", tlc_jar, workers=2, fpsets=2)
+    assert row.as_expected and row.distinct == ENTRIES["MCESSA_Paper2007"].distinct, row.note
+    assert drun is not None and "2 out of 2 FPSet server(s) registered" in drun.run.raw_output
+    assert jvms_on(port) == []
+
+
+def test_deadlock_is_named_by_the_replay(tlc_jar: Path) -> None:
+    """TLCServer prints one state and no reason; the local replay finds it has no successor."""
+    row, drun, port = check("MCLinuxGuestProtocolBroken_Deadlock", tlc_jar, workers=2)
+    assert row.as_expected and row.result == "deadlock", row.note
+    assert drun is not None and row.trace[-1].state == drun.server_trace[-1].state
+    assert row.trace[0].action == INITIAL_PREDICATE
+    assert jvms_on(port) == []

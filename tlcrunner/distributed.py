@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -163,6 +164,17 @@ def worker_command(
         f"-Djava.io.tmpdir={tmpdir}",
         "-cp", str(jar), WORKER_FPSET_CLASS if fpset else WORKER_CLASS, server,
     ]  # fmt: skip
+
+
+def checks_deadlock(config: Path) -> bool:
+    """False when the .cfg says CHECK_DEADLOCK FALSE; the server is then given -deadlock (TLC's
+    option to not check deadlock), as a local run would read the .cfg."""
+    text = _CFG_COMMENTS.sub(" ", config.read_text(encoding="utf-8"))
+    return _NO_DEADLOCK.search(text) is None
+
+
+_CFG_COMMENTS = re.compile(r"\(\*.*?\*\)|\\\*[^\n]*", re.DOTALL)
+_NO_DEADLOCK = re.compile(r"\bCHECK_DEADLOCK\s+FALSE\b")
 
 
 def free_port(host: str = DEFAULT_HOST) -> int:
@@ -296,7 +308,7 @@ def _drive(
         "server",
         server_command(
             java, jar, module, config, workdir=workdir, library=library, host=options.host,
-            port=port, fpsets=options.fpsets,
+            port=port, fpsets=options.fpsets, check_deadlock=checks_deadlock(config),
         ),  # fmt: skip
         cwd=module.parent,
     )
