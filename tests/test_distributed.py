@@ -216,25 +216,55 @@ def test_every_worker_lost_is_an_error(tlc_jar: Path) -> None:
     assert jvms_on(port) == []
 
 
-def test_documented_worker_command_joins(tlc_jar: Path) -> None:
+def test_documented_worker_command_joins(tlc_jar: Path, tmp_path: Path) -> None:
     """A worker started by `python -m tlcrunner worker HOST --port P`, as on another host."""
     port = dist.free_port()
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "tlcrunner", "worker", "127.0.0.1", "--port", str(port),
-         "--timeout", "120", "--jar", str(tlc_jar)],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    log = tmp_path / "worker.log"
+    with log.open("w") as out:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "tlcrunner", "worker", "127.0.0.1", "--port", str(port),
+             "--timeout", "120", "--jar", str(tlc_jar)],
+            cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def worker_alive(fleet: dist.Fleet, server_text: str) -> None:
+        if worker.poll() not in (None, 0):
+            raise AssertionError(f"the worker command failed:\n{log.read_text()}")
+
     try:
         row, drun = dist.check_entry(
             entry("MCESSA_Paper2007", 120), jar=tlc_jar, library=LIBRARY,
-            options=dist.Options(port=port, workers=0),
+            options=dist.Options(port=port, workers=0), observer=worker_alive,
         )  # fmt: skip
         assert row.as_expected and row.distinct == ENTRIES["MCESSA_Paper2007"].distinct, row.note
         assert worker.wait(timeout=30) == 0  # it exits by itself when the server is done
     finally:
         if worker.poll() is None:
-            worker.kill()
+            worker.terminate()  # SIGTERM: the command kills its JVM before it exits
         worker.wait()
+    assert jvms_on(port) == []
+
+
+def test_terminated_check_leaves_no_jvm(tlc_jar: Path, tmp_path: Path) -> None:
+    """SIGTERM to `tlcrunner check --distributed` mid-run: the server and workers go with it."""
+    port = dist.free_port()
+    check_cmd = subprocess.Popen(
+        [sys.executable, "-m", "tlcrunner", "check", "--distributed", "--port", str(port),
+         "--models", "MCPageStates_Full", "--json", str(tmp_path / "c.json"),
+         "--jar", str(tlc_jar)],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while len(jvms_on(port)) < 2 and time.monotonic() < deadline:  # server and a worker
+            time.sleep(0.2)
+        assert len(jvms_on(port)) >= 2
+        check_cmd.terminate()
+        assert check_cmd.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if check_cmd.poll() is None:
+            check_cmd.kill()
+            check_cmd.wait()
     assert jvms_on(port) == []
 
 

@@ -36,16 +36,18 @@ way out: success, violation, error, timeout, Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import re
 import signal
 import socket
 import subprocess
-import tempfile
 import sys
+import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -177,6 +179,25 @@ _CFG_COMMENTS = re.compile(r"\(\*.*?\*\)|\\\*[^\n]*", re.DOTALL)
 _NO_DEADLOCK = re.compile(r"\bCHECK_DEADLOCK\s+FALSE\b")
 
 
+@contextlib.contextmanager
+def terminate_as_exit() -> Iterator[None]:
+    """While the fleet runs, SIGTERM raises SystemExit (as Ctrl-C raises KeyboardInterrupt), so
+    the ``finally`` that kills the JVMs runs: by default SIGTERM ends Python at once and the
+    JVMs, each in a session of its own, would outlive it. Only the main thread can set it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def exit_on_term(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, exit_on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def free_port(host: str = DEFAULT_HOST) -> int:
     """A TCP port nobody listens on now (TLCServer binds it moments later)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -283,7 +304,7 @@ def run_distributed(
     start = time.monotonic()
     deadline = start + timeout
     port = options.port if options.port is not None else free_port(options.host)
-    with tempfile.TemporaryDirectory(prefix="tlcrunner-dist-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tlcrunner-dist-") as tmp, terminate_as_exit():
         workdir = Path(tmp)
         (workdir / "tmp").mkdir()
         fleet = Fleet(workdir)
@@ -585,7 +606,7 @@ def worker_main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     advertise = args.advertise or _route_address(args.host, args.port)
-    with tempfile.TemporaryDirectory(prefix="tlcrunner-worker-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tlcrunner-worker-") as tmp, terminate_as_exit():
         command = worker_command(
             java, jar, args.host, port=args.port, advertise=advertise, threads=args.threads,
             fpset=args.fpset, tmpdir=Path(tmp),
