@@ -59,7 +59,7 @@ from .manifest import ModelEntry
 from .replay import replay
 from .run import RunResult, TlcSetupError, check_jar, find_java, run_tlc
 from .tool_output import (
-    INITIAL_PREDICATE, VIOLATIONS, Outcome, ToolResult, TraceStep, parse_messages, parse_state,
+    INITIAL_PREDICATE, VIOLATIONS, Outcome, ToolResult, TraceStep, parse_state,
     parse_tool_output,
 )
 
@@ -271,8 +271,8 @@ class Fleet:
 @dataclass
 class DistributedRun:
     """A distributed run: ``run`` is shaped like a local RunResult (so check.judge can compare it
-    with the manifest), ``events`` is what happened to the fleet, ``replay`` the local TLC runs
-    that named a violation."""
+    with the manifest), ``events`` is what happened to the fleet; for a violation,
+    ``server_trace`` is what TLCServer printed and ``replay_seconds`` what naming it cost."""
 
     run: RunResult
     events: list[str] = field(default_factory=list)
@@ -294,8 +294,9 @@ def run_distributed(
     """Run TLCServer and ``options.workers`` local workers on one model until the server ends,
     the timeout passes, or the run cannot go on; then kill every process that is left.
 
-    Raises DistributedError for a model with temporal properties and for a port in use; a
-    timeout or lost workers come back as a run whose outcome says so.
+    Raises DistributedError for a port in use and when every local worker is gone; a timeout
+    comes back as a run whose outcome is TIMEOUT. It does not look for temporal properties:
+    :func:`check_entry` does, before it calls this.
     """
     module, config = Path(module).resolve(), Path(config).resolve()
     java = find_java()
@@ -435,8 +436,12 @@ def _drive(
     return DistributedRun(run=run, events=events, workers_started=started, port=port)
 
 
+_START = re.compile(r"@!@!@STARTMSG (\d+):")
+
+
 def _codes(text: str) -> set[int]:
-    return {m.code for m in parse_messages(text)[0]}
+    """The codes of the messages in ``text`` (cheaper than parsing them, every poll)."""
+    return {int(c) for c in _START.findall(text)}
 
 
 def _exit_status(code: int) -> str:
