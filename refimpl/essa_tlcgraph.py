@@ -5,7 +5,7 @@ This module runs programs and reads files; it is the spec side of the ESSA equal
 :mod:`refimpl.tlcgraph` describes (one line per state, its label the state as TLA+ text; one line
 per explored transition, labelled with the action: the name of the operator TLC's action
 splitting stops at, here the spec's action names, ``GuestMakeVolatile`` for ORC 3 and 4 alike).
-States are read with :mod:`refimpl.tlavalues`; pages are the model values ``p1``, ``p2`` ...
+States are read with :mod:`tlcrunner.tlavalues`; pages are the model values ``p1``, ``p2`` ...
 (page 0, 1 ...), and ``NoPage`` is ``NO_PAGE``.
 
 The graph model is tests/fixtures/graph/MCEssaGraph.tla: ESSAProperties without symmetry, plus
@@ -23,7 +23,7 @@ from typing import Final, TypeVar
 
 from .essa_graph import GRAPH_MODELS, EssaGraph
 from .essa_state import NO_PAGE, EssaLastOp, EssaPage, EssaProfile, EssaState
-from .tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
+from tlcrunner.tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
 from .tlcgraph import REPO_ROOT, TlcGraphError, dump_state_graph, page_names
 
 #: The graph model of the ESSA equality test.

@@ -28,7 +28,7 @@ from typing import Final, TypeVar
 from .graph import StateGraph
 from .profile import NO_PAGE, Profile
 from .state import LastOp, Page, State
-from .tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
+from tlcrunner.tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[1]
 SPEC_DIR: Final = REPO_ROOT / "spec"

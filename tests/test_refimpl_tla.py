@@ -8,7 +8,7 @@ from refimpl.graph import StateGraph, compare, reachable_graph
 from refimpl.machine import Machine
 from refimpl.profile import NO_PAGE, Profile
 from refimpl.state import LastOp, Page, State
-from refimpl.tlavalues import ModelValue, Record, TlaValueError, parse_state, parse_value
+from tlcrunner.tlavalues import ModelValue, Record, TlaValueError, parse_state, parse_value
 from refimpl.tlcgraph import TlcGraphError, graph_cfg, read_dot
 
 # --------------------------------------------------------------------------- values

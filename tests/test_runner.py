@@ -200,7 +200,7 @@ def full_check(tlc_jar: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
     out = tmp_path_factory.mktemp("check") / "check.json"
     status, table, results = run_check(
         "--manifest", str(FIXTURES / "manifest.json"), "--size", "all", "--json", str(out),
-        "--jar", str(tlc_jar),
+        "--jar", str(tlc_jar), "--traces",
     )  # fmt: skip
     return status, table, {r["name"]: r for r in results}
 
@@ -248,6 +248,23 @@ def test_check_deadlock(full_check: Any) -> None:
     row = full_check[2]["Deadlock"]
     assert row["result"] == "deadlock" and row["as_expected"]
     assert row["trace"][-1]["state"] == {"x": "2"}
+
+
+def test_traces_are_printed_as_tables(full_check: Any) -> None:
+    """--traces prints every counterexample, each a table of steps with what changed."""
+    text = full_check[1]
+    block = text[text.index("counterexample of InvFail (SmallInv):"):].split("\n\n")[0]
+    assert block.splitlines()[1:] == [
+        "  step  operation  outcome",
+        "     1  Init       -",
+        "          x = 0",
+        "          y = a",
+        "     2  Inc        -",
+        "          x = 1",
+        "     3  Inc        -",
+        "          x = 2",
+    ]
+    assert "counterexample of LiveFail" in text and "then back to state 1" in text
 
 
 def test_table_rows(full_check: Any) -> None:
