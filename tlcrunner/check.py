@@ -280,12 +280,16 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         return exitcodes.USAGE
 
     try:
-        jar = _jar(args.jar)
-        verify_setup(jar)
+        with sigterm_as_interrupt():
+            jar = _jar(args.jar)
+            verify_setup(jar)
     except TlcSetupError as exc:
         # Before any model, said once: no row, no results written, an exit status of its own.
         print(f"error: {exc}\nno model was checked.", file=sys.stderr)
         return exitcodes.SETUP
+    except KeyboardInterrupt:
+        print("interrupted before any model was checked; nothing written", file=sys.stderr)
+        return exitcodes.INTERRUPTED
     library = default_library(manifest)
 
     table = Table(entries, out)
