@@ -242,8 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="comma-separated model names or fnmatch globs (a,b*,c); a name "
                         "without * ? [ runs whatever its size, a glob only among --size")  # fmt: skip
     parser.add_argument("--size", choices=("ci", "deep", "all"), default="ci",
-                        help="which models globs (and no --models) select: ci (seconds each, "
-                        "run by make test), deep (minutes, make check), or all "
+                        help="which models globs (and no --models) select: ci (seconds each; "
+                        "make test runs them), deep (the larger ones), or all (make check) "
                         "(default: %(default)s)")  # fmt: skip
     parser.add_argument("--json", type=Path, default=Path("results/check.json"), metavar="PATH",
                         help="rows merged here by model; this run's own file goes in runs/ "
