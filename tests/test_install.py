@@ -71,3 +71,7 @@ def test_installed_command_checks_a_model_outside_the_checkout(tlc_jar: Path, tm
     steps = run(command, "run", "-", input="SetVolatile 0\nExtract 0\n", cwd=elsewhere, env=env)
     assert steps.returncode == 0, steps.stderr
     assert "Vz" in steps.stdout
+
+    # What the package cannot do, it says so plainly (usage error), not as a TLC failure.
+    equal = run(command, "equal", "--pages", "1", cwd=elsewhere, env=env)
+    assert equal.returncode == 2 and "needs a checkout" in equal.stderr

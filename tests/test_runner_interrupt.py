@@ -100,6 +100,34 @@ def test_signal_ends_tlc_and_keeps_finished_rows(how: str, tlc_jar: Path, tmp_pa
     assert record["complete"] is False and [r["name"] for r in record["models"]] == ["Ok"]
 
 
+def test_signal_during_setup_is_exit_130_with_nothing_written(tmp_path: Path) -> None:
+    """SIGTERM while Java is being checked (here a java that hangs): 130, no results file."""
+    java = tmp_path / "java"
+    java.write_text("#!/bin/sh\nexec sleep 60\n")
+    java.chmod(0o755)
+    results = tmp_path / "check.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tlcrunner", "check", "--manifest", str(FIXTURES / "manifest.json"),
+         "--json", str(results), "--jar", str(tmp_path / "unused.jar")],
+        cwd=REPO, env={**os.environ, "JAVA": str(java)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not _children(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # the handler is installed before java is started; leave it a moment
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted before any model" in err and "Traceback" not in err
+    assert out == "" and not results.exists()
+
+
 _MERGER = """
 import sys
 from datetime import datetime, timezone

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 
 from . import exitcodes
+from .locations import in_checkout
 
 
 def _check(argv: list[str]) -> int:
@@ -64,6 +65,13 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
 }  # fmt: skip
 
 
+# Commands whose inputs or outputs are files of the repository that the package does not carry.
+CHECKOUT_ONLY: dict[str, str] = {
+    "equal": "its graph models are test fixtures, in tests/fixtures/graph",
+    "findings": "it rewrites docs/findings.md",
+}
+
+
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = ["usage: cmma-spec COMMAND [--help] [options]", "", "commands:"]
@@ -80,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     entry = COMMANDS.get(args[0])
     if entry is None:
         print(f"cmma-spec: unknown command {args[0]!r}\n\n{usage()}", file=sys.stderr)
+        return exitcodes.USAGE
+    if args[0] in CHECKOUT_ONLY and not in_checkout() and not {"-h", "--help"} & set(args[1:]):
+        print(f"cmma-spec {args[0]}: needs a checkout of the repository ({CHECKOUT_ONLY[args[0]]}); "
+              "run it there with `make` or `python -m`", file=sys.stderr)  # fmt: skip
         return exitcodes.USAGE
     return entry[0](args[1:])
 
