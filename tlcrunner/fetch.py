@@ -24,6 +24,7 @@ import urllib.request
 from pathlib import Path
 from typing import IO
 
+from .exitcodes import SETUP
 from .locations import tlc_cache_dir
 
 TLC_VERSION = "1.1.0"
@@ -148,7 +149,9 @@ def ensure_tlc(cache_dir: Path | None = None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner.fetch", description="Download and verify TLC."
+        prog="python -m tlcrunner.fetch", description="Download and verify TLC.",
+        epilog="exit status: 0 the verified jar's path is printed; 3 it could not be downloaded "
+        "or did not verify (a setup fault, as in tlcrunner check)",
     )
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="where to keep the jar (default: .cache/tlc in a checkout, else "
@@ -158,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         print(ensure_tlc(args.cache_dir))
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return SETUP
     return 0
 
 
