@@ -98,6 +98,7 @@ def test_signal_ends_tlc_and_keeps_finished_rows(how: str, tlc_jar: Path, tmp_pa
     (own,) = (results.parent / "runs").glob("check-*.json")
     record = json.loads(own.read_text())
     assert record["complete"] is False and [r["name"] for r in record["models"]] == ["Ok"]
+    assert record["arguments"][:2] == ["--manifest", str(manifest)]
 
 
 def test_signal_during_setup_is_exit_130_with_nothing_written(tmp_path: Path) -> None:
@@ -135,7 +136,7 @@ from pathlib import Path
 from tlcrunner.results import record_run
 merged, who = Path(sys.argv[1]), sys.argv[2]
 for i in range(15):
-    record_run(merged, [{"name": f"{who}-{i}"}], complete=True, command=[], started=datetime.now(timezone.utc))
+    record_run(merged, [{"name": f"{who}-{i}"}], complete=True, arguments=[], started=datetime.now(timezone.utc))
 """
 
 
@@ -157,7 +158,7 @@ def test_a_subset_replaces_only_its_own_rows(tmp_path: Path) -> None:
 
     merged = tmp_path / "check.json"
     t = datetime.now(timezone.utc)
-    record_run(merged, [{"name": "A", "v": 1}, {"name": "B", "v": 1}], complete=True, command=[], started=t)
-    record_run(merged, [{"name": "B", "v": 2}], complete=False, command=[], started=t)
+    record_run(merged, [{"name": "A", "v": 1}, {"name": "B", "v": 1}], complete=True, arguments=[], started=t)
+    record_run(merged, [{"name": "B", "v": 2}], complete=False, arguments=[], started=t)
     rows = json.loads(merged.read_text())
     assert [(r["name"], r["v"], r["run_complete"]) for r in rows] == [("A", 1, True), ("B", 2, False)]

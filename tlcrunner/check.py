@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
 
     own = record_run(
         args.json, [r.to_json() for r in rows], complete=complete,
-        command=["tlcrunner", "check", *(argv if argv is not None else sys.argv[1:])],
+        arguments=list(argv) if argv is not None else sys.argv[1:],
         started=started,
     )  # fmt: skip
     for r in rows:

@@ -72,10 +72,11 @@ def _old_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def record_run(
-    merged: Path, rows: list[dict[str, Any]], *, complete: bool, command: list[str],
+    merged: Path, rows: list[dict[str, Any]], *, complete: bool, arguments: list[str],
     started: datetime,
 ) -> Path:  # fmt: skip
-    """Write this run's own file, then merge ``rows`` into ``merged``. Returns the run's file."""
+    """Write this run's own file, then merge ``rows`` into ``merged``. Returns the run's file.
+    ``arguments`` are the run's command-line arguments, kept so a record says what was asked."""
     ident = run_id(started)
     finished = datetime.now(timezone.utc)
     stamped = [
@@ -87,7 +88,7 @@ def record_run(
     write_atomically(own, {
         "run": ident, "started": started.isoformat(timespec="seconds"),
         "finished": finished.isoformat(timespec="seconds"), "complete": complete,
-        "command": command, "models": stamped,
+        "arguments": arguments, "models": stamped,
     })  # fmt: skip
     with locked(merged):
         by_name = {r["name"]: r for r in _old_rows(merged)}
