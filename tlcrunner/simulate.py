@@ -22,9 +22,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import exitcodes
 from .check import default_library
 from .fetch import default_jar
 from .manifest import Expectation, ManifestError, load_manifest
+from .process import sigterm_as_interrupt
 from .run import RunResult, TlcSetupError, run_tlc
 from .tool_output import CLASS_ERROR, CLASS_TLCBUG, MSG_FINISHED, VIOLATIONS, Outcome
 from .trace_text import format_trace
@@ -126,25 +128,33 @@ def main(argv: list[str] | None = None) -> int:
             manifest = load_manifest(args.manifest)
         except ManifestError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return exitcodes.USAGE
         entry = next((e for e in manifest.entries if e.name == args.model), None)
         if entry is None:
             print(f"error: no model {args.model!r} in {args.manifest}", file=sys.stderr)
-            return 2
+            return exitcodes.USAGE
         module, config, expect = entry.module, entry.config, entry.expect
         library = default_library(manifest)
     try:
-        sim = simulate(
-            module, config, jar=args.jar or default_jar(), library=library, depth=args.depth,
-            traces=args.traces, seed=args.seed, workers=args.workers, timeout=args.timeout,
-        )  # fmt: skip
-    except (TlcSetupError, ValueError, FileNotFoundError) as exc:
+        with sigterm_as_interrupt():
+            sim = simulate(
+                module, config, jar=args.jar or default_jar(), library=library,
+                depth=args.depth, traces=args.traces, seed=args.seed, workers=args.workers,
+                timeout=args.timeout,
+            )  # fmt: skip
+    except TlcSetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exitcodes.SETUP
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exitcodes.USAGE
+    except KeyboardInterrupt:
+        print("interrupted: TLC stopped, nothing to report", file=sys.stderr)
+        return exitcodes.INTERRUPTED
     ok, what = verdict(sim, expect)
     states = "-" if sim.states is None else f"{sim.states}"
     print(f"{args.model}: {what}; {states} states generated in {sim.run.seconds:.1f} s")
     if sim.run.tool.trace:
         print(f"\ncounterexample ({len(sim.run.tool.trace)} states):")
         print(format_trace(sim.run.tool.trace, sim.run.tool.back_to_state, sim.run.tool.stuttering))
-    return 0 if ok else 1
+    return exitcodes.OK if ok else exitcodes.FAILED
