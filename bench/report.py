@@ -91,6 +91,20 @@ def manifest_doc(out: Path) -> None:
     print(f"(every model written to {out})\n")
 
 
+def distributed_table(d: Any) -> None:
+    """bench/distributed_bench.py's figures, as the README's "Bigger models" quotes them."""
+    print(f"Local TLC against TLCServer and local workers, `{d['model']}`, {d['cores']} cores:\n")
+    print("| run | seconds | distinct states | distinct/s | generated/s | time / local | "
+          "extra per distinct state |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
+    for r in d["rows"]:
+        ratio = r.get("ratio_to_local", 1)
+        extra = f"{r['extra_us_per_distinct_state']:.0f} µs" if "ratio_to_local" in r else "-"
+        print(f"| {r['run']} | {r['seconds']:.1f} | {r['distinct']:,} | {r['distinct_per_s']:,} | "
+              f"{r['generated_per_s']:,} | {ratio} | {extra} |")  # fmt: skip
+    print()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python bench/report.py")
     parser.add_argument("--models-doc", type=Path, default=None)
@@ -116,8 +130,12 @@ def main() -> int:
                 print(f"| `{s['name']}` | {w['distinct']:,} | {wo['distinct']:,} | "
                       f"{w['seconds_median']} | {wo['seconds_median']} |")  # fmt: skip
             print()
+    distributed = _load("distributed")
+    if distributed:
+        distributed_table(distributed)
     refimpl = _load("refimpl")
-    reported = reported or bool(models) or bool(refimpl) or bool(_load("conformance"))
+    reported = (reported or bool(models) or bool(refimpl) or bool(_load("conformance"))
+                or bool(distributed))  # fmt: skip
     if not reported and args.manifest_doc is None:
         print(f"nothing to report: no {RESULTS}/check-all.json and no {RESULTS}/bench-*.json "
               "here. Run `make bench` (and `python -m tlcrunner check --size all --json "
