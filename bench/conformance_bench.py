@@ -14,6 +14,16 @@ each in-process (the reference implementation as the engine) and over JSON lines
 engine (conformance/engines/cmma_engine.c). Then, for each mutant, the seconds from start to a
 shrunk report (hypothesis quick settings, seeds 0 .. runs-1, no example database): the kill time.
 
+The ESSA mode (``--machine ESSA``), on the profile KVMClassic with storage keys, facility 147, a
+CBRL of two and two pages: checked steps per second of ``run``'s tour (the one-page tour and the
+queue tour) and of its hypothesis drive, in-process (the reference engine) and over JSON lines
+(``python -m conformance.essa``, the reference engine behind a Python JSON-lines server: the
+server's own cost is in the figure); the JSON-lines round trip alone; and, for each ESSA mutant,
+the seconds ``run`` with its default settings takes to report it (every profile, 2 pages).
+
+Last, the lines the unification of the two machines removed: ``git diff --numstat`` of refimpl/,
+conformance/ and their tests against the merge base with ``main`` (``--base``).
+
 Run: ``make bench`` or ``python bench/conformance_bench.py [--steps N] [--runs R]``. Writes
 results/bench-conformance.json.
 """
@@ -24,6 +34,7 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -38,8 +49,17 @@ from conformance.mutants import MUTANTS  # noqa: E402
 from conformance.protocol import ProfileRequest  # noqa: E402
 from conformance.runner import connect, run_hypothesis, run_walk, walk_program  # noqa: E402
 from conformance.stateful import settings_for  # noqa: E402
+from conformance.driver import Drive, run_hypothesis as essa_hypothesis  # noqa: E402
+from conformance.driver import run_machine, run_programs  # noqa: E402
+from conformance.essa import (  # noqa: E402
+    ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
+    all_requests, tours,
+)
+from conformance.essa_mutants import ESSA_MUTANTS  # noqa: E402
 
 PROFILE = ProfileRequest("Full", True, "AddressingException", 2)
+ESSA_FIXED = EssaProfileRequest(impl="KVMClassic", storage_keys=True, facility147=True, cbrl_size=2)
+ESSA_SERVER = f"{sys.executable} -m conformance.essa --impl KVMClassic"
 
 
 def median_rate(runs: int, once: Callable[[], tuple[int, float]]) -> float:
@@ -96,12 +116,118 @@ def round_trip_rate(command: str, steps: int, runs: int) -> float:
     return median_rate(runs, once)
 
 
+def essa_rates(make: Callable[[], EssaEngine], runs: int) -> tuple[float, float]:
+    """Checked steps per second of ESSA run's tour and of its hypothesis drive."""
+    profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
+    tour_rates, hyp_rates = [], []
+    for seed in range(runs):
+        engine = make()
+        try:
+            ESSA_DRIVER.connect(engine, profile)
+            drive = Drive(ESSA_DRIVER, engine, profile)
+            o = run_programs(drive, tours(profile))
+            assert o.passed, o.error
+            tour_rates.append(o.steps / o.seconds)
+            o = essa_hypothesis(drive, all_requests(profile), seed=seed)
+            assert o.passed, o.error
+            hyp_rates.append(o.steps / o.seconds)
+        finally:
+            engine.close()
+    return statistics.median(tour_rates), statistics.median(hyp_rates)
+
+
+def essa_round_trip_rate(steps: int, runs: int) -> float:
+    def once() -> tuple[int, float]:
+        engine = EssaJsonLinesEngine(ESSA_SERVER)
+        try:
+            profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
+            ESSA_DRIVER.connect(engine, profile)
+            rng = random.Random(2)
+            reqs = all_requests(profile)
+            program = [rng.choice(reqs) for _ in range(steps)]
+            engine.reset()
+            start = time.perf_counter()
+            for r in program:
+                engine.step(r)
+            return steps, time.perf_counter() - start
+        finally:
+            engine.close()
+
+    return median_rate(runs, once)
+
+
+def unification_lines(base: str) -> dict[str, int]:
+    """Lines added and removed in refimpl/, conformance/ and their tests since ``base``."""
+    merge_base = subprocess.run(["git", "merge-base", "HEAD", base], capture_output=True,
+                                text=True, check=True).stdout.strip()  # fmt: skip
+    out = subprocess.run(
+        ["git", "diff", "--numstat", merge_base, "--", "refimpl", "conformance", "tests"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    added = removed = 0
+    for line in out.splitlines():
+        a, r, path = line.split("\t", 2)
+        if a != "-" and ("refimpl" in path or "conformance" in path):
+            added, removed = added + int(a), removed + int(r)
+    return {"added": added, "removed": removed}
+
+
+def essa(args: argparse.Namespace) -> dict[str, object]:
+    print(f"\nESSA mode, {ESSA_DRIVER.short_name(ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0])}; "
+          f"median of {args.runs} runs")  # fmt: skip
+    figures: dict[str, object] = {}
+    for key, label, make in (
+        ("inprocess", "in-process (reference engine)", KVMClassicEngine),
+        ("jsonlines", "JSON lines (python -m conformance.essa)",
+         lambda: EssaJsonLinesEngine(ESSA_SERVER)),
+    ):  # fmt: skip
+        tour, hyp = essa_rates(make, args.runs)  # type: ignore[arg-type]
+        figures[f"essa_tour_{key}_steps_per_s"] = round(tour)
+        figures[f"essa_hypothesis_{key}_steps_per_s"] = round(hyp)
+        print(f"run tour, {label:<42} {tour:>10,.0f} checked steps/s")
+        print(f"run hypothesis, {label:<36} {hyp:>10,.0f} checked steps/s")
+    rt = essa_round_trip_rate(min(args.steps, 20_000), args.runs)
+    figures["essa_round_trip_jsonlines_per_s"] = round(rt)
+    print(f"{'round trip only, JSON lines (python -m conformance.essa)':<57} {rt:>10,.0f} requests/s")
+    print("\ntime for `run --machine ESSA` (default settings, every profile, 2 pages) to report "
+          "each ESSA mutant")  # fmt: skip
+    kills: dict[str, object] = {}
+    for m in ESSA_MUTANTS:
+        start = time.perf_counter()
+        outcomes = run_machine(ESSA_DRIVER, m(), ESSA_DRIVER.profiles(
+            EssaProfileRequest(impl=m.impl), 2))  # fmt: skip
+        seconds = time.perf_counter() - start
+        last = outcomes[-1]
+        steps = len(last.error.steps) if last.error is not None else 0
+        kills[m.__name__] = {"seconds": round(seconds, 3), "killed": last.status == "diverged",
+                             "trace_steps": steps, "shows": m.shows}  # fmt: skip
+        print(f"  {m.__name__:<26} {seconds:6.2f} s  {'killed' if last.status == 'diverged' else 'SURVIVED'}"
+              f"  by {last.drive:<10} trace steps {steps:<3} {m.shows}")  # fmt: skip
+    median = statistics.median(float(k["seconds"]) for k in kills.values())  # type: ignore[index]
+    figures["essa_mutants"] = kills
+    figures["essa_mutant_median_seconds"] = round(median, 3)
+    print(f"  median {median:.2f} s")
+    lines = unification_lines(args.base)
+    figures["unification_lines"] = lines
+    print(f"\nrefimpl/, conformance/ and their tests since the merge base with {args.base}: "
+          f"+{lines['added']} -{lines['removed']} lines")  # fmt: skip
+    return figures
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=100_000, help="walk steps per run")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (the median is shown)")
     parser.add_argument("--json", type=Path, default=Path("results/bench-conformance.json"))
+    parser.add_argument("--base", default="main", help="the unification's base (default main)")
+    parser.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
     args = parser.parse_args(argv)
+    if args.essa_only:
+        figures_essa = essa(args)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.with_name("bench-conformance-essa.json").write_text(
+            json.dumps(figures_essa, indent=2) + "\n")
+        return 0
     command = str(ensure_built())
 
     def c_engine() -> Engine:
@@ -148,10 +274,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         print(f"  {m.__name__:<32} {statistics.median(seconds):6.2f} s   killed {killed}/{args.runs}"
               f"   trace steps {lengths}   breaks {m.breaks}")  # fmt: skip
+    figures_essa = essa(args)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
         "runs": args.runs, "walk_steps": args.steps,
-        **{k: round(v) for k, v in figures.items()}, "mutants": kills,
+        **{k: round(v) for k, v in figures.items()}, "mutants": kills, **figures_essa,
     }, indent=2) + "\n")  # fmt: skip
     return 0
 
