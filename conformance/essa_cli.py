@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from refimpl.essa import EssaProfileError
+from refimpl.essa import EssaProfile, EssaProfileError
+
+from . import essa_tla
 
 from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, report, run_machine, save
 from .essa import (
@@ -19,6 +21,7 @@ from .essa import (
     EssaRequest, check_essa_reply, essa_request,
 )  # fmt: skip
 from .protocol import EngineFault, ProtocolError
+from .tla import MODULE
 
 EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_FAULT, EXIT_NOTHING = 0, 1, 2, 3, 4
 #: Hypothesis sizes of ``--profile quick|thorough``: examples, steps per example.
@@ -52,14 +55,50 @@ def _line(o: Outcome) -> str:
         f"({rate:,.0f} steps/s){note}"  # fmt: skip
 
 
-def report_failure(error: Divergence | Fault, engine: str, out_dir: Path, out: TextIO) -> int:
-    """Print the report, save it with the reproducers; the exit status."""
+def report_failure(error: Divergence | Fault, engine: str, out_dir: Path, out: TextIO,
+                   tlc: bool = True) -> int:  # fmt: skip
+    """Print the report, save it with the reproducers (and, for a divergence, the TLA+ trace
+    module, which TLC checks against spec/ESSA.tla unless ``tlc`` is false); the exit status."""
     text = report(ESSA_DRIVER, error, engine=engine)
     print(text, file=out)
     saved = save(ESSA_DRIVER, out_dir, text, error)
     print(f"saved: {saved.report}, {saved.jsonl}, {saved.itf}", file=out)
     print(f"replay: python -m conformance validate --machine ESSA {saved.jsonl}", file=out)
-    return EXIT_FAULT if isinstance(error, Fault) else EXIT_DIVERGED
+    if isinstance(error, Fault):
+        return EXIT_FAULT
+    steps: list[tuple[EssaRequest, EssaReply]] = [
+        (r.request, r.observed) for r in error.steps if r.observed is not None
+    ]
+    module, config = essa_tla.module_text(error.profile, steps), essa_tla.config_text(error.profile)
+    (saved.directory / f"{MODULE}.tla").write_text(module, encoding="utf-8")
+    (saved.directory / f"{MODULE}.cfg").write_text(config, encoding="utf-8")
+    print(f"TLA+ trace: {saved.directory / MODULE}.tla (+ .cfg)", file=out)
+    if tlc:
+        confirm_with_tlc(error.profile, steps, out)
+    return EXIT_DIVERGED
+
+
+def confirm_with_tlc(profile: EssaProfile, steps: list[tuple[EssaRequest, EssaReply]],
+                     out: TextIO) -> bool:  # fmt: skip
+    """TLC's verdict on the recorded steps, printed; whether TLC agrees with the oracle that the
+    last step, and no earlier one, is not a behaviour of spec/ESSA.tla."""
+    from tlcrunner.run import TlcSetupError
+
+    try:
+        verdict = essa_tla.check_with_tlc(profile, steps)
+    except (TlcSetupError, OSError) as exc:
+        print(f"TLC not run: {exc}", file=out)
+        return False
+    if verdict.behaviour:
+        print(f"TLC: the trace is a behaviour of spec/ESSA.tla ({len(steps)} steps, "
+              f"{verdict.seconds:.1f} s)", file=out)  # fmt: skip
+        return False
+    if verdict.stuck_at is None:
+        print(f"TLC could not check the trace: {verdict.message}", file=out)
+        return False
+    print(f"TLC: the trace stops being a behaviour of spec/ESSA.tla at step {verdict.stuck_at} "
+          f"(deadlock at cursor = {verdict.stuck_at}, {verdict.seconds:.1f} s)", file=out)  # fmt: skip
+    return verdict.stuck_at == len(steps)
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
@@ -100,7 +139,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     failed = [o for o in outcomes if o.error is not None]
     if failed:
         assert failed[-1].error is not None
-        return report_failure(failed[-1].error, str(name), args.out, out)
+        return report_failure(failed[-1].error, str(name), args.out, out, tlc=not args.no_tlc)
     if all(o.status == "skipped" for o in outcomes):
         print("nothing checked: the engine runs none of the profiles asked for", file=out)
         return EXIT_NOTHING
@@ -155,14 +194,37 @@ def cmd_validate(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
         return EXIT_USAGE
     print(f"{args.file}: {len(requests)} steps; {profile.describe()}", file=out)
     drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, RecordedEngine(replies), profile)
+    stuck: int | None = None
     try:
         drive.run(requests)
+        print(f"oracle: every step is what the reference implementation does ({len(requests)} "
+              "steps)", file=out)  # fmt: skip
     except Divergence as err:
         print(report(ESSA_DRIVER, err, engine=str(args.file)), file=out)
+        stuck = len(err.steps)
+    if args.no_tlc:
+        return EXIT_OK if stuck is None else EXIT_DIVERGED
+    steps = list(zip(requests, replies))
+    from tlcrunner.run import TlcSetupError
+
+    try:
+        verdict = essa_tla.check_with_tlc(profile, steps, directory=args.tla_dir)
+    except (TlcSetupError, OSError) as exc:
+        print(f"TLC not run: {exc}", file=out)
+        return EXIT_NOTHING
+    if verdict.behaviour:
+        print(f"TLC: the trace is a behaviour of spec/ESSA.tla ({verdict.seconds:.1f} s)", file=out)
+    elif verdict.stuck_at is not None:
+        print(f"TLC: the trace stops being a behaviour of spec/ESSA.tla at step "
+              f"{verdict.stuck_at} ({verdict.seconds:.1f} s)", file=out)  # fmt: skip
+    else:
+        print(f"TLC could not check the trace: {verdict.message}", file=out)
+        return EXIT_NOTHING
+    if verdict.stuck_at != stuck:
+        print(f"WARNING: TLC and the reference implementation disagree (TLC: step "
+              f"{verdict.stuck_at}, oracle: step {stuck})", file=out)  # fmt: skip
         return EXIT_DIVERGED
-    print(f"oracle: every step is what the reference implementation does ({len(requests)} "
-          "steps)", file=out)  # fmt: skip
-    return EXIT_OK
+    return EXIT_OK if stuck is None else EXIT_DIVERGED
 
 
 # --------------------------------------------------------------------------- mutants

@@ -80,7 +80,7 @@ def test_report_and_reproducer(tmp_path: Path) -> None:
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine-class",
                  "conformance.essa_mutants:CBRLLastInFirstOut", "--quiet", "--out", str(tmp_path),
-                 "--storage-keys", "--no-facility147", "--cbrl-size", "2"], out)  # fmt: skip
+                 "--storage-keys", "--no-facility147", "--cbrl-size", "2", "--no-tlc"], out)  # fmt: skip
     text = out.getvalue()
     assert code == 1, text
     assert "profile KVMClassic-keys-nof147-cbrl2-2p" in text
@@ -93,7 +93,7 @@ def test_report_and_reproducer(tmp_path: Path) -> None:
     itf = json.loads((saved / "trace.itf.json").read_text())
     assert len(itf["states"]) == len(lines) and "zbit" in itf["vars"]
     out = io.StringIO()
-    assert main(["validate", "--machine", "ESSA", str(saved / "trace.jsonl")], out) == 1
+    assert main(["validate", "--machine", "ESSA", "--no-tlc", str(saved / "trace.jsonl")], out) == 1
     assert "DIVERGENCE at step" in out.getvalue()
 
 
@@ -142,7 +142,7 @@ def test_a_fault_gets_the_full_report(tmp_path: Path) -> None:
     engine.write_text(CRASHY)
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine", f"{sys.executable} {engine}",
-                 "--quiet", "--out", str(tmp_path / "out")], out)  # fmt: skip
+                 "--quiet", "--out", str(tmp_path / "out"), "--no-tlc"], out)  # fmt: skip
     text = out.getvalue()
     assert code == 3, text
     assert "profile KVMGmap-nokeys-nof147-cbrl1-2p" in text
@@ -192,3 +192,39 @@ def test_the_contract_fails_on_a_mutant_with_the_report(tmp_path: Path) -> None:
     contract.report_dir = tmp_path  # type: ignore[misc]
     with pytest.raises(pytest.fail.Exception, match="DIVERGENCE at step 2"):
         contract.test_tour({"storage_keys": False, "facility147": False, "cbrl_size": 1})
+
+
+@pytest.mark.parametrize("impl", ["KVMClassic", "Paper2007"])
+def test_tlc_confirms_a_reference_trace(impl: str, tlc_jar: Path) -> None:
+    """150 random requests of the reference engine (every kind, refusals and faults included)
+    are a behaviour of spec/ESSA.tla by TLC's trace module: the module's harness steps mean
+    what the reference means."""
+    import random
+
+    from conformance import essa_tla
+    from conformance.essa import EssaRequest, all_requests, oracle_step
+    from refimpl.essa import EssaProfile
+
+    profile = EssaProfile(impl, storage_keys=True, facility147=True, cbrl_size=2, pages=2)
+    rng = random.Random(5)
+    requests = [*all_requests(profile), EssaRequest("Write", 0, arg=0)]
+    s, steps = ESSA_DRIVER.init(profile), []
+    for _ in range(150):
+        r = rng.choice(requests)
+        s, reply = oracle_step(profile, s, r)
+        steps.append((r, reply))
+    assert len({reply.outcome for _, reply in steps}) >= 5
+    verdict = essa_tla.check_with_tlc(profile, steps)
+    assert verdict.behaviour, verdict.message
+
+
+def test_tlc_confirms_a_divergence_at_its_step(tmp_path: Path, tlc_jar: Path) -> None:
+    out = io.StringIO()
+    code = main(["run", "--machine", "ESSA", "--engine-class",
+                 "conformance.essa_mutants:MigrationCarriesZ", "--quiet", "--out", str(tmp_path),
+                 "--no-storage-keys", "--no-facility147", "--cbrl-size", "1"], out)  # fmt: skip
+    text = out.getvalue()
+    assert code == 1, text
+    step = text.split("DIVERGENCE at step ")[1].split(" ")[0]
+    assert f"TLC: the trace stops being a behaviour of spec/ESSA.tla at step {step} " in text
+    assert (tmp_path / "KVMClassic-nokeys-nof147-cbrl1-2p" / "ConformanceTrace.tla").exists()
