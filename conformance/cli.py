@@ -19,6 +19,7 @@ import argparse
 import importlib
 import sys
 import time
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -261,13 +262,48 @@ def _drive(session: Session, args: argparse.Namespace, out: TextIO, err_out: Tex
     return o
 
 
+def _speaks_essa(args: argparse.Namespace) -> bool:
+    """Whether the engine answers an ESSA hello (for an engine run without --machine ESSA)."""
+    from .essa import EssaJsonLinesEngine, EssaProfileRequest
+
+    if args.engine_class is not None:
+        # Both modes' in-process engines have hello/reset/step/close: tell them apart by what
+        # hello takes.
+        try:
+            hello = getattr(load_class(args.engine_class), "hello", None)
+            return typing.get_type_hints(hello).get("request") is EssaProfileRequest
+        except (ValueError, TypeError, NameError):
+            return False
+    engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout)
+    try:
+        engine.hello(EssaProfileRequest())
+        return True
+    except (Unsupported, EngineFault):
+        return False
+    finally:
+        engine.close()
+
+
+def _run_as_essa(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
+    from . import essa_cli
+
+    print("the engine speaks the ESSA mode, not the PageStates mode: running it as "
+          "run --machine ESSA", file=out)  # fmt: skip
+    args.machine = "ESSA"
+    return essa_cli.cmd_run(args, out, err_out)
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
+    if args.engine_class is not None and _speaks_essa(args):
+        return _run_as_essa(args, out, err_out)
     try:
         engine: Engine = (
             JsonLinesEngine(args.engine, timeout=args.timeout)
             if args.engine else load_engine_class(args.engine_class)
         )  # fmt: skip
     except ValueError as exc:
+        if _speaks_essa(args):
+            return _run_as_essa(args, out, err_out)
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
     asked = _request(args)
@@ -305,6 +341,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
         except EngineFault:
             pass
     if tested == 0:
+        if _speaks_essa(args):
+            return _run_as_essa(args, out, err_out)
         print("nothing checked: the engine runs none of the profiles asked for", file=out)
         return EXIT_NOTHING
     print("conforms" if worst == EXIT_OK else "does not conform", file=out)
