@@ -16,9 +16,10 @@ shrunk report (hypothesis quick settings, seeds 0 .. runs-1, no example database
 
 The ESSA mode (``--machine ESSA``), on the profile KVMClassic with storage keys, facility 147, a
 CBRL of two and two pages: checked steps per second of ``run``'s tour (the one-page tour and the
-queue tour) and of its hypothesis drive, in-process (the reference engine) and over JSON lines
-(``python -m conformance.essa``, the reference engine behind a Python JSON-lines server: the
-server's own cost is in the figure); the JSON-lines round trip alone; and, for each ESSA mutant,
+queue tour) and of its hypothesis drive, in-process (the reference engine) and over JSON lines,
+against the Go engine (conformance/engines/essa-go) and against ``python -m conformance.essa``
+(the reference engine behind a Python JSON-lines server, whose own cost is in the figure); the
+JSON-lines round trip alone (Go engine); and, for each ESSA mutant,
 the seconds ``run`` with its default settings takes to report it (every profile, 2 pages).
 
 Last, the lines the unification of the two machines removed: ``git diff --numstat`` of refimpl/,
@@ -42,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from conformance.c_engine import ensure_built  # noqa: E402
+from conformance.c_engine import ensure_built, ensure_essa_go_built  # noqa: E402
 from conformance.engine import Engine, ReferenceEngine  # noqa: E402
 from conformance.jsonlines import JsonLinesEngine  # noqa: E402
 from conformance.mutants import MUTANTS  # noqa: E402
@@ -136,9 +137,9 @@ def essa_rates(make: Callable[[], EssaEngine], runs: int) -> tuple[float, float]
     return statistics.median(tour_rates), statistics.median(hyp_rates)
 
 
-def essa_round_trip_rate(steps: int, runs: int) -> float:
+def essa_round_trip_rate(command: str, steps: int, runs: int) -> float:
     def once() -> tuple[int, float]:
-        engine = EssaJsonLinesEngine(ESSA_SERVER)
+        engine = EssaJsonLinesEngine(command)
         try:
             profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
             ESSA_DRIVER.connect(engine, profile)
@@ -176,9 +177,11 @@ def essa(args: argparse.Namespace) -> dict[str, object]:
     print(f"\nESSA mode, {ESSA_DRIVER.short_name(ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0])}; "
           f"median of {args.runs} runs")  # fmt: skip
     figures: dict[str, object] = {}
+    go = f"{ensure_essa_go_built()} -impl KVMClassic"
     for key, label, make in (
         ("inprocess", "in-process (reference engine)", KVMClassicEngine),
-        ("jsonlines", "JSON lines (python -m conformance.essa)",
+        ("jsonlines_go", "JSON lines (Go engine)", lambda: EssaJsonLinesEngine(go)),
+        ("jsonlines_python", "JSON lines (python -m conformance.essa)",
          lambda: EssaJsonLinesEngine(ESSA_SERVER)),
     ):  # fmt: skip
         tour, hyp = essa_rates(make, args.runs)  # type: ignore[arg-type]
@@ -186,9 +189,9 @@ def essa(args: argparse.Namespace) -> dict[str, object]:
         figures[f"essa_hypothesis_{key}_steps_per_s"] = round(hyp)
         print(f"run tour, {label:<42} {tour:>10,.0f} checked steps/s")
         print(f"run hypothesis, {label:<36} {hyp:>10,.0f} checked steps/s")
-    rt = essa_round_trip_rate(min(args.steps, 20_000), args.runs)
-    figures["essa_round_trip_jsonlines_per_s"] = round(rt)
-    print(f"{'round trip only, JSON lines (python -m conformance.essa)':<57} {rt:>10,.0f} requests/s")
+    rt = essa_round_trip_rate(go, min(args.steps, 20_000), args.runs)
+    figures["essa_round_trip_jsonlines_go_per_s"] = round(rt)
+    print(f"{'round trip only, JSON lines (Go engine)':<57} {rt:>10,.0f} requests/s")
     print("\ntime for `run --machine ESSA` (default settings, every profile, 2 pages) to report "
           "each ESSA mutant")  # fmt: skip
     kills: dict[str, object] = {}

@@ -161,20 +161,22 @@ class Drive(Generic[P, S, Q, R]):
         m = self.machine
         before = self.state
         after, expected = m.oracle(self.profile, before, request)
+        # The rule is named only for the step a report shows: naming it costs more than a step.
         record: StepRecord[S, Q, R] = StepRecord(
-            len(self.steps) + 1, request, before, expected, None,
-            m.rule(self.profile, before, request),
+            len(self.steps) + 1, request, before, expected, None, ""
         )  # fmt: skip
         self.steps.append(record)
         self.total_steps += 1
         try:
             observed: R = self.engine.step(request)
         except EngineFault as exc:
+            record.rule = m.rule(self.profile, before, request)
             where = f"step {record.index} ({m.show_request(request)})"
             raise Fault(self.profile, list(self.steps), where, exc) from None
         record.observed = observed
         record.differs = m.differences(expected, observed)
         if record.differs:
+            record.rule = m.rule(self.profile, before, request)
             raise Divergence(self.profile, list(self.steps))
         self.state = after
         return observed
@@ -197,7 +199,7 @@ class Outcome:
     profile: Any
     steps: int
     seconds: float
-    error: Divergence | Fault | None = None
+    error: Any = None  # Divergence | Fault here; the PageStates mode's errors in runner.Outcome
     note: str = ""
 
     @property

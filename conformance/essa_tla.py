@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from refimpl.essa import EssaProfile
 
 from .essa import NONE, EssaReply, EssaRequest
-from .tla import MODULE, TlcVerdict, run_trace_module
+from .tla import MODULE, TRACE_WALK, TlcVerdict, run_trace_module
 
 
 def _bool(b: bool) -> str:
@@ -133,18 +133,7 @@ Replay(e) ==
           [] e.op = "Writeback" -> HarnessWriteback(e)
     /\\ Seen(e)
 
-TraceInit == Init /\\ cursor = 1
-
-TraceNext ==
-    \\/ /\\ cursor <= Len(Trace)
-       /\\ Replay(Trace[cursor])
-       /\\ cursor' = cursor + 1
-    \\* The whole trace replayed: stutter, so that only a stuck step deadlocks.
-    \\/ /\\ cursor > Len(Trace)
-       /\\ UNCHANGED <<vars, cursor>>
-
-TraceSpec == TraceInit /\\ [][TraceNext]_<<vars, cursor>>
-{"=" * 77}
+{TRACE_WALK}{"=" * 77}
 """
 
 

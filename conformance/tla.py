@@ -37,6 +37,22 @@ MODULE: Final = "ConformanceTrace"
 SPEC_DIR: Final = Path(__file__).resolve().parents[1] / "spec"
 
 
+#: The walk of ``Trace`` every trace module ends with: Init, then each entry's ``Replay``, then
+#: stuttering (so that only a step that is not a behaviour of the spec deadlocks).
+TRACE_WALK: Final = r"""TraceInit == Init /\ cursor = 1
+
+TraceNext ==
+    \/ /\ cursor <= Len(Trace)
+       /\ Replay(Trace[cursor])
+       /\ cursor' = cursor + 1
+    \* The whole trace replayed: stutter, so that only a stuck step deadlocks.
+    \/ /\ cursor > Len(Trace)
+       /\ UNCHANGED <<vars, cursor>>
+
+TraceSpec == TraceInit /\ [][TraceNext]_<<vars, cursor>>
+"""
+
+
 def _tla_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -105,18 +121,7 @@ Replay(e) ==
          /\\ lastOp'.value = e.value
          /\\ Seen(e)
 
-TraceInit == Init /\\ cursor = 1
-
-TraceNext ==
-    \\/ /\\ cursor <= Len(Trace)
-       /\\ Replay(Trace[cursor])
-       /\\ cursor' = cursor + 1
-    \\* The whole trace replayed: stutter, so that only a stuck step deadlocks.
-    \\/ /\\ cursor > Len(Trace)
-       /\\ UNCHANGED <<vars, cursor>>
-
-TraceSpec == TraceInit /\\ [][TraceNext]_<<vars, cursor>>
-{"=" * 77}
+{TRACE_WALK}{"=" * 77}
 """
 
 
