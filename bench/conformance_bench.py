@@ -22,8 +22,9 @@ against the Go engine (conformance/engines/essa-go) and against ``python -m conf
 JSON-lines round trip alone (Go engine); and, for each ESSA mutant,
 the seconds ``run`` with its default settings takes to report it (every profile, 2 pages).
 
-Last, the lines the unification of the two machines removed: ``git diff --numstat`` of refimpl/,
-conformance/ and their tests against the merge base with ``main`` (``--base``).
+Last, the lines the unification of the two machines removed and added: ``git diff --numstat -M``
+of the commit "refimpl: one engine, one package per machine" (``--unification``) over refimpl/
+and its tests, with the files it deleted outright (the second machine's copies).
 
 Run: ``make bench`` or ``python bench/conformance_bench.py [--steps N] [--runs R]``. Writes
 results/bench-conformance.json.
@@ -157,20 +158,23 @@ def essa_round_trip_rate(command: str, steps: int, runs: int) -> float:
     return median_rate(runs, once)
 
 
-def unification_lines(base: str) -> dict[str, int]:
-    """Lines added and removed in refimpl/, conformance/ and their tests since ``base``."""
-    merge_base = subprocess.run(["git", "merge-base", "HEAD", base], capture_output=True,
-                                text=True, check=True).stdout.strip()  # fmt: skip
+def unification_lines(commit: str) -> dict[str, object]:
+    """Lines the commit ``commit`` added and removed in refimpl/ and its tests (renames
+    followed), and the files it deleted outright with their lengths."""
     out = subprocess.run(
-        ["git", "diff", "--numstat", merge_base, "--", "refimpl", "conformance", "tests"],
+        ["git", "diff", "--numstat", "-M", f"{commit}^", commit, "--", "refimpl", "tests"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     added = removed = 0
+    deleted: dict[str, int] = {}
     for line in out.splitlines():
         a, r, path = line.split("\t", 2)
-        if a != "-" and ("refimpl" in path or "conformance" in path):
-            added, removed = added + int(a), removed + int(r)
-    return {"added": added, "removed": removed}
+        if a == "-" or ("refimpl" not in path):
+            continue
+        added, removed = added + int(a), removed + int(r)
+        if a == "0" and "=>" not in path:
+            deleted[path] = int(r)
+    return {"added": added, "removed": removed, "deleted_files": deleted}
 
 
 def essa(args: argparse.Namespace) -> dict[str, object]:
@@ -210,10 +214,13 @@ def essa(args: argparse.Namespace) -> dict[str, object]:
     figures["essa_mutants"] = kills
     figures["essa_mutant_median_seconds"] = round(median, 3)
     print(f"  median {median:.2f} s")
-    lines = unification_lines(args.base)
+    lines = unification_lines(args.unification)
     figures["unification_lines"] = lines
-    print(f"\nrefimpl/, conformance/ and their tests since the merge base with {args.base}: "
-          f"+{lines['added']} -{lines['removed']} lines")  # fmt: skip
+    deleted = lines["deleted_files"]
+    assert isinstance(deleted, dict)
+    print(f"\nthe unification ({args.unification}), refimpl/ and its tests: "
+          f"+{lines['added']} -{lines['removed']} lines; deleted outright: "
+          + ", ".join(f"{p} ({n})" for p, n in deleted.items()))  # fmt: skip
     return figures
 
 
@@ -222,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=100_000, help="walk steps per run")
     parser.add_argument("--runs", type=int, default=3, help="runs per figure (the median is shown)")
     parser.add_argument("--json", type=Path, default=Path("results/bench-conformance.json"))
-    parser.add_argument("--base", default="main", help="the unification's base (default main)")
+    parser.add_argument("--unification", default="4ebb175",
+                        help='the commit "refimpl: one engine, one package per machine"')
     parser.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
     args = parser.parse_args(argv)
     if args.essa_only:
