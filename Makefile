@@ -31,11 +31,19 @@ test: venv tlc engines
 
 # The conformance suite's second engine, in C (conformance/engines/): plain cc, no libraries.
 ENGINES := conformance/engines/build/cmma-engine
+# The ESSA engine in Go (conformance/engines/essa-go/), when a Go toolchain is installed.
+ifneq ($(shell command -v go),)
+ENGINES += conformance/engines/build/essa-engine
+endif
 engines: $(ENGINES)
 
 conformance/engines/build/cmma-engine: conformance/engines/cmma_engine.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -o $@ $<
+
+conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.go) conformance/engines/essa-go/go.mod
+	@mkdir -p $(@D)
+	cd conformance/engines/essa-go && go build -o ../build/essa-engine .
 
 # The state diagrams in docs/diagrams, from TLC's state graphs (SVG needs Graphviz: apt-get install graphviz).
 diagrams: venv tlc

@@ -1,7 +1,11 @@
-"""Where the C engine (conformance/engines/cmma_engine.c) is built, and building it.
+"""Where the shipped engines are built, and building them.
 
-``make engines`` builds it; :func:`ensure_built` does the same from Python (tests, benchmarks)
-when the binary is missing or older than its source, with the Makefile's compiler flags.
+* the PageStates engine in C (conformance/engines/cmma_engine.c): :func:`ensure_built`;
+* the ESSA engine in Go (conformance/engines/essa-go/, written from PROTOCOL.md's ESSA section;
+  ``-impl`` chooses the Impl the hello leaves open): :func:`ensure_essa_go_built`.
+
+``make engines`` builds them; these do the same from Python (tests, benchmarks) when a binary is
+missing or older than its sources, with the Makefile's commands.
 """
 
 from __future__ import annotations
@@ -17,9 +21,17 @@ BINARY: Final = SOURCE.parent / "build" / "cmma-engine"
 FLAGS: Final = ("-O2", "-std=c11", "-Wall", "-Wextra", "-Werror")
 
 
+GO_SOURCES: Final = SOURCE.parent / "essa-go"
+GO_BINARY: Final = SOURCE.parent / "build" / "essa-engine"
+
+
+def _fresh(binary: Path, *sources: Path) -> bool:
+    return binary.is_file() and all(binary.stat().st_mtime >= s.stat().st_mtime for s in sources)
+
+
 def ensure_built() -> Path:
     """The engine's path, compiled first if needed. Raises RuntimeError if it cannot be."""
-    if BINARY.is_file() and BINARY.stat().st_mtime >= SOURCE.stat().st_mtime:
+    if _fresh(BINARY, SOURCE):
         return BINARY
     cc = os.environ.get("CC", "cc")
     if shutil.which(cc) is None:
@@ -29,3 +41,19 @@ def ensure_built() -> Path:
     if result.returncode != 0:
         raise RuntimeError(f"building {SOURCE} failed:\n{result.stderr}")
     return BINARY
+
+
+def ensure_essa_go_built() -> Path:
+    """The Go ESSA engine's path, built first if needed. Raises RuntimeError if it cannot be."""
+    sources = sorted(GO_SOURCES.glob("*.go")) + [GO_SOURCES / "go.mod"]
+    if _fresh(GO_BINARY, *sources):
+        return GO_BINARY
+    go = shutil.which("go")
+    if go is None:
+        raise RuntimeError(f"no Go toolchain to build {GO_SOURCES}: install go, or run `make engines`")
+    GO_BINARY.parent.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run([go, "build", "-o", str(GO_BINARY), "."], cwd=GO_SOURCES,
+                            capture_output=True, text=True)  # fmt: skip
+    if result.returncode != 0:
+        raise RuntimeError(f"building {GO_SOURCES} failed:\n{result.stderr}")
+    return GO_BINARY

@@ -1,37 +1,42 @@
-"""Which ESSA profile does an engine implement? ``python -m conformance classify``.
+"""Which ESSA implementation does an engine match? ``python -m conformance classify``.
 
-The engine is driven, once per candidate profile (each Impl, with StorageKeys, Facility147,
-CBRLSize and Pages as the engine announces them or as the command line sets them), through a
-fixed, deterministic set of request sequences (:func:`sequences`), each from a reset, beside the
-oracle (:func:`conformance.essa.oracle_step`) of that profile; the first reply that differs is
-the profile's first divergence. The sequences are:
+For every constant set the command line leaves open (each combination of StorageKeys,
+Facility147 and CBRLSize, :data:`refimpl.essa.CONSTANTS`), the engine is asked for the profile
+(without an Impl), and each Impl is a candidate: the engine is driven, beside the reference
+implementation of the candidate, through a fixed, deterministic set of request sequences, each
+from a reset (:func:`sequences`):
 
 1. the shortest counterexamples of docs/findings.md F1-F4 at the instruction level (each
    followed by ORC 0 and a Read of page 0, to look at the page);
-2. a tour: every one-page host state reachable from Init under the candidate (breadth first, a
-   shortest program to each), followed by each ORC 0 .. 8 and 15 and each host action and guest
-   access.
+2. the tour of every page (every transition of the one-page machine on that page), and with two
+   pages and room for two CBRL entries the queue tour (:func:`conformance.essa.tours`).
 
-The documented points where the reference engines part (``tests/test_conformance_essa.py``):
-Paper2007 and the KVMs at step 1 of F1-classic (ESSA ORC 3 on a page in Init: the 2007 model
-reports content 3, logically zero, and queues nothing; KVM reports 2 and sets Z), KVMClassic and
-KVMGmap at step 2 of F1-gmap (ORC 0 clears Z under gmap, not under classic).
+A candidate matches when no reply differs under any constant set; the engine is identified as X
+when X alone matches. That is not a conformance verdict (hypothesis never ran): ``run --machine
+ESSA --impl X`` gives one, and the report says so. The documented points where the reference
+engines part (tests/test_conformance_essa.py): Paper2007 and the KVMs at step 1 of F1-classic
+(ESSA ORC 3 on a page in its initial state: the 2007 model reports content 3 and queues nothing;
+KVM reports 2 and sets Z), KVMClassic and KVMGmap at step 2 of F1-gmap (ORC 0 clears Z under gmap
+only).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
-from typing import Final, NamedTuple, TextIO
+from typing import Any, Final, NamedTuple, TextIO
 
-from refimpl.essa import init
-from refimpl.essa import IMPLS, EssaProfile, EssaState
+from refimpl.core.constants import combinations
+from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
 
+from .driver import Divergence, Drive, Fault, run_programs
 from .essa import (
-    ESSA_OPS, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,
-    EssaRequest, oracle_step,
+    ESSA_DRIVER, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,
+    EssaRequest, queue_tour, tour,
 )  # fmt: skip
 from .protocol import EngineFault, Unsupported
+
+#: Pages classify asks for unless told.
+DEFAULT_PAGES: Final = 2
 
 
 def _e(orc: int, page: int = 0) -> EssaRequest:
@@ -56,49 +61,18 @@ FINDINGS: Final[dict[str, tuple[EssaRequest, ...]]] = {
     "F4": (_r("Write"), _r("HostReclaim"), _e(2), *_LOOK),
 }
 
-#: The ORCs the tour sends: every defined code, 8 (the first undefined) and 15 (the highest).
-TOUR_ORCS: Final = (*range(9), 15)
-
-
-def one_page_requests(page: int = 0) -> tuple[EssaRequest, ...]:
-    """Every request on one page: each tour ORC, the host actions, the guest's accesses."""
-    return tuple(_e(o, page) for o in TOUR_ORCS) + tuple(
-        _r(op, page) for op in ESSA_OPS if op != "ESSA"
-    )
-
-
-def _key(s: EssaState) -> tuple[object, ...]:
-    return (s.pages, s.cbrl, s.migrated)
-
-
-def tour(profile: EssaProfile) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
-    """Every state reachable from Init by requests on page 0 (breadth first; other pages stay
-    in Init), each followed by each request on page 0: a one-page tour, whatever ``Pages``."""
-    reqs = one_page_requests(0)
-    init = oracle_init(profile)
-    seen: set[tuple[object, ...]] = {_key(init)}
-    queue: deque[tuple[EssaState, tuple[EssaRequest, ...]]] = deque([(init, ())])
-    while queue:
-        s, prog = queue.popleft()
-        for r in reqs:
-            yield f"tour from {'; '.join(x.describe() for x in prog) or 'Init'}", prog + (r,)
-            t, reply = oracle_step(profile, s, r)
-            if reply.outcome != "Refused" and _key(t) not in seen:
-                seen.add(_key(t))
-                queue.append((t, prog + (r,)))
-
-
-def oracle_init(profile: EssaProfile) -> EssaState:
-    return init(profile)
-
 
 def sequences(profile: EssaProfile) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
-    """The request sequences classify runs for ``profile``: the findings, then the tour."""
+    """The request sequences classify runs for ``profile``: the findings, the tour of every
+    page, the queue tour."""
     yield from FINDINGS.items()
-    yield from tour(profile)
+    for page in range(profile.pages):
+        yield from tour(profile, page)
+    if profile.pages >= 2 and profile.cbrl_size >= 2:
+        yield from queue_tour(profile)
 
 
-class Divergence(NamedTuple):
+class Divergence1(NamedTuple):
     """The first reply that differs from the oracle's: the sequence, the step (1-based) and its
     request, what the oracle replied and what the engine did."""
 
@@ -108,6 +82,7 @@ class Divergence(NamedTuple):
     expected: EssaReply
     observed: EssaReply
     program: tuple[EssaRequest, ...]
+    error: Divergence
 
 
 class Verdict(NamedTuple):
@@ -117,7 +92,7 @@ class Verdict(NamedTuple):
     profile: EssaProfile
     sequences: int
     steps: int
-    divergence: Divergence | None = None
+    divergence: Divergence1 | None = None
     skipped: str = ""
 
     @property
@@ -126,19 +101,21 @@ class Verdict(NamedTuple):
 
 
 def check_profile(engine: EssaEngine, profile: EssaProfile) -> Verdict:
-    """Drive ``engine`` (already hello'd) through every sequence of ``profile``."""
-    n = steps = 0
-    for name, program in sequences(profile):
-        n += 1
-        engine.reset()
-        s = oracle_init(profile)
-        for i, req in enumerate(program):
-            steps += 1
-            s, want = oracle_step(profile, s, req)
-            got = engine.step(req)
-            if want.differences(got):
-                return Verdict(profile, n, steps, Divergence(name, i + 1, req, want, got, program))
-    return Verdict(profile, n, steps)
+    """Drive ``engine`` (already hello'd) through every sequence of ``profile``. Raises Fault."""
+    drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
+    outcome = run_programs(drive, sequences(profile), "classify")
+    if isinstance(outcome.error, Fault):
+        raise outcome.error
+    if isinstance(outcome.error, Divergence):
+        steps = outcome.error.steps
+        last = steps[-1]
+        assert last.observed is not None
+        # the label of a tour's sequence is "tour of page 0 from <its prefix>"
+        d = Divergence1(outcome.note.split(" from ")[0], last.index, last.request,
+                        last.expected, last.observed, tuple(r.request for r in steps),
+                        outcome.error)  # fmt: skip
+        return Verdict(profile, 0, outcome.steps, d)
+    return Verdict(profile, int(outcome.note.split()[0]), outcome.steps)
 
 
 class Classification(NamedTuple):
@@ -147,67 +124,79 @@ class Classification(NamedTuple):
 
     @property
     def matched(self) -> tuple[str, ...]:
-        return tuple(v.profile.impl for v in self.verdicts if v.matches)
+        """The Impls that match under every constant set the engine ran."""
+        ran = [v for v in self.verdicts if not v.skipped]
+        impls = [i for i in IMPLS if any(v.profile.impl == i for v in ran)]
+        return tuple(i for i in impls if all(v.matches for v in ran if v.profile.impl == i))
+
+    @property
+    def identified(self) -> str | None:
+        return self.matched[0] if len(self.matched) == 1 else None
 
 
 def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileRequest(),
              impls: tuple[str, ...] = IMPLS) -> Classification:  # fmt: skip
-    """Classify ``engine`` against each Impl of ``impls``. ``request``'s fields (not its Impl)
-    are asked of the engine; what it leaves open comes from its hello, else StorageKeys false,
-    Facility147 false, CBRLSize 1, Pages 1. Raises EngineFault if the engine breaks the protocol."""
-    asked = EssaProfileRequest(
-        None, request.storage_keys, request.facility147, request.cbrl_size, request.pages
-    )
-    try:
-        info = engine.hello(asked)
-    except Unsupported as exc:
-        info = EssaEngineInfo("engine", EssaProfileRequest())
-        return Classification(info, tuple(
-            Verdict(EssaProfile(i), 0, 0, skipped=str(exc)) for i in impls))  # fmt: skip
-    got = asked.merged(info.profile).merged(EssaProfileRequest(None, False, False, 1, 1))
-    verdicts = []
-    for impl in impls:
-        profile = EssaProfile(impl, bool(got.storage_keys), bool(got.facility147),
-                              got.cbrl_size or 1, got.pages or 1)  # fmt: skip
-        verdicts.append(check_profile(engine, profile))
+    """Classify ``engine`` against each Impl of ``impls`` under every constant set ``request``
+    leaves open (its Impl is ignored), on ``request.pages`` pages (default 2). Raises Fault
+    (or EngineFault at a hello) when the engine breaks the protocol."""
+    pages = request.pages or DEFAULT_PAGES
+    fixed = request.without("impl", "pages").fields
+    others = tuple(c for c in CONSTANTS if c.attr != "impl")
+    verdicts: list[Verdict] = []
+    info = EssaEngineInfo("engine", EssaProfileRequest())
+    for fields in combinations(others, fixed):
+        asked = EssaProfileRequest(**fields, pages=pages)
+        try:
+            info = engine.hello(asked)
+        except Unsupported as exc:
+            verdicts += [Verdict(asked.merged(EssaProfileRequest(impl=i)).profile(pages), 0, 0,
+                                 skipped=str(exc)) for i in impls]  # fmt: skip
+            continue
+        conflicts = asked.conflicts(info.profile)
+        for impl in impls:
+            profile = asked.merged(EssaProfileRequest(impl=impl)).profile(pages)
+            if conflicts:
+                verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces "
+                                        f"{info.profile.to_json()}"))  # fmt: skip
+            else:
+                verdicts.append(check_profile(engine, profile))
     return Classification(info, tuple(verdicts))
 
 
-def report(c: Classification, out: TextIO) -> None:
-    """The table: profile, matches or its first divergence."""
+def report(c: Classification, out: TextIO, command: str = "--engine ...") -> None:
+    """The table (one row per profile: matches, or its first divergence), then the verdict."""
     announced = c.engine.profile.impl or "no Impl"
     print(f"engine {c.engine.name} (announces {announced})", file=out)
-    first = c.verdicts[0].profile if c.verdicts else None
-    if first is not None:
-        print(f"constants: StorageKeys {first.storage_keys}, Facility147 {first.facility147}, "
-              f"CBRLSize {first.cbrl_size}, Pages {first.pages}", file=out)  # fmt: skip
     header = ("profile", "verdict", "sequence", "step", "request", "expected", "observed")
     rows = []
     for v in c.verdicts:
         d = v.divergence
+        name = ESSA_DRIVER.short_name(v.profile)
         if v.skipped:
-            rows.append((v.profile.impl, "skipped: " + v.skipped, "", "", "", "", ""))
+            rows.append((name, "skipped: " + v.skipped, "", "", "", "", ""))
         elif d is None:
-            rows.append((v.profile.impl, f"matches ({v.sequences} sequences, {v.steps} steps)",
+            rows.append((name, f"matches ({v.sequences} sequences, {v.steps} steps)",
                          "", "", "", "", ""))  # fmt: skip
         else:
-            rows.append((v.profile.impl, "diverges", d.sequence, str(d.step), d.request.describe(),
-                         d.expected.describe(), d.observed.describe()))  # fmt: skip
+            marked = d.expected.differences(d.observed)
+            rows.append((name, "diverges", d.sequence, str(d.step), d.request.describe(),
+                         ESSA_DRIVER.show_reply(d.expected),
+                         ESSA_DRIVER.show_reply(d.observed, marked)))  # fmt: skip
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for r in [header, *rows]:
         print("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip(), file=out)
-    for v in c.verdicts:
-        if v.divergence is not None and len(v.divergence.program) > 1:
-            prog = "; ".join(r.describe() for r in v.divergence.program[: v.divergence.step])
-            print(f"{v.profile.impl}: from a reset: {prog}", file=out)
-    m = c.matched
-    if len(m) == 1:
-        print(f"the engine is {m[0]}", file=out)
-    elif not m:
-        print("the engine matches no profile", file=out)
+    m = c.identified
+    if m is not None:
+        print(f"identified as {m}: it gave the replies of {m} in every sequence, and each other "
+              "Impl's diverged", file=out)  # fmt: skip
+        print("This is not a conformance verdict (no random exploration ran). For one: "
+              f"python -m conformance run --machine ESSA --impl {m} {command}", file=out)  # fmt: skip
+    elif not c.matched:
+        print("not identified: the engine matches no Impl under every constant set", file=out)
     else:
-        print(f"the engine matches {len(m)} profiles: {', '.join(m)}", file=out)
+        print(f"not identified: the engine matches {len(c.matched)} Impls: "
+              f"{', '.join(c.matched)}", file=out)  # fmt: skip
 
 
-__all__ = ["FINDINGS", "Classification", "Divergence", "EngineFault", "Verdict", "check_profile",
-           "classify", "report", "sequences", "tour"]  # fmt: skip
+__all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict", "check_profile",
+           "classify", "report", "sequences"]  # fmt: skip

@@ -19,6 +19,7 @@ import argparse
 import importlib
 import sys
 import time
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -45,6 +46,29 @@ def _values(text: str) -> tuple[int, ...]:
     if 0 not in values or any(v < 0 for v in values) or len(set(values)) != len(values):
         raise argparse.ArgumentTypeError("values must include 0, be non-negative and distinct")
     return values
+
+
+def _essa_options(p: argparse.ArgumentParser, impl: bool = True) -> None:
+    """The ESSA mode's constants (--machine ESSA); left out: every value is tried."""
+    g = p.add_argument_group("ESSA profile (--machine ESSA)",
+                             "fixes a constant; a constant left open is tried with every value")
+    if impl:
+        from refimpl.essa import IMPLS
+
+        g.add_argument("--impl", choices=IMPLS, help="the Impl (default: the one the engine "
+                       "announces)")  # fmt: skip
+    keys = g.add_mutually_exclusive_group()
+    keys.add_argument("--storage-keys", dest="storage_keys", action="store_true", default=None)
+    keys.add_argument("--no-storage-keys", dest="storage_keys", action="store_false")
+    fac = g.add_mutually_exclusive_group()
+    fac.add_argument("--facility147", dest="facility147", action="store_true", default=None)
+    fac.add_argument("--no-facility147", dest="facility147", action="store_false")
+    g.add_argument("--cbrl-size", type=int)
+
+
+def _machine_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--machine", choices=("PageStates", "ESSA"), default="PageStates",
+                   help="the mode of the protocol the engine speaks (default %(default)s)")
 
 
 def _profile_options(p: argparse.ArgumentParser) -> None:
@@ -77,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the engine's command line; it speaks JSON lines on stdin/stdout")
     which.add_argument("--engine-class", metavar="MODULE:CLASS",
                        help="an in-process engine: a class with hello/reset/step/close")
+    _machine_option(run)
     _profile_options(run)
+    _essa_options(run)
     run.add_argument("--all-profiles", action="store_true",
                      help="ask the engine for every profile the spec allows; skip those it "
                      "does not run")
@@ -103,29 +129,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     val = sub.add_parser("validate", help="check a recorded trace (JSON lines or ITF)")
     val.add_argument("file", type=Path)
+    _machine_option(val)
     _profile_options(val)
+    _essa_options(val)
     val.add_argument("--no-tlc", action="store_true", help="check with the oracle only")
     val.add_argument("--tla-dir", type=Path,
                      help="keep the generated TLA+ module and .cfg in this directory")
 
     mut = sub.add_parser("mutants", help="run the suite against the shipped broken engines")
+    _machine_option(mut)
     mut.add_argument("--seed", type=int, default=0)
     mut.add_argument("--only", help="a substring of the mutants to run")
 
-    cls = sub.add_parser("classify", help="which ESSA profile (Impl) an ESSA engine matches")
+    cls = sub.add_parser("classify", help="which ESSA implementation (Impl) an ESSA engine "
+                         "matches; not a conformance verdict (exit 0 identified, 1 not "
+                         "identified, 3 engine fault, 4 nothing checked)")
     which = cls.add_mutually_exclusive_group(required=True)
     which.add_argument("--engine", metavar="COMMAND",
                        help="the engine's command line; it speaks the ESSA mode of JSON lines")
     which.add_argument("--engine-class", metavar="MODULE:CLASS",
                        help="an in-process ESSA engine (e.g. conformance.essa:KVMGmapEngine)")
-    keys = cls.add_mutually_exclusive_group()
-    keys.add_argument("--storage-keys", dest="storage_keys", action="store_true", default=None)
-    keys.add_argument("--no-storage-keys", dest="storage_keys", action="store_false")
-    fac = cls.add_mutually_exclusive_group()
-    fac.add_argument("--facility147", dest="facility147", action="store_true", default=None)
-    fac.add_argument("--no-facility147", dest="facility147", action="store_false")
-    cls.add_argument("--cbrl-size", type=int)
-    cls.add_argument("--pages", type=int, help="number of pages")
+    _essa_options(cls, impl=False)
+    cls.add_argument("--pages", type=int, help="number of pages (default 2)")
     cls.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                      help="seconds to wait for each reply of a JSON-lines engine (default %(default)s)")
     return parser
@@ -135,7 +160,8 @@ def _request(args: argparse.Namespace) -> ProfileRequest:
     return ProfileRequest(args.variant, args.host_service, args.unused_access, args.pages)
 
 
-def load_engine_class(spec: str) -> Engine:
+def load_class(spec: str) -> object:
+    """An instance of the class ``MODULE:CLASS`` names; raises ValueError."""
     module_name, _, class_name = spec.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"--engine-class {spec!r}: expected MODULE:CLASS")
@@ -147,6 +173,11 @@ def load_engine_class(spec: str) -> Engine:
         engine = cls()
     except Exception as exc:  # noqa: BLE001 - whatever the constructor raises is reported
         raise ValueError(f"--engine-class {spec}: {class_name}() failed: {exc}") from None
+    return engine
+
+
+def load_engine_class(spec: str) -> Engine:
+    engine = load_class(spec)
     if not isinstance(engine, Engine):
         raise ValueError(f"{spec} is not an engine: it needs hello, reset, step and close")
     return engine
@@ -231,13 +262,48 @@ def _drive(session: Session, args: argparse.Namespace, out: TextIO, err_out: Tex
     return o
 
 
+def _speaks_essa(args: argparse.Namespace) -> bool:
+    """Whether the engine answers an ESSA hello (for an engine run without --machine ESSA)."""
+    from .essa import EssaJsonLinesEngine, EssaProfileRequest
+
+    if args.engine_class is not None:
+        # Both modes' in-process engines have hello/reset/step/close: tell them apart by what
+        # hello takes.
+        try:
+            hello = getattr(load_class(args.engine_class), "hello", None)
+            return typing.get_type_hints(hello).get("request") is EssaProfileRequest
+        except (ValueError, TypeError, NameError):
+            return False
+    engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout)
+    try:
+        engine.hello(EssaProfileRequest())
+        return True
+    except (Unsupported, EngineFault):
+        return False
+    finally:
+        engine.close()
+
+
+def _run_as_essa(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
+    from . import essa_cli
+
+    print("the engine speaks the ESSA mode, not the PageStates mode: running it as "
+          "run --machine ESSA", file=out)  # fmt: skip
+    args.machine = "ESSA"
+    return essa_cli.cmd_run(args, out, err_out)
+
+
 def cmd_run(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
+    if args.engine_class is not None and _speaks_essa(args):
+        return _run_as_essa(args, out, err_out)
     try:
         engine: Engine = (
             JsonLinesEngine(args.engine, timeout=args.timeout)
             if args.engine else load_engine_class(args.engine_class)
         )  # fmt: skip
     except ValueError as exc:
+        if _speaks_essa(args):
+            return _run_as_essa(args, out, err_out)
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
     asked = _request(args)
@@ -275,6 +341,8 @@ def cmd_run(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
         except EngineFault:
             pass
     if tested == 0:
+        if _speaks_essa(args):
+            return _run_as_essa(args, out, err_out)
         print("nothing checked: the engine runs none of the profiles asked for", file=out)
         return EXIT_NOTHING
     print("conforms" if worst == EXIT_OK else "does not conform", file=out)
@@ -349,33 +417,28 @@ def cmd_mutants(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
 
 
 def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
-    """Classify an ESSA engine: exit 0 if it matches exactly one profile."""
+    """Classify an ESSA engine: exit 0 identified, 1 not identified, 3 engine fault, 4 nothing
+    checked (every profile unsupported)."""
     from .classify import classify, report
-    from .essa import EssaEngine, EssaJsonLinesEngine, EssaProfileRequest
+    from .driver import Fault
+    from .driver import report as fault_text
+    from .essa import ESSA_DRIVER, EssaProfileRequest
+    from .essa_cli import essa_engine
 
-    if args.cbrl_size is not None and args.cbrl_size < 1:
-        print("error: --cbrl-size must be positive", file=err_out)
+    try:
+        engine = essa_engine(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
-    engine: EssaEngine
-    if args.engine is not None:
-        engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout)
-    else:
-        try:
-            loaded: object = load_engine_class(args.engine_class)
-        except ValueError as exc:
-            print(f"error: {exc}", file=err_out)
-            return EXIT_USAGE
-        if not isinstance(loaded, EssaEngine):
-            print(f"error: {args.engine_class} is not an ESSA engine (hello/reset/step/close)",
-                  file=err_out)  # fmt: skip
-            return EXIT_USAGE
-        engine = loaded
-    request = EssaProfileRequest(None, args.storage_keys, args.facility147, args.cbrl_size,
-                                 args.pages)  # fmt: skip
+    request = EssaProfileRequest(storage_keys=args.storage_keys, facility147=args.facility147,
+                                 cbrl_size=args.cbrl_size, pages=args.pages)
     try:
         c = classify(engine, request)
+    except Fault as exc:
+        print(fault_text(ESSA_DRIVER, exc, engine=str(args.engine or args.engine_class)), file=out)
+        return EXIT_FAULT
     except EngineFault as exc:
-        print(f"ENGINE FAULT ({exc.kind}): {exc.message}", file=out)
+        print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
         return EXIT_FAULT
     except (AttributeError, TypeError) as exc:
         if args.engine_class is None:
@@ -384,10 +447,12 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
         return EXIT_USAGE
     finally:
         engine.close()
-    report(c, out)
+    command = (f'--engine "{args.engine}"' if args.engine is not None
+               else f"--engine-class {args.engine_class}")  # fmt: skip
+    report(c, out, command)
     if all(v.skipped for v in c.verdicts):
         return EXIT_NOTHING
-    return EXIT_OK if len(c.matched) == 1 else EXIT_DIVERGED
+    return EXIT_OK if c.identified is not None else EXIT_DIVERGED
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
@@ -399,6 +464,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     if getattr(args, "pages", None) is not None and args.pages < 1:
         print("error: --pages must be positive", file=err_out)
         return EXIT_USAGE
+    if getattr(args, "cbrl_size", None) is not None and args.cbrl_size < 1:
+        print("error: --cbrl-size must be positive", file=err_out)
+        return EXIT_USAGE
+    if getattr(args, "machine", "PageStates") == "ESSA":
+        from . import essa_cli
+
+        essa_command = {"run": essa_cli.cmd_run, "validate": essa_cli.cmd_validate,
+                        "mutants": essa_cli.cmd_mutants}[args.command]  # fmt: skip
+        return essa_command(args, out, err_out)
     command = {"run": cmd_run, "validate": cmd_validate, "mutants": cmd_mutants,
                "classify": cmd_classify}[args.command]  # fmt: skip
     return command(args, out, err_out)

@@ -22,14 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol, TextIO, runtime_checkable
 
 from refimpl import essa as oracle
-from refimpl.essa import rules
-from refimpl.essa import IMPLS, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState
+from refimpl.core.constants import from_json as constants_from_json
+from refimpl.core.constants import combinations, json_value
 from refimpl.core.package import Refused
+from refimpl.essa import CONSTANTS, ESSA, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState, rules
 
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
@@ -58,6 +60,19 @@ ORC_NAMES: Final[dict[int, str]] = {
     5: "ESSA_SET_STABLE_RESIDENT",
     6: "ESSA_SET_STABLE_IF_RESIDENT",
     7: "ESSA_SET_STABLE_NODAT",
+}
+
+
+#: The conditions of the effect tables, in the words of the reply's page fields.
+CONDITION_TEXT: Final[dict[str, str]] = {
+    "any": "otherwise",
+    "valid": "`valid`",
+    "Z": "`zbit`",
+    "GC clear": "`gc` clear",
+    "preserved": "not `valid`, `swapped`",
+    "preserved, dirty": "not `valid`, `swapped`, `dirty`",
+    "zero": "not `valid`, not `swapped`",
+    "V, zero": "usage V, not `valid`, not `swapped`",
 }
 
 
@@ -173,6 +188,8 @@ class EssaReply(NamedTuple):
     def differences(self, other: EssaReply) -> list[str]:
         """The fields in which ``other`` (observed) differs from this (expected) reply:
         ``outcome``, ``result``, ``value``, ``pages[1].zbit`` ..."""
+        if self.observed() == other.observed():  # the common case, when every field is reported
+            return []
         want = self.as_reported(other)
         out = [f for f in ("outcome", "result", "value") if getattr(want, f) != getattr(other, f)]
         if len(want.pages) != len(other.pages):
@@ -247,21 +264,39 @@ def check_essa_reply(obj: object, pages: int) -> EssaReply:
     return EssaReply(outcome, result, value, tuple(host), reason)
 
 
-@dataclass(frozen=True)
 class EssaProfileRequest:
-    """An ESSA profile with every field optional (``None``: the other side's choice)."""
+    """An ESSA profile with every field optional: what a hello asks for or announces. The fields
+    are the profile's (:data:`refimpl.essa.CONSTANTS` and ``pages``); a field left out is the
+    other side's choice. Built from :data:`~refimpl.essa.CONSTANTS`, so a new constant of the spec
+    reaches the hello, its JSON and every profile list without a change here."""
 
-    impl: str | None = None
-    storage_keys: bool | None = None
-    facility147: bool | None = None
-    cbrl_size: int | None = None
-    pages: int | None = None
+    ATTRS: Final = tuple(c.attr for c in CONSTANTS) + ("pages",)
 
-    FIELDS = (("Impl", "impl"), ("StorageKeys", "storage_keys"), ("Facility147", "facility147"),
-              ("CBRLSize", "cbrl_size"), ("Pages", "pages"))  # fmt: skip
+    def __init__(self, **fields: Any) -> None:
+        unknown = sorted(set(fields) - set(self.ATTRS))
+        if unknown:
+            raise TypeError(f"unknown profile field(s) {', '.join(unknown)}")
+        self.fields: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
+
+    def __getattr__(self, name: str) -> Any:
+        if name in EssaProfileRequest.ATTRS:
+            return self.__dict__["fields"].get(name)
+        raise AttributeError(name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EssaProfileRequest) and self.fields == other.fields
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.fields.items(), key=lambda kv: kv[0])))
+
+    def __repr__(self) -> str:
+        return f"EssaProfileRequest({', '.join(f'{k}={v!r}' for k, v in self.fields.items())})"
 
     def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, a) for k, a in self.FIELDS if getattr(self, a) is not None}
+        obj = {c.tla: json_value(self.fields[c.attr]) for c in CONSTANTS if c.attr in self.fields}
+        if "pages" in self.fields:
+            obj["Pages"] = self.fields["pages"]
+        return obj
 
     @classmethod
     def from_json(cls, obj: object) -> EssaProfileRequest:
@@ -269,31 +304,40 @@ class EssaProfileRequest:
             return cls()
         if not isinstance(obj, dict):
             raise ProtocolError(f'"profile" must be an object, not {obj!r}')
-        names = dict(cls.FIELDS)
-        unknown = sorted(set(obj) - set(names))
-        if unknown:
-            raise ProtocolError(f'"profile" has unknown field(s) {", ".join(unknown)}: '
-                                f'{", ".join(names)}')  # fmt: skip
-        req = cls(**{names[k]: v for k, v in obj.items()})
-        if req.impl is not None and req.impl not in IMPLS:
-            raise ProtocolError(f"unknown Impl {req.impl!r}: one of {', '.join(IMPLS)}")
-        for name in ("storage_keys", "facility147"):
-            if getattr(req, name) is not None and not isinstance(getattr(req, name), bool):
-                raise ProtocolError(f"{name} must be true or false")
-        for name in ("cbrl_size", "pages"):
-            v = getattr(req, name)
-            if v is not None and (not _is_int(v) or v < 1):
-                raise ProtocolError(f"{name} must be a positive integer, not {v!r}")
-        return req
+        try:
+            fields = constants_from_json(CONSTANTS, obj)
+        except ValueError as exc:
+            raise ProtocolError(f'"profile": {exc}') from None
+        for c in CONSTANTS:
+            v = fields.get(c.attr)
+            if isinstance(v, str) and v not in c.domain:
+                raise ProtocolError(f"unknown {c.tla} {v!r}: one of {', '.join(map(str, c.domain))}")
+            if isinstance(v, int) and not isinstance(v, bool) and v < 1:
+                raise ProtocolError(f"{c.tla} must be a positive integer, not {v!r}")
+        return cls(**fields)
 
     @classmethod
     def of(cls, p: EssaProfile) -> EssaProfileRequest:
-        return cls(p.impl, p.storage_keys, p.facility147, p.cbrl_size, p.pages)
+        return cls(**{a: getattr(p, a) for a in cls.ATTRS})
 
     def merged(self, other: EssaProfileRequest) -> EssaProfileRequest:
         """Fields of ``self``, else of ``other``."""
-        return EssaProfileRequest(*(getattr(self, a) if getattr(self, a) is not None
-                                    else getattr(other, a) for _, a in self.FIELDS))  # fmt: skip
+        return EssaProfileRequest(**{**other.fields, **self.fields})
+
+    def without(self, *attrs: str) -> EssaProfileRequest:
+        return EssaProfileRequest(**{k: v for k, v in self.fields.items() if k not in attrs})
+
+    def conflicts(self, other: EssaProfileRequest) -> list[str]:
+        """The fields both set, differently."""
+        return [a for a in self.ATTRS
+                if a in self.fields and a in other.fields and self.fields[a] != other.fields[a]]  # fmt: skip
+
+    def profile(self, pages: int = 1) -> EssaProfile:
+        """The profile, each field left open at its constant's first value (``pages``: the
+        given default). Raises EssaProfileError."""
+        fields = {c.attr: c.domain[0] for c in CONSTANTS}
+        fields["pages"] = pages
+        return EssaProfile(**{**fields, **self.fields})
 
 
 class EssaEngineInfo(NamedTuple):
@@ -367,6 +411,218 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
     return _with(s, p, _fault_in(pg)._replace(data=value, keyDirty=True)), "Done", NONE, NONE, ""
 
 
+# --------------------------------------------------------------------------- the driver's view
+
+
+#: The ORCs the driver sends: every defined code, 8 (the first undefined) and 15 (the highest).
+DRIVER_ORCS: Final = (*range(9), 15)
+
+
+def page_requests(page: int) -> tuple[EssaRequest, ...]:
+    """Every request on one page: each driver ORC, the host actions, the guest's accesses."""
+    return tuple(EssaRequest("ESSA", page, o) for o in DRIVER_ORCS) + tuple(
+        EssaRequest(op, NONE if op in PAGELESS_OPS else page)
+        for op in ESSA_OPS if op != "ESSA"
+    )  # fmt: skip
+
+
+def all_requests(profile: EssaProfile) -> tuple[EssaRequest, ...]:
+    """Every request on every page, the pageless ones once."""
+    out = [r for p in range(profile.pages) for r in page_requests(p) if r.op not in PAGELESS_OPS]
+    return (*out, *(EssaRequest(op) for op in sorted(PAGELESS_OPS)))
+
+
+def _key(s: EssaState) -> tuple[object, ...]:
+    return (s.pages, s.cbrl, s.migrated)
+
+
+def explore(profile: EssaProfile, requests: Sequence[EssaRequest], label: str
+            ) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:  # fmt: skip
+    """Every transition of the machine restricted to ``requests``: every state reachable from
+    the initial state by them (breadth first, a shortest program to each), each followed by
+    each request."""
+    init = oracle.init(profile)
+    seen: set[tuple[object, ...]] = {_key(init)}
+    queue: deque[tuple[EssaState, tuple[EssaRequest, ...]]] = deque([(init, ())])
+    while queue:
+        s, prog = queue.popleft()
+        for r in requests:
+            yield f"{label} from {'; '.join(x.describe() for x in prog) or 'reset'}", (*prog, r)
+            t, reply = oracle_step(profile, s, r)
+            if reply.outcome != "Refused" and _key(t) not in seen:
+                seen.add(_key(t))
+                queue.append((t, (*prog, r)))
+
+
+def tour(profile: EssaProfile, page: int = 0) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
+    """Every transition of the one-page machine on ``page`` (the other pages stay as they
+    start)."""
+    return explore(profile, page_requests(page), f"tour of page {page}")
+
+
+#: The requests of the queue tour, per page: a store, a reclaim (a swap copy to zap) and the
+#: ESSA that queues a discard; HostProcessCBRL once.
+QUEUE_OPS: Final = (("Write", NONE), ("HostReclaim", NONE), ("ESSA", 3))
+
+
+def queue_tour(profile: EssaProfile) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
+    """The CBRL's order: every state of pages 0 and 1 reachable by stores, reclaims, ORC 3 and
+    CBRL processing, each followed by each of them (the spec's Queue graph model, narrowed)."""
+    reqs = [EssaRequest(op, p, orc) for p in (0, 1) for op, orc in QUEUE_OPS]
+    return explore(profile, (*reqs, EssaRequest("HostProcessCBRL")), "queue tour")
+
+
+def tours(profile: EssaProfile) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
+    """What ``run`` tours: the one-page machine on page 0, and with two pages or more and room
+    for two CBRL entries, the queue tour."""
+    yield from tour(profile, 0)
+    if profile.pages >= 2 and profile.cbrl_size >= 2:
+        yield from queue_tour(profile)
+
+
+def decode_r1(r1: int) -> str:
+    """The R1 byte in words: ``0x0F (V, zero)``, ``0x22 (S, preserved, N)``."""
+    usage = {0: "S", 1: "U", 2: "P", 3: "V"}[(r1 >> 2) & 3]
+    content = {0: "resident", 1: "content 1?", 2: "preserved", 3: "zero"}[r1 & 3]
+    flags = [name for bit, name in ((0x20, "N"), (0x10, "exception")) if r1 & bit]
+    extra = [f"bits 0x{r1 & 0xC0:02X}"] if r1 & 0xC0 else []
+    return f"0x{r1:02X} ({', '.join([usage, content, *flags, *extra])})"
+
+
+def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
+    """The rule of the reference implementation (refimpl.essa.rules) that decides ``req``."""
+    impl = profile.impl
+    if req.op == "ESSA":
+        orc = min(req.orc, rules.HIGHEST_ORC)
+        if rules.specification_exception(profile, orc):
+            return f"specification exception: ORC {req.orc} (facility 147 {profile.facility147})"
+        pg = s.pages[req.page]
+        row = rules.effect_row(profile, orc, pg)
+        name = ORC_NAMES.get(orc, "undefined")
+        which = "any other ORC" if row[0] == rules.OTHER else f"ORC {orc} {name}"
+        text = f"{impl} ESSA, {which}, row \"{CONDITION_TEXT[row[1]]}\""
+        if rules.EFFECT_TABLES[impl][row].queue and len(s.cbrl) >= profile.cbrl_size:
+            text += f"; the CBRL is full ({len(s.cbrl)} of {profile.cbrl_size}): refused"
+        return text
+    if req.op == "HostReclaim":
+        pg = s.pages[req.page]
+        if not pg.valid:
+            return "HostReclaim of a page that is not valid: refused"
+        keys = "GC := dirty" if profile.kvm and profile.storage_keys else "GC kept"
+        return f"{impl} HostReclaim, row ({pg.usage}, dirty {pg.keyDirty}); {keys}"
+    if req.op == "HostProcessCBRL":
+        if not s.cbrl:
+            return "HostProcessCBRL of an empty CBRL: refused"
+        head = s.pages[s.cbrl[0]]
+        return (f"HostProcessCBRL of page {s.cbrl[0]} (the CBRL's head): zap if not valid, "
+                f"swapped, and U or Z: {'zapped' if rules.cbrl_zaps(head) else 'kept'}")  # fmt: skip
+    if req.op == "Migrate":
+        return "Migrate: usage and N travel; valid iff content; swapped, Z, GC, CBRL cleared"
+    pg = s.pages[req.page]
+    if req.op == "Writeback":
+        return "Writeback: the change bit is cleared"
+    if rules.discard_fault(profile, pg):
+        return "Paper2007 discard fault: usage V, not valid, not swapped"
+    if rules.addressing_exception(profile, pg):
+        return "Paper2007 addressing exception: usage U"
+    fault = "" if pg.valid else " after a fault-in (valid, swapped and Z cleared)"
+    return f"{req.op}{fault}" + (": the change bit is set" if req.op == "Write" else "")
+
+
+class EssaDriver:
+    """The ESSA mode for :mod:`conformance.driver`."""
+
+    name = ESSA_MACHINE
+
+    def init(self, profile: EssaProfile) -> EssaState:
+        return oracle.init(profile)
+
+    def oracle(self, profile: EssaProfile, s: EssaState, request: EssaRequest
+               ) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        return oracle_step(profile, s, request)
+
+    def differences(self, expected: EssaReply, observed: EssaReply) -> list[str]:
+        return expected.differences(observed)
+
+    def rule(self, profile: EssaProfile, s: EssaState, request: EssaRequest) -> str:
+        return oracle_rule(profile, s, request)
+
+    def short_name(self, profile: EssaProfile) -> str:
+        return ESSA.short_name(profile)
+
+    def describe(self, profile: EssaProfile) -> str:
+        return profile.describe()
+
+    def show_request(self, request: EssaRequest) -> str:
+        return request.describe()
+
+    def show_reply(self, reply: EssaReply, marked: Sequence[str] = ()) -> str:
+        def m(name: str) -> str:
+            return "!" if name in marked else ""
+
+        head = reply.outcome + m("outcome")
+        if reply.result != NONE or "result" in marked:
+            head += f" R1={decode_r1(reply.result) if reply.result != NONE else '-'}{m('result')}"
+        if reply.value != NONE or "value" in marked:
+            head += f" value={reply.value}{m('value')}"
+        pages = []
+        for i, pg in enumerate(reply.pages):
+            flags = [pg.usage + m(f"pages[{i}].usage")]
+            for f in ("valid", "swapped", "zbit", "nodat", "dirty", "gc"):
+                on, mark = getattr(pg, f), m(f"pages[{i}].{f}")
+                if on or mark:
+                    flags.append(("" if on else "no ") + f + mark)
+            pages.append(" ".join(flags))
+        return f"{head} [{'; '.join(pages)}]"
+
+    def trace_header(self, profile: EssaProfile) -> dict[str, Any]:
+        return {"version": VERSION, "machine": ESSA_MACHINE,
+                "profile": EssaProfileRequest.of(profile).to_json()}  # fmt: skip
+
+    def trace_line(self, request: EssaRequest, reply: EssaReply) -> dict[str, Any]:
+        obj = reply.to_json(0)
+        del obj["id"]
+        return {**request.fields(), **obj}
+
+    def connect(self, engine: EssaEngine, profile: EssaProfile) -> str:
+        asked = EssaProfileRequest.of(profile)
+        info = engine.hello(asked)
+        conflicts = asked.conflicts(info.profile)
+        if conflicts:
+            raise Unsupported(f"the engine announces {info.profile.to_json()}, not "
+                              f"{asked.to_json()}")  # fmt: skip
+        return info.name
+
+    def requests(self, profile: EssaProfile) -> Sequence[EssaRequest]:
+        return all_requests(profile)
+
+    def tours(self, profile: EssaProfile) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
+        return tours(profile)
+
+    def profiles(self, fixed: EssaProfileRequest, pages: int) -> list[EssaProfile]:
+        """Every combination of the constants ``fixed`` leaves open, on ``pages`` pages."""
+        return [EssaProfile(**f, pages=pages)
+                for f in combinations(CONSTANTS, fixed.without("pages").fields)]  # fmt: skip
+
+    def itf_state(self, profile: EssaProfile, reply: EssaReply | None,
+                  request: EssaRequest | None) -> dict[str, Any]:  # fmt: skip
+        pages = (host_pages(oracle.init(profile)) if reply is None else reply.pages)
+        state: dict[str, Any] = {
+            f: {i: getattr(pg, f) for i, pg in enumerate(pages)} for f in _HOST_FIELDS
+        }
+        last: dict[str, Any] = {"op": "Init", "page": NONE, "orc": NONE, "arg": NONE,
+                                "outcome": "None", "result": NONE, "value": NONE}  # fmt: skip
+        if request is not None and reply is not None:
+            last.update(op=request.op, page=request.page, orc=request.orc, arg=request.arg,
+                        outcome=reply.outcome, result=reply.result, value=reply.value)  # fmt: skip
+        state["lastOp"] = last
+        return state
+
+
+#: The ESSA mode of the driver.
+ESSA_DRIVER: Final = EssaDriver()
+
+
 # --------------------------------------------------------------------------- engines
 
 
@@ -376,7 +632,8 @@ class EssaReferenceEngine:
 
     def __init__(self, impl: str = "Paper2007", storage_keys: bool = False,
                  facility147: bool = False, cbrl_size: int = 1, pages: int = 1) -> None:  # fmt: skip
-        self.default = EssaProfileRequest(impl, storage_keys, facility147, cbrl_size, pages)
+        self.default = EssaProfileRequest(impl=impl, storage_keys=storage_keys,
+                                          facility147=facility147, cbrl_size=cbrl_size, pages=pages)
         self.name = f"refimpl-{impl}"
         self.profile: EssaProfile | None = None
         self.state: EssaState | None = None
@@ -384,11 +641,8 @@ class EssaReferenceEngine:
     def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:
         if request.impl is not None and request.impl != self.default.impl:
             raise Unsupported(f"this engine implements {self.default.impl} only")
-        chosen = request.merged(self.default)
         try:
-            self.profile = EssaProfile(chosen.impl or "", bool(chosen.storage_keys),
-                                       bool(chosen.facility147), chosen.cbrl_size or 1,
-                                       chosen.pages or 1)  # fmt: skip
+            self.profile = request.merged(self.default).profile()
         except EssaProfileError as exc:
             raise Unsupported(str(exc)) from exc
         self.state = oracle.init(self.profile)
@@ -427,19 +681,6 @@ class KVMGmapEngine(EssaReferenceEngine):
 
     def __init__(self) -> None:
         super().__init__("KVMGmap")
-
-
-class LyingR1Engine(KVMClassicEngine):
-    """A broken engine: KVM classic whose R1 byte reports the page's state after the operation,
-    not before (a plausible harness bug). It matches no profile."""
-
-    def step(self, request: EssaRequest) -> EssaReply:
-        reply = super().step(request)
-        if request.op == "ESSA" and reply.outcome == "Done":
-            assert self.profile is not None and self.state is not None
-            after = rules.result_byte(self.profile, self.state.pages[request.page])
-            return reply._replace(result=after)
-        return reply
 
 
 class EssaJsonLinesEngine(JsonLinesEngine):
@@ -526,7 +767,6 @@ def serve(engine: EssaReferenceEngine, inp: TextIO, out: TextIO) -> None:
 
 ENGINES: Final[dict[str, type[EssaReferenceEngine]]] = {
     "Paper2007": PaperEngine, "KVMClassic": KVMClassicEngine, "KVMGmap": KVMGmapEngine,
-    "LyingR1": LyingR1Engine,
 }  # fmt: skip
 
 

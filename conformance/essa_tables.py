@@ -14,20 +14,7 @@ from typing import Final
 
 from refimpl.essa import IMPLS, rules
 
-from .essa import ORC_NAMES
-
-#: The conditions of the effect tables, in the words of the reply's page fields.
-CONDITION_TEXT: Final[dict[str, str]] = {
-    "any": "otherwise",
-    "valid": "`valid`",
-    "Z": "`zbit`",
-    "GC clear": "`gc` clear",
-    "preserved": "not `valid`, `swapped`",
-    "preserved, dirty": "not `valid`, `swapped`, `dirty`",
-    "zero": "not `valid`, not `swapped`",
-    "V, zero": "usage V, not `valid`, not `swapped`",
-}
-
+from .essa import CONDITION_TEXT, ORC_NAMES
 
 def _keep(v: object, name: str) -> str:
     if v is None:

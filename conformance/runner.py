@@ -30,6 +30,7 @@ from refimpl import Machine, Profile, ProfileError, State
 from refimpl.pagestates.profile import NO_VALUE
 from refimpl.pagestates.state import Page
 
+from .driver import Outcome as DriverOutcome
 from .engine import Engine
 from .protocol import OPERATIONS, EngineFault, EngineInfo, ProfileRequest, Unsupported
 from .session import DivergenceError, EngineFaultError, Session, checked
@@ -40,23 +41,13 @@ DEFAULT_VALUES = (0, 1, 2)
 
 
 @dataclass
-class Outcome:
-    """What one drive found. ``status``: passed, diverged, fault, flaky."""
+class Outcome(DriverOutcome):
+    """What one drive of the PageStates mode found (:class:`conformance.driver.Outcome` with the
+    engine's name, and the steps the engine performed until the divergence was found, before
+    shrinking replays). ``status``: passed, diverged, fault, flaky."""
 
-    status: str
-    drive: str
-    profile: Profile
-    engine: str
-    steps: int
-    seconds: float
-    error: DivergenceError | EngineFaultError | None = None
-    note: str = ""
-    #: steps the engine performed until the divergence was found (before shrinking replays)
+    engine: str = ""
     found_after: int | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "passed"
 
 
 def connect(
@@ -130,8 +121,8 @@ def run_hypothesis(
     steps0 = session.total_steps
 
     def outcome(status: str, **kw: object) -> Outcome:
-        return Outcome(status, "hypothesis", session.profile, session.info.name,
-                       session.total_steps - steps0, time.monotonic() - start, **kw)  # type: ignore[arg-type]  # fmt: skip
+        return Outcome(status, "hypothesis", session.profile, session.total_steps - steps0,
+                       time.monotonic() - start, engine=session.info.name, **kw)  # type: ignore[arg-type]  # fmt: skip
 
     try:
         run_state_machine_as_test(_Factory(cls, key, seed), settings=settings)  # type: ignore[arg-type]
@@ -253,8 +244,8 @@ def run_programs(
     steps0 = session.total_steps
 
     def outcome(status: str, **kw: object) -> Outcome:
-        return Outcome(status, drive, session.profile, session.info.name,
-                       session.total_steps - steps0, time.monotonic() - start, **kw)  # type: ignore[arg-type]  # fmt: skip
+        return Outcome(status, drive, session.profile, session.total_steps - steps0,
+                       time.monotonic() - start, engine=session.info.name, **kw)  # type: ignore[arg-type]  # fmt: skip
 
     for program in programs:
         try:
@@ -354,8 +345,8 @@ def run_walk(
         if progress is not None and now - last >= 1.0:
             last = now
             progress(programs, done, now - start)
-    return Outcome("passed", "walk", session.profile, session.info.name,
-                   session.total_steps - steps0, time.monotonic() - start,
+    return Outcome("passed", "walk", session.profile, session.total_steps - steps0,
+                   time.monotonic() - start, engine=session.info.name,
                    note=f"{programs} programs, seed {seed}")  # fmt: skip
 
 

@@ -23,6 +23,9 @@ run is skipped with the engine's reason) or by operation:
 A failure's message is the suite's report (the rule broken, the table); the trace is saved under
 ``report_dir`` as JSON lines, ITF and a TLA+ module. Set ``CMMA_CONFORMANCE_PROFILE=thorough`` to
 run the thorough settings without changing the test.
+
+:class:`EssaEngineContract` is the same for an engine of the ESSA mode (``impl`` names the
+implementation it is tested against; every constant set is a parameter).
 """
 
 from __future__ import annotations
@@ -31,16 +34,28 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
 from refimpl import Profile
+from refimpl.core.constants import combinations
+from refimpl.essa import CONSTANTS as ESSA_CONSTANTS
+from refimpl.essa import EssaProfile
 from refimpl.pagestates.profile import all_profiles
 
+from .driver import Drive
+from .driver import Outcome as DriverOutcome
+from .driver import report as driver_report
+from .driver import run_hypothesis as run_driver_hypothesis
+from .driver import run_programs as run_driver_programs
+from .driver import save as driver_save
 from .engine import Engine
+from .essa import ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine
+from .essa import all_requests as essa_requests
+from .essa import tours as essa_tours
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
-from .protocol import OPERATIONS, OPTIONAL_OPERATIONS, ProfileRequest, Unsupported
+from .protocol import OPERATIONS, OPTIONAL_OPERATIONS, EngineFault, ProfileRequest, Unsupported
 from .report import divergence_report, fault_report, save, trace_of
 from .runner import DEFAULT_VALUES, Outcome, connect, run_hypothesis, run_programs, run_tour, tour
 from .session import EngineFaultError, Session, checked
@@ -159,3 +174,89 @@ class EngineContract:
         )  # fmt: skip
         with self._session(profile) as session:
             self._check(run_hypothesis(session, settings, seed=self.seed))
+
+
+# --------------------------------------------------------------------------- the ESSA mode
+
+#: Every constant set of the ESSA mode but the Impl (the contract's ``impl`` adds it).
+_ESSA_SETS = [
+    pytest.param(fields, id="-".join(
+        ("keys" if fields["storage_keys"] else "nokeys", "f147" if fields["facility147"]
+         else "nof147", f"cbrl{fields['cbrl_size']}")))
+    for fields in combinations(tuple(c for c in ESSA_CONSTANTS if c.attr != "impl"))
+]  # fmt: skip
+
+
+class EssaEngineContract:
+    """The contract of the ESSA mode: subclass with ``impl`` and ``engine_command`` (or
+    ``engine_class``); pytest runs ``run --machine ESSA``'s drives on every constant set::
+
+        class TestMyHarness(EssaEngineContract):
+            impl = "KVMGmap"
+            engine_command = "./build/my-harness"
+
+    * ``test_handshake``: the engine answers the ESSA hello;
+    * ``test_tour[set]``: every transition of the one-page machine (and the queue tour);
+    * ``test_hypothesis[set]``: hypothesis over ``pages`` pages (default 2).
+
+    A failure's message is ``run``'s report; the trace is saved under ``report_dir``.
+    """
+
+    impl: ClassVar[str]
+    engine_command: ClassVar[str | None] = None
+    engine_class: ClassVar[str | None] = None
+    timeout: ClassVar[float] = DEFAULT_TIMEOUT
+    pages: ClassVar[int] = 2
+    examples: ClassVar[int] = 100
+    steps: ClassVar[int] = 40
+    seed: ClassVar[int | None] = 0
+    report_dir: ClassVar[Path] = Path("conformance-report")
+
+    def make_engine(self) -> EssaEngine:
+        if self.engine_command:
+            return EssaJsonLinesEngine(self.engine_command, timeout=self.timeout)
+        if self.engine_class:
+            from .cli import load_class
+
+            engine = load_class(self.engine_class)
+            assert isinstance(engine, EssaEngine), f"{self.engine_class} is not an ESSA engine"
+            return engine
+        raise NotImplementedError(f"{type(self).__name__}: set engine_command or engine_class")
+
+    @contextmanager
+    def _drive(self, fields: dict[str, Any]) -> Iterator[tuple[EssaEngine, Drive[Any, Any, Any, Any]]]:
+        profile = EssaProfile(impl=self.impl, pages=self.pages, **fields)
+        engine = self.make_engine()
+        try:
+            try:
+                ESSA_DRIVER.connect(engine, profile)
+            except Unsupported as exc:
+                pytest.skip(f"the engine does not run this profile: {exc}")
+            except EngineFault as exc:
+                pytest.fail(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", pytrace=False)
+            yield engine, Drive(ESSA_DRIVER, engine, profile)
+        finally:
+            engine.close()
+
+    def _check(self, outcome: DriverOutcome) -> None:
+        if outcome.error is None:
+            return
+        text = driver_report(ESSA_DRIVER, outcome.error, engine=type(self).__name__)
+        saved = driver_save(ESSA_DRIVER, self.report_dir / type(self).__name__, text, outcome.error)
+        pytest.fail(f"{text}\nsaved: {saved.directory}", pytrace=False)
+
+    def test_handshake(self) -> None:
+        with self._drive({c.attr: c.domain[0] for c in ESSA_CONSTANTS if c.attr != "impl"}):
+            pass
+
+    @pytest.mark.parametrize("fields", _ESSA_SETS)
+    def test_tour(self, fields: dict[str, Any]) -> None:
+        with self._drive(fields) as (_, drive):
+            self._check(run_driver_programs(drive, essa_tours(drive.profile)))
+
+    @pytest.mark.parametrize("fields", _ESSA_SETS)
+    def test_hypothesis(self, fields: dict[str, Any]) -> None:
+        with self._drive(fields) as (_, drive):
+            self._check(run_driver_hypothesis(drive, essa_requests(drive.profile),
+                                              examples=self.examples, max_steps=self.steps,
+                                              seed=self.seed))  # fmt: skip

@@ -37,6 +37,22 @@ MODULE: Final = "ConformanceTrace"
 SPEC_DIR: Final = Path(__file__).resolve().parents[1] / "spec"
 
 
+#: The walk of ``Trace`` every trace module ends with: Init, then each entry's ``Replay``, then
+#: stuttering (so that only a step that is not a behaviour of the spec deadlocks).
+TRACE_WALK: Final = r"""TraceInit == Init /\ cursor = 1
+
+TraceNext ==
+    \/ /\ cursor <= Len(Trace)
+       /\ Replay(Trace[cursor])
+       /\ cursor' = cursor + 1
+    \* The whole trace replayed: stutter, so that only a stuck step deadlocks.
+    \/ /\ cursor > Len(Trace)
+       /\ UNCHANGED <<vars, cursor>>
+
+TraceSpec == TraceInit /\ [][TraceNext]_<<vars, cursor>>
+"""
+
+
 def _tla_string(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -105,18 +121,7 @@ Replay(e) ==
          /\\ lastOp'.value = e.value
          /\\ Seen(e)
 
-TraceInit == Init /\\ cursor = 1
-
-TraceNext ==
-    \\/ /\\ cursor <= Len(Trace)
-       /\\ Replay(Trace[cursor])
-       /\\ cursor' = cursor + 1
-    \\* The whole trace replayed: stutter, so that only a stuck step deadlocks.
-    \\/ /\\ cursor > Len(Trace)
-       /\\ UNCHANGED <<vars, cursor>>
-
-TraceSpec == TraceInit /\\ [][TraceNext]_<<vars, cursor>>
-{"=" * 77}
+{TRACE_WALK}{"=" * 77}
 """
 
 
@@ -177,13 +182,24 @@ _CURSOR = re.compile(r"^\s*(\d+)\s*$")
 def check_with_tlc(trace: Trace, *, directory: Path | None = None, timeout: float = 300.0) -> TlcVerdict:
     """Run TLC on the trace module. Raises tlcrunner's TlcSetupError (with how to get Java or
     TLC) when it cannot run. The module stays in ``directory`` when one is given."""
+    return run_trace_module(module_text(trace), config_text(trace), directory=directory,
+                            timeout=timeout)  # fmt: skip
+
+
+def run_trace_module(module_text: str, config_text: str, *, directory: Path | None = None,
+                     timeout: float = 300.0) -> TlcVerdict:  # fmt: skip
+    """Run TLC on a trace module named :data:`MODULE` (any machine's: it walks ``Trace`` with
+    ``cursor`` and deadlocks at the first step that is not a behaviour of its spec)."""
     from tlcrunner.fetch import default_jar
     from tlcrunner.run import run_tlc
     from tlcrunner.tool_output import Outcome
 
     with tempfile.TemporaryDirectory(prefix="cmma-trace-") as tmp:
         where = directory if directory is not None else Path(tmp)
-        module, config = write_module(trace, where)
+        where.mkdir(parents=True, exist_ok=True)
+        module, config = where / f"{MODULE}.tla", where / f"{MODULE}.cfg"
+        module.write_text(module_text, encoding="utf-8")
+        config.write_text(config_text, encoding="utf-8")
         result = run_tlc(module, config, jar=default_jar(), library=SPEC_DIR, timeout=timeout)
     outcome = result.outcome
     if outcome is Outcome.HOLDS:

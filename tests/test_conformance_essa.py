@@ -13,11 +13,13 @@ from conformance.classify import classify
 from conformance.cli import main
 from conformance.essa import (
     ENGINES, EssaJsonLinesEngine, EssaProfileRequest, EssaReferenceEngine, EssaRequest,
-    LyingR1Engine,
 )  # fmt: skip
+from conformance.essa_mutants import R1AfterNotBefore as LyingR1Engine
 from conformance.protocol import EngineFault
 
 IMPLS = ("Paper2007", "KVMClassic", "KVMGmap")
+#: One constant set: classify then tries each Impl once (a few seconds).
+ONE_SET = EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1)
 
 #: (engine's Impl, candidate Impl) -> (sequence, step) of the first divergence.
 DOCUMENTED = {
@@ -33,7 +35,8 @@ DOCUMENTED = {
 @pytest.mark.parametrize("keys", [False, True])
 @pytest.mark.parametrize("impl", IMPLS)
 def test_reference_engines_are_classified(impl: str, keys: bool) -> None:
-    c = classify(ENGINES[impl](), EssaProfileRequest(storage_keys=keys, facility147=True))
+    c = classify(ENGINES[impl](), EssaProfileRequest(storage_keys=keys, facility147=True,
+                                                     cbrl_size=1))
     assert c.matched == (impl,)
     for v in c.verdicts:
         if v.profile.impl == impl:
@@ -45,7 +48,7 @@ def test_reference_engines_are_classified(impl: str, keys: bool) -> None:
 
 
 def test_classic_and_gmap_part_at_the_z_clearing_of_orc0() -> None:
-    c = classify(ENGINES["KVMClassic"]())
+    c = classify(ENGINES["KVMClassic"](), ONE_SET)
     d = next(v.divergence for v in c.verdicts if v.profile.impl == "KVMGmap")
     assert d is not None and d.request == EssaRequest("ESSA", 0, 0)
     assert d.expected.result == d.observed.result == 0x0F
@@ -53,7 +56,7 @@ def test_classic_and_gmap_part_at_the_z_clearing_of_orc0() -> None:
 
 
 def test_a_lying_r1_byte_is_caught() -> None:
-    c = classify(LyingR1Engine())
+    c = classify(LyingR1Engine(), ONE_SET)
     assert c.matched == ()
     d = c.verdicts[1].divergence  # its own profile, KVMClassic
     assert d is not None and d.request.op == "ESSA"
@@ -70,19 +73,46 @@ def test_specification_exception_and_facility147() -> None:
     assert r.outcome == "Done" and r.result == 0x02 and r.pages[0].nodat  # KVM: not valid, Z clear
 
 
+ONE_SET_ARGS = ["--no-storage-keys", "--no-facility147", "--cbrl-size", "1"]
+
+
 def test_cli_classify_in_process_and_json_lines() -> None:
     out = io.StringIO()
-    assert main(["classify", "--engine-class", "conformance.essa:KVMGmapEngine"], out) == 0
-    assert "the engine is KVMGmap" in out.getvalue()
+    assert main(["classify", "--engine-class", "conformance.essa:KVMGmapEngine", *ONE_SET_ARGS],
+                out) == 0  # fmt: skip
+    text = out.getvalue()
+    assert "identified as KVMGmap" in text and "not a conformance verdict" in text
+    assert "python -m conformance run --machine ESSA --impl KVMGmap" in text
     out = io.StringIO()
     cmd = f"{sys.executable} -m conformance.essa --impl Paper2007"
-    assert main(["classify", "--engine", cmd], out) == 0
-    assert "the engine is Paper2007" in out.getvalue()
+    assert main(["classify", "--engine", cmd, *ONE_SET_ARGS, "--pages", "1"], out) == 0
+    assert "identified as Paper2007" in out.getvalue()
     out = io.StringIO()
-    assert main(["classify", "--engine-class", "conformance.essa:LyingR1Engine"], out) == 1
-    assert "matches no profile" in out.getvalue()
+    assert main(["classify", "--engine-class", "conformance.essa_mutants:R1AfterNotBefore",
+                 *ONE_SET_ARGS], out) == 1  # fmt: skip
+    assert "not identified: the engine matches no Impl" in out.getvalue()
     assert main(["classify", "--engine-class", "conformance.engine:ReferenceEngine"],
                 io.StringIO(), io.StringIO()) == 2  # fmt: skip
+
+
+@pytest.mark.parametrize(("mutant", "args"), [
+    ("SecondPageReportsFirst", ONE_SET_ARGS),                         # only on page 1
+    ("PotVolatileIgnoresGC", ["--no-facility147", "--cbrl-size", "1"]),  # only with keys
+    ("NoDatNotSet", ["--no-storage-keys", "--cbrl-size", "1"]),       # only with facility 147
+])  # fmt: skip
+def test_classify_misses_no_bug_of_page_1_keys_or_facility147(mutant: str, args: list[str]) -> None:
+    out = io.StringIO()
+    code = main(["classify", "--engine-class", f"conformance.essa_mutants:{mutant}", *args], out)
+    assert code == 1, out.getvalue()
+    assert "not identified" in out.getvalue()
+
+
+def test_classify_reports_an_engine_fault() -> None:
+    out = io.StringIO()
+    code = main(["classify", "--engine", f"{sys.executable} -c \"print('not json')\"",
+                 *ONE_SET_ARGS], out)  # fmt: skip
+    assert code == 3, out.getvalue()
+    assert "ENGINE FAULT" in out.getvalue()
 
 
 def test_json_lines_messages_and_faults(tmp_path: object) -> None:

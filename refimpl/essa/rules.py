@@ -176,20 +176,27 @@ EFFECT_TABLES: Final[dict[str, EffectTable]] = {
 MAKES_RESIDENT: Final[frozenset[tuple[str, int]]] = frozenset({("Paper2007", 5)})
 
 
-def essa_effect(profile: EssaProfile, orc: int, pg: EssaPage) -> Effect:
-    """Spec: EssaEffect(orc, p): the first row of ``orc`` whose condition holds, else of OTHER."""
+def effect_row(profile: EssaProfile, orc: int, pg: EssaPage) -> tuple[int, str]:
+    """The row of the Impl's effect table that decides ESSA ``orc`` on ``pg``: the first of
+    ``orc`` whose condition holds, else of OTHER."""
     table = EFFECT_TABLES[profile.impl]
     for key in (orc, OTHER):
-        for (row_orc, condition), e in table.items():
+        for row_orc, condition in table:
             if row_orc == key and CONDITIONS[condition](pg):
-                return Effect(
-                    pg.usage if e.u is None else e.u,
-                    pg.nodat if e.n is None else e.n,
-                    pg.zbit if e.z is None else e.z,
-                    e.queue,
-                    e.drop,
-                )
+                return row_orc, condition
     raise LookupError(f"the {profile.impl} effect table has no row for ORC {orc} here: {pg}")
+
+
+def essa_effect(profile: EssaProfile, orc: int, pg: EssaPage) -> Effect:
+    """Spec: EssaEffect(orc, p): the effect of the row :func:`effect_row` finds."""
+    e = EFFECT_TABLES[profile.impl][effect_row(profile, orc, pg)]
+    return Effect(
+        pg.usage if e.u is None else e.u,
+        pg.nodat if e.n is None else e.n,
+        pg.zbit if e.z is None else e.z,
+        e.queue,
+        e.drop,
+    )
 
 
 # --------------------------------------------------------------------------- the guest

@@ -1,0 +1,423 @@
+"""The conformance driver, parametrised by the machine: sessions, drives, reports, reproducers.
+
+A :class:`DriverMachine` is what the driver needs of a machine's mode of the protocol (the
+requests, the oracle from the machine's reference implementation, how replies are compared and
+shown, how a trace is written); :data:`conformance.essa.ESSA_DRIVER` is the ESSA mode's. With it:
+
+* :class:`Drive` sends each request to the engine and to the oracle, records the step, and raises
+  :class:`Divergence` at the first reply that differs (naming the reference's rule that decided
+  the expected reply and the differing fields) or :class:`Fault` when the engine breaks the
+  protocol (crash, hang, malformed, extra output), with the steps so far either way;
+* :func:`run_programs` runs fixed request sequences, each from a reset (the tours);
+* :func:`run_hypothesis` draws request sequences with hypothesis and shrinks a failing one;
+* :func:`report` and :func:`save` give the text a person reads and the reproducers a tool replays
+  (JSON lines, ITF), under one directory per profile.
+
+The engine is anything with ``hello``, ``reset``, ``step(request) -> reply`` and ``close``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+from .protocol import EngineFault, Unsupported
+
+P = TypeVar("P")
+S = TypeVar("S")
+Q = TypeVar("Q")
+R = TypeVar("R")
+
+
+class DriverMachine(Protocol):
+    """What the driver needs of a machine's mode of the protocol."""
+
+    name: str
+
+    def init(self, profile: Any) -> Any: ...
+
+    def oracle(self, profile: Any, s: Any, request: Any) -> tuple[Any, Any]:
+        """The reference implementation's successor and reply."""
+        ...
+
+    def differences(self, expected: Any, observed: Any) -> list[str]:
+        """The fields in which the observed reply differs from the expected one."""
+        ...
+
+    def rule(self, profile: Any, s: Any, request: Any) -> str:
+        """The rule of the reference implementation that decides ``request`` in ``s``."""
+        ...
+
+    def short_name(self, profile: Any) -> str: ...
+
+    def describe(self, profile: Any) -> str: ...
+
+    def show_request(self, request: Any) -> str: ...
+
+    def show_reply(self, reply: Any, marked: Sequence[str] = ()) -> str: ...
+
+    def trace_header(self, profile: Any) -> dict[str, Any]: ...
+
+    def trace_line(self, request: Any, reply: Any) -> dict[str, Any]: ...
+
+    def itf_state(self, profile: Any, reply: Any | None, request: Any | None) -> dict[str, Any]:
+        """The ITF state after ``request`` answered by ``reply`` (both None: the initial one)."""
+        ...
+
+    def connect(self, engine: Any, profile: Any) -> str:
+        """Say hello asking for ``profile``; the engine's name. Raises Unsupported when the engine
+        does not run it (or announces something else), EngineFault when it breaks the protocol."""
+        ...
+
+    def requests(self, profile: Any) -> Sequence[Any]:
+        """Every request hypothesis may draw under ``profile``."""
+        ...
+
+    def tours(self, profile: Any) -> Iterable[tuple[str, Sequence[Any]]]:
+        """The fixed request sequences of the tour (each from a reset)."""
+        ...
+
+
+class Engine(Protocol):
+    def reset(self) -> None: ...
+
+    def step(self, request: Any) -> Any: ...
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+@dataclass
+class StepRecord(Generic[S, Q, R]):
+    """One step: the request, the oracle's state before and reply, and the engine's reply
+    (None when the engine failed to give one)."""
+
+    index: int
+    request: Q
+    before: S
+    expected: R
+    observed: R | None
+    rule: str
+    differs: list[str] = field(default_factory=list)
+
+
+class Divergence(AssertionError):
+    """The engine's reply differs from the reference's at the last step."""
+
+    def __init__(self, profile: Any, steps: list[StepRecord[Any, Any, Any]]) -> None:
+        last = steps[-1]
+        super().__init__(f"step {last.index}: {', '.join(last.differs)} differ ({last.rule})")
+        self.profile = profile
+        self.steps = steps
+
+
+class Fault(Exception):
+    """The engine broke the protocol at the last step (or at its hello or reset)."""
+
+    def __init__(self, profile: Any, steps: list[StepRecord[Any, Any, Any]], where: str,
+                 fault: EngineFault) -> None:  # fmt: skip
+        super().__init__(f"{where}: {fault.kind}: {fault.message}")
+        self.profile = profile
+        self.steps = steps
+        self.where = where
+        self.fault = fault
+
+
+class StopDrive(BaseException):
+    """Ends a hypothesis run at once, past its shrinker: a fault is reported as it is. A
+    BaseException, because hypothesis catches Exceptions to shrink them."""
+
+    def __init__(self, error: Fault) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class Drive(Generic[P, S, Q, R]):
+    """One engine under one profile, beside the oracle."""
+
+    def __init__(self, machine: DriverMachine, engine: Engine, profile: P) -> None:
+        self.machine, self.engine, self.profile = machine, engine, profile
+        self.state = machine.init(profile)
+        self.steps: list[StepRecord[S, Q, R]] = []
+        self.total_steps = 0
+
+    def reset(self) -> None:
+        self.state = self.machine.init(self.profile)
+        self.steps = []
+        try:
+            self.engine.reset()
+        except EngineFault as exc:
+            raise Fault(self.profile, [], "reset", exc) from None
+
+    def step(self, request: Q) -> R:
+        m = self.machine
+        before = self.state
+        after, expected = m.oracle(self.profile, before, request)
+        # The rule is named only for the step a report shows: naming it costs more than a step.
+        record: StepRecord[S, Q, R] = StepRecord(
+            len(self.steps) + 1, request, before, expected, None, ""
+        )  # fmt: skip
+        self.steps.append(record)
+        self.total_steps += 1
+        try:
+            observed: R = self.engine.step(request)
+        except EngineFault as exc:
+            record.rule = m.rule(self.profile, before, request)
+            where = f"step {record.index} ({m.show_request(request)})"
+            raise Fault(self.profile, list(self.steps), where, exc) from None
+        record.observed = observed
+        record.differs = m.differences(expected, observed)
+        if record.differs:
+            record.rule = m.rule(self.profile, before, request)
+            raise Divergence(self.profile, list(self.steps))
+        self.state = after
+        return observed
+
+    def run(self, program: Iterable[Q]) -> None:
+        self.reset()
+        for request in program:
+            self.step(request)
+
+
+# --------------------------------------------------------------------------- drives
+
+
+@dataclass
+class Outcome:
+    """What one drive found. ``status``: passed, diverged, fault."""
+
+    status: str
+    drive: str
+    profile: Any
+    steps: int
+    seconds: float
+    error: Any = None  # Divergence | Fault here; the PageStates mode's errors in runner.Outcome
+    note: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+def _outcome(drive: Drive[Any, Any, Any, Any], name: str, start: float, steps0: int,
+             status: str, **kw: Any) -> Outcome:  # fmt: skip
+    return Outcome(status, name, drive.profile, drive.total_steps - steps0,
+                   time.monotonic() - start, **kw)  # fmt: skip
+
+
+def run_programs(drive: Drive[Any, Any, Q, Any], programs: Iterable[tuple[str, Sequence[Q]]],
+                 name: str = "tour") -> Outcome:  # fmt: skip
+    """Each program from a reset; the first divergence or fault ends the drive."""
+    start, steps0, n = time.monotonic(), drive.total_steps, 0
+    for label, program in programs:
+        n += 1
+        try:
+            drive.run(program)
+        except Divergence as err:
+            return _outcome(drive, name, start, steps0, "diverged", error=err, note=label)
+        except Fault as err:
+            return _outcome(drive, name, start, steps0, "fault", error=err, note=label)
+    return _outcome(drive, name, start, steps0, "passed", note=f"{n} sequences")
+
+
+def programs(requests: Sequence[Q], max_steps: int) -> st.SearchStrategy[list[Q]]:
+    """Request sequences, swarm style: each example first draws a few requests (an alphabet),
+    then a sequence over them. A small alphabet makes the sequences that need one request
+    several times among few others (fill the CBRL with two pages, then empty it) likely; the
+    whole list is still drawn from, and hypothesis shrinks both the alphabet and the sequence."""
+    return st.lists(st.sampled_from(requests), min_size=1, max_size=6, unique=True).flatmap(
+        lambda alphabet: st.lists(st.sampled_from(alphabet), min_size=1, max_size=max_steps)
+    )
+
+
+def run_hypothesis(
+    drive: Drive[Any, Any, Q, Any],
+    requests: Sequence[Q],
+    *,
+    examples: int = 100,
+    max_steps: int = 40,
+    seed: int | None = None,
+) -> Outcome:
+    """Request sequences drawn by hypothesis from ``requests``, each from a reset; a divergence
+    is shrunk by hypothesis (fewer and earlier requests) before it is reported."""
+    start, steps0 = time.monotonic(), drive.total_steps
+    found: list[Divergence] = []
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=seed is None,
+              phases=[Phase.explicit, Phase.generate, Phase.shrink], report_multiple_bugs=False,
+              suppress_health_check=list(HealthCheck), print_blob=False)  # fmt: skip
+    @given(programs(requests, max_steps))
+    def check(program: list[Q]) -> None:
+        try:
+            drive.run(program)
+        except Fault as err:
+            raise StopDrive(err) from None
+        except Divergence as err:
+            found.append(err)
+            raise
+
+    test: Callable[[], None] = check
+    if seed is not None:
+        test = hypothesis_seed(seed)(check)
+    try:
+        test()
+    except StopDrive as stop:
+        return _outcome(drive, "hypothesis", start, steps0, "fault", error=stop.error)
+    except Divergence as err:
+        note = f"{len(found)} failing examples tried while shrinking; the shortest has " \
+            f"{len(err.steps)} steps"  # fmt: skip
+        return _outcome(drive, "hypothesis", start, steps0, "diverged", error=err, note=note)
+    return _outcome(drive, "hypothesis", start, steps0, "passed", note=f"{examples} examples")
+
+
+def run_machine(
+    machine: DriverMachine,
+    engine: Any,
+    profiles: Iterable[Any],
+    *,
+    tour: bool = True,
+    examples: int = 100,
+    max_steps: int = 40,
+    seed: int | None = None,
+    progress: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Every profile in turn: hello, the tour, hypothesis. Stops at the first divergence or
+    fault; a profile the engine does not run is skipped (status ``skipped``)."""
+    outcomes: list[Outcome] = []
+
+    def add(o: Outcome) -> bool:
+        outcomes.append(o)
+        if progress is not None:
+            progress(o)
+        return o.status in ("passed", "skipped")
+
+    for profile in profiles:
+        try:
+            machine.connect(engine, profile)
+        except Unsupported as exc:
+            add(Outcome("skipped", "hello", profile, 0, 0.0, note=str(exc)))
+            continue
+        except EngineFault as exc:
+            add(Outcome("fault", "hello", profile, 0, 0.0, error=Fault(profile, [], "hello", exc)))
+            break
+        drive: Drive[Any, Any, Any, Any] = Drive(machine, engine, profile)
+        if tour and not add(run_programs(drive, machine.tours(profile))):
+            break
+        if examples > 0 and not add(run_hypothesis(drive, machine.requests(profile),
+                                                   examples=examples, max_steps=max_steps,
+                                                   seed=seed)):  # fmt: skip
+            break
+    return outcomes
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def report(machine: DriverMachine, error: Divergence | Fault, *,
+           engine: str) -> str:  # fmt: skip
+    """The text of a divergence or a fault: the profile, every step with the expected and the
+    observed reply (differing fields marked with ``!``), the reference's rule, and what broke."""
+    p = error.profile
+    lines = [f"engine {engine}, machine {machine.name}, profile {machine.short_name(p)} "
+             f"({machine.describe(p)})"]  # fmt: skip
+    if isinstance(error, Fault):
+        lines.append(f"ENGINE FAULT ({error.fault.kind}) at {error.where}: {error.fault.message}")
+    else:
+        last = error.steps[-1]
+        lines.append(f"DIVERGENCE at step {last.index} ({machine.show_request(last.request)}): "
+                     f"{', '.join(last.differs)} differ")  # fmt: skip
+        lines.append(f"the reference decides this step by: {last.rule}")
+    rows = [["", "step", "request", "expected", "observed"]]
+    for rec in error.steps:
+        mark = "->" if rec is error.steps[-1] else ""
+        observed = ("(no reply)" if rec.observed is None
+                    else machine.show_reply(rec.observed, rec.differs))  # fmt: skip
+        rows.append([mark, str(rec.index), machine.show_request(rec.request),
+                     machine.show_reply(rec.expected), observed])  # fmt: skip
+    lines += ["", "from a reset:", *_table(rows)]
+    lines.append("(! marks an observed field that differs from the expected)")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Saved:
+    directory: Path
+    report: Path
+    jsonl: Path
+    itf: Path
+
+
+def _itf(value: Any) -> Any:
+    """A value in ITF's JSON encoding: integers as #bigint, dicts keyed by int as #map."""
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return {"#bigint": str(value)}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {k: _itf(v) for k, v in value.items()}
+        return {"#map": [[_itf(k), _itf(v)] for k, v in value.items()]}
+    if isinstance(value, (list, tuple)):
+        return [_itf(v) for v in value]
+    raise TypeError(f"no ITF encoding for {value!r}")
+
+
+def save(machine: DriverMachine, directory: Path, text: str,
+         error: Divergence | Fault) -> Saved:  # fmt: skip
+    """The report and the engine's trace (its requests and replies, up to the last one it gave)
+    as JSON lines and ITF, in ``directory``/<profile>/."""
+    p = error.profile
+    where = directory / machine.short_name(p)
+    where.mkdir(parents=True, exist_ok=True)
+    done = [rec for rec in error.steps if rec.observed is not None]
+    report_path = where / "report.txt"
+    report_path.write_text(text, encoding="utf-8")
+    jsonl = where / "trace.jsonl"
+    with jsonl.open("w", encoding="utf-8") as f:
+        f.write(json.dumps(machine.trace_header(p)) + "\n")
+        for rec in done:
+            f.write(json.dumps(machine.trace_line(rec.request, rec.observed)) + "\n")
+    states = [machine.itf_state(p, None, None)]
+    states += [machine.itf_state(p, rec.observed, rec.request) for rec in done]
+    itf = where / "trace.itf.json"
+    doc = {
+        "#meta": {"format": "ITF", "source": f"conformance run, machine {machine.name}",
+                  "profile": machine.trace_header(p)["profile"]},  # fmt: skip
+        "vars": sorted(states[0]),
+        "states": [{"#meta": {"index": i}, **_itf(s)} for i, s in enumerate(states)],
+    }
+    itf.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return Saved(where, report_path, jsonl, itf)
+
+
+# --------------------------------------------------------------------------- recorded traces
+
+
+class RecordedEngine(Generic[Q, R]):
+    """An engine that answers from a recorded trace: each step's recorded reply, in order (for
+    ``validate``: the oracle judges what the engine did)."""
+
+    def __init__(self, replies: Sequence[R]) -> None:
+        self.replies = list(replies)
+        self.next = 0
+
+    def reset(self) -> None:
+        self.next = 0
+
+    def step(self, request: Q) -> R:
+        reply = self.replies[self.next]
+        self.next += 1
+        return reply

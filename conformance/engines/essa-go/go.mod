@@ -1,0 +1,3 @@
+module cmma-spec/essa-engine
+
+go 1.21
