@@ -93,6 +93,7 @@ struct mm_struct {
 };
 struct vm_area_struct { struct mm_struct *vm_mm; };
 struct folio;
+struct page;
 struct gmap { struct mm_struct *mm; int guest_to_host; };
 
 /* KVM's structures, with the fields the ESSA intercept uses. */
@@ -159,13 +160,15 @@ static inline int test_and_set_bit(unsigned long nr, unsigned long *addr)
 #define pte_to_swp_entry(pte) __pte_to_swp_entry(pte)
 #define non_swap_entry(e) ((void)(e), 0)
 #define is_migration_entry(e) ((void)(e), 0)
-#define pfn_swap_entry_folio(e) ((struct folio *)0)
+#define pfn_swap_entry_folio(e) ((struct folio *)0)   /* 6.12 */
+#define pfn_swap_entry_to_page(e) ((struct page *)0)  /* 6.1 */
 #define dec_mm_counter(mm, c) do { (void)(mm); } while (0)
 #define mm_counter(f) 0
 #define MM_SWAPENTS 0
 #define pmd_lock(mm, pmdp) ((void)(pmdp), (spinlock_t *)0)
 #define pmd_present(pmd) 1
-#define pmd_leaf(pmd) 0
+#define pmd_leaf(pmd) 0   /* 6.12: no huge pages */
+#define pmd_large(pmd) 0  /* 6.1 */
 #define cpumask_equal(a, b) 0
 #define mm_cpumask(mm) 0
 #define cpumask_of(cpu) 0

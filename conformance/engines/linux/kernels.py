@@ -23,8 +23,8 @@ from .extract import FUNCTION, MACRO, ExtractError, Want, extract, unpack, versi
 HERE: Final = Path(__file__).resolve().parent
 REPO: Final = HERE.parents[2]
 CACHE: Final = Path(os.environ.get("CMMA_CACHE", REPO / ".cache")) / "linux"
-#: Debian's kernel source package, the default tree.
-DEFAULT_TARBALL: Final = Path("/usr/src/linux-source-6.12.tar.xz")
+#: Debian's kernel source package, the default tree ($KERNEL_TARBALL names another tarball).
+DEFAULT_TARBALL: Final = Path(os.environ.get("KERNEL_TARBALL", "/usr/src/linux-source-6.12.tar.xz"))
 CC: Final = os.environ.get("S390X_CC", "s390x-linux-gnu-gcc")
 QEMU: Final = os.environ.get("QEMU_S390X", "qemu-s390x")
 #: The Debian packages that provide the toolchain and the default tree.
@@ -205,7 +205,8 @@ def build(name: str = "classic", kernel_src: str | None = None) -> Built:
         out.mkdir(parents=True, exist_ok=True)
         c_file = out / f"{name}.c"
         c_file.write_text(text)
-        r = subprocess.run([CC, "-O1", "-std=gnu11", "-static", "-Wall", "-Wno-unused-function",
+        r = subprocess.run([CC, "-O1", "-std=gnu11", "-static", "-Wall", "-Werror=implicit-function-declaration",
+                            "-Wno-unused-function",
                             "-Wno-unused-variable", "-Wno-unused-but-set-variable",
                             "-o", str(binary), str(c_file)],
                            capture_output=True, text=True)  # fmt: skip
