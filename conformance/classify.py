@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Final, NamedTuple, TextIO
 
 from refimpl.essa import init
-from refimpl.essa_state import IMPLS, EssaProfile, EssaState
+from refimpl.essa import IMPLS, EssaProfile, EssaState
 
 from .essa import (
     ESSA_OPS, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,
@@ -136,7 +136,7 @@ def check_profile(engine: EssaEngine, profile: EssaProfile) -> Verdict:
             steps += 1
             s, want = oracle_step(profile, s, req)
             got = engine.step(req)
-            if got.observed() != want.observed():
+            if want.differences(got):
                 return Verdict(profile, n, steps, Divergence(name, i + 1, req, want, got, program))
     return Verdict(profile, n, steps)
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from refimpl.profile import UNUSED_ACCESSES, VARIANTS, ProfileError, all_profiles
+from refimpl.pagestates.profile import UNUSED_ACCESSES, VARIANTS, ProfileError, all_profiles
 
 from .engine import Engine
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from refimpl import Machine, Profile, ProfileError, Refused, State
-from refimpl.profile import NO_VALUE
+from refimpl.pagestates.profile import NO_VALUE
 
 from .protocol import OPERATIONS, REFUSED, EngineInfo, ProfileRequest, Reply, Unsupported
 

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, Protocol, TextIO, runtime_checkable
 
 from refimpl import essa as oracle
-from refimpl import essa_rules as rules
-from refimpl.essa_state import IMPLS, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState
-from refimpl.machine import Refused
+from refimpl.essa import rules
+from refimpl.essa import IMPLS, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState
+from refimpl.core.package import Refused
 
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
@@ -48,9 +48,25 @@ ESSA_OUTCOMES: Final = (
 NONE: Final = -1  # no page, no ORC, no R1 byte, no value
 #: The ORC field of ESSA is four bits.
 MAX_ORC: Final = oracle.MAX_ORC_FIELD
+#: ORC 0-7 by the names of the Linux kernel's asm/page-states.h (ESSA_GET_STATE ...).
+ORC_NAMES: Final[dict[int, str]] = {
+    0: "ESSA_GET_STATE",
+    1: "ESSA_SET_STABLE",
+    2: "ESSA_SET_UNUSED",
+    3: "ESSA_SET_VOLATILE",
+    4: "ESSA_SET_POT_VOLATILE",
+    5: "ESSA_SET_STABLE_RESIDENT",
+    6: "ESSA_SET_STABLE_IF_RESIDENT",
+    7: "ESSA_SET_STABLE_NODAT",
+}
+
+
 #: The value a Write stores when the request names none (the spec's Written).
 WRITTEN: Final = 1
 _HOST_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat")
+#: Page fields an engine may leave out (then they are not compared): the storage key's change
+#: bit and KVM's guest-change bit GC.
+_OPTIONAL_FIELDS: Final = ("dirty", "gc")
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -59,29 +75,35 @@ _HOST_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat")
 @dataclass(frozen=True)
 class EssaRequest:
     """One request: ``op`` (one of :data:`ESSA_OPS`), ``page`` (:data:`NONE` for the pageless
-    ones), ``orc`` (ESSA only) and ``value`` (Write only; :data:`NONE` stores 1)."""
+    ones), ``orc`` (ESSA only) and ``arg`` (Write only, as in the PageStates mode; :data:`NONE`
+    stores 1)."""
 
     op: str
     page: int = NONE
     orc: int = NONE
-    value: int = NONE
+    arg: int = NONE
 
-    def to_json(self, rid: int) -> dict[str, Any]:
-        obj: dict[str, Any] = {"type": "step", "id": rid, "op": self.op}
+    def fields(self) -> dict[str, Any]:
+        """The request's fields as a step request and a trace line carry them."""
+        obj: dict[str, Any] = {"op": self.op}
         if self.page != NONE:
             obj["page"] = self.page
         if self.orc != NONE:
             obj["orc"] = self.orc
-        if self.value != NONE:
-            obj["value"] = self.value
+        if self.arg != NONE:
+            obj["arg"] = self.arg
         return obj
+
+    def to_json(self, rid: int) -> dict[str, Any]:
+        return {"type": "step", "id": rid, **self.fields()}
 
     def describe(self) -> str:
         if self.op == "ESSA":
-            return f"ESSA ORC {self.orc} page {self.page}"
+            name = ORC_NAMES.get(self.orc, "undefined")
+            return f"ESSA ORC {self.orc} ({name}) page {self.page}"
         page = "" if self.page == NONE else f" {self.page}"
-        value = "" if self.value == NONE else f" {self.value}"
-        return f"{self.op}{page}{value}"
+        arg = "" if self.arg == NONE else f" {self.arg}"
+        return f"{self.op}{page}{arg}"
 
 
 def essa_request(obj: dict[str, Any], pages: int) -> EssaRequest:
@@ -97,27 +119,35 @@ def essa_request(obj: dict[str, Any], pages: int) -> EssaRequest:
     orc = obj.get("orc", NONE) if op == "ESSA" else NONE
     if op == "ESSA" and (not _is_int(orc) or not 0 <= orc <= MAX_ORC):
         raise ProtocolError(f"ESSA: orc {orc!r} is not one of 0 .. {MAX_ORC}")
-    value = obj.get("value", NONE) if op == "Write" else NONE
-    if op == "Write" and value != NONE and (not _is_int(value) or value < 0):
-        raise ProtocolError(f"Write: value {value!r} is not a non-negative integer")
-    return EssaRequest(op, page, orc, value)
+    arg = obj.get("arg", NONE) if op == "Write" else NONE
+    if op == "Write" and arg != NONE and (not _is_int(arg) or arg < 0):
+        raise ProtocolError(f"Write: arg {arg!r} is not a non-negative integer")
+    return EssaRequest(op, page, orc, arg)
 
 
 class HostPage(NamedTuple):
-    """The host's view of one page, as a reply carries it."""
+    """The host's view of one page, as a reply carries it. ``dirty`` and ``gc`` are None when
+    the engine does not report them."""
 
     usage: str
     valid: bool
     swapped: bool
     zbit: bool
     nodat: bool
+    dirty: bool | None = None
+    gc: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self._asdict())
+        return {k: v for k, v in self._asdict().items() if v is not None}
 
     def describe(self) -> str:
-        flags = [n for n in ("valid", "swapped", "zbit", "nodat") if getattr(self, n)]
+        flags = [n for n in ("valid", "swapped", "zbit", "nodat", "dirty", "gc") if getattr(self, n)]
         return " ".join([self.usage, *flags])
+
+    def as_reported(self, other: HostPage) -> HostPage:
+        """This page with the optional fields ``other`` leaves out left out too."""
+        return self._replace(dirty=None if other.dirty is None else self.dirty,
+                             gc=None if other.gc is None else self.gc)  # fmt: skip
 
 
 class EssaReply(NamedTuple):
@@ -133,6 +163,23 @@ class EssaReply(NamedTuple):
     def observed(self) -> tuple[str, int, int, tuple[HostPage, ...]]:
         """What the driver compares (everything but the reason)."""
         return self.outcome, self.result, self.value, self.pages
+
+    def as_reported(self, other: EssaReply) -> EssaReply:
+        """This (expected) reply with the optional page fields ``other`` leaves out left out."""
+        if len(self.pages) != len(other.pages):
+            return self
+        return self._replace(pages=tuple(a.as_reported(b) for a, b in zip(self.pages, other.pages)))
+
+    def differences(self, other: EssaReply) -> list[str]:
+        """The fields in which ``other`` (observed) differs from this (expected) reply:
+        ``outcome``, ``result``, ``value``, ``pages[1].zbit`` ..."""
+        want = self.as_reported(other)
+        out = [f for f in ("outcome", "result", "value") if getattr(want, f) != getattr(other, f)]
+        if len(want.pages) != len(other.pages):
+            return [*out, "pages"]
+        for i, (a, b) in enumerate(zip(want.pages, other.pages)):
+            out += [f"pages[{i}].{f}" for f in HostPage._fields if getattr(a, f) != getattr(b, f)]
+        return out
 
     def to_json(self, rid: int) -> dict[str, Any]:
         obj: dict[str, Any] = {"id": rid, "outcome": self.outcome}
@@ -184,12 +231,14 @@ def check_essa_reply(obj: object, pages: int) -> EssaReply:
         raise ProtocolError(f'"pages" must be a list of {pages} page object(s), not {raw!r}')
     host = []
     for i, pg in enumerate(raw):
-        if not isinstance(pg, dict) or set(pg) != set(_HOST_FIELDS):
-            raise ProtocolError(f'"pages"[{i}] must be an object with {", ".join(_HOST_FIELDS)}')
+        if (not isinstance(pg, dict) or not set(_HOST_FIELDS) <= set(pg)
+                or not set(pg) <= set(_HOST_FIELDS + _OPTIONAL_FIELDS)):  # fmt: skip
+            raise ProtocolError(f'"pages"[{i}] must be an object with {", ".join(_HOST_FIELDS)} '
+                                f'and optionally {", ".join(_OPTIONAL_FIELDS)}')  # fmt: skip
         if pg["usage"] not in USAGES:
             raise ProtocolError(f'"pages"[{i}].usage must be one of {", ".join(USAGES)}')
-        for name in _HOST_FIELDS[1:]:
-            if not isinstance(pg[name], bool):
+        for name in [*_HOST_FIELDS[1:], *_OPTIONAL_FIELDS]:
+            if name in pg and not isinstance(pg[name], bool):
                 raise ProtocolError(f'"pages"[{i}].{name} must be true or false')
         host.append(HostPage(**pg))
     reason = obj.get("reason", "")
@@ -271,7 +320,8 @@ class EssaEngine(Protocol):
 
 
 def host_pages(s: EssaState) -> tuple[HostPage, ...]:
-    return tuple(HostPage(pg.usage, pg.valid, pg.swapped, pg.zbit, pg.nodat) for pg in s.pages)
+    return tuple(HostPage(pg.usage, pg.valid, pg.swapped, pg.zbit, pg.nodat, pg.keyDirty, pg.gc)
+                 for pg in s.pages)  # fmt: skip
 
 
 def _with(s: EssaState, p: int, pg: EssaPage) -> EssaState:
@@ -313,7 +363,7 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
     if op == "Read":
         return _with(s, p, _fault_in(pg)), "Value", NONE, pg.data, ""
     assert op == "Write", op
-    value = WRITTEN if req.value == NONE else req.value
+    value = WRITTEN if req.arg == NONE else req.arg
     return _with(s, p, _fault_in(pg)._replace(data=value, keyDirty=True)), "Done", NONE, NONE, ""
 
 

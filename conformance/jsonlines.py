@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Final
 
-from refimpl.profile import NO_VALUE
+from refimpl.pagestates.profile import NO_VALUE
 
 from .protocol import (
     VERSION, EngineFault, EngineInfo, ProfileRequest, ProtocolError, Reply, Unsupported,

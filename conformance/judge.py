@@ -3,7 +3,7 @@
 When an engine's reply differs from the oracle's, :func:`judge` builds the state the engine
 claims to be in (its reported page state and change bit, the content it revealed, and the
 oracle's ghost variables: what the guest is owed) and evaluates the spec's properties
-(:mod:`refimpl.properties`, the names of spec/PageStateProperties.tla) on the step from the state
+(:mod:`refimpl.pagestates.properties`, the names of spec/PageStateProperties.tla) on the step from the state
 before to that claimed state. A violated property is the rule broken. A divergence no property
 sees at once (a refused host action, a wrong Extract, a lost change bit) is attributed to the
 spec action whose definition it departs from, with the decision of docs/decisions.md behind it,
@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from refimpl import Machine, Profile, Refused, State
-from refimpl.profile import NO_VALUE, ZERO
-from refimpl.properties import ACTION_PROPERTIES, INVARIANTS
-from refimpl.state import LastOp, Page, show_last_op
+from refimpl.pagestates.profile import NO_VALUE, ZERO
+from refimpl.pagestates.properties import ACTION_PROPERTIES, INVARIANTS
+from refimpl.pagestates.state import LastOp, Page, show_last_op
 
 from .protocol import REFUSED, Reply, variant_has_state
 

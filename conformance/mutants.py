@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 from refimpl import Refused, State
-from refimpl.profile import NO_VALUE, ZERO
-from refimpl.state import LastOp, Page
+from refimpl.pagestates.profile import NO_VALUE, ZERO
+from refimpl.pagestates.state import LastOp, Page
 
 from .engine import DEFAULT_REQUEST, ReferenceEngine
 from .protocol import ProfileRequest

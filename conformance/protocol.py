@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-from refimpl.profile import (
+from refimpl.pagestates.profile import (
     NO_VALUE, UNUSED_ACCESSES, VARIANT_FEATURES, VARIANTS, Profile, ProfileError,
 )  # fmt: skip
-from refimpl.state import OPS, OUTCOMES, STATE_NAME
+from refimpl.pagestates.state import OPS, OUTCOMES, STATE_NAME
 
 #: The protocol version this driver speaks; a hello carries it both ways.
 VERSION: Final = 1

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from refimpl import Profile, Refused, State
-from refimpl.profile import NO_VALUE
-from refimpl.state import Page
+from refimpl.pagestates.profile import NO_VALUE
+from refimpl.pagestates.state import Page
 
 from .judge import consequence
 from .protocol import REFUSED, Reply

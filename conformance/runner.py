@@ -27,8 +27,8 @@ from hypothesis.errors import Flaky
 from hypothesis.stateful import run_state_machine_as_test
 
 from refimpl import Machine, Profile, ProfileError, State
-from refimpl.profile import NO_VALUE
-from refimpl.state import Page
+from refimpl.pagestates.profile import NO_VALUE
+from refimpl.pagestates.state import Page
 
 from .engine import Engine
 from .protocol import OPERATIONS, EngineFault, EngineInfo, ProfileRequest, Unsupported

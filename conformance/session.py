@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from refimpl import Machine, Profile, Refused, State
-from refimpl.profile import NO_VALUE
-from refimpl.properties import ACTION_PROPERTIES, INVARIANTS
+from refimpl.pagestates.profile import NO_VALUE
+from refimpl.pagestates.properties import ACTION_PROPERTIES, INVARIANTS
 
 from .engine import Engine
 from .judge import Verdict, judge

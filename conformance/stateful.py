@@ -37,11 +37,11 @@ from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from refimpl.profile import NO_VALUE
-from refimpl.state import Page
+from refimpl.pagestates.profile import NO_VALUE
+from refimpl.pagestates.state import Page
 
 from .protocol import OPERATIONS
-from refimpl.state import HOST_OPS
+from refimpl.pagestates.state import HOST_OPS
 from .session import EngineFaultError, Session
 
 QUICK: Final = "quick"

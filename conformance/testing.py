@@ -36,7 +36,7 @@ from typing import ClassVar
 import pytest
 
 from refimpl import Profile
-from refimpl.profile import all_profiles
+from refimpl.pagestates.profile import all_profiles
 
 from .engine import Engine
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine

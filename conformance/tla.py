@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from refimpl.profile import NO_VALUE
+from refimpl.pagestates.profile import NO_VALUE
 
 from .trace import Trace, TraceStep
 

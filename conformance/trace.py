@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from refimpl import Profile, ProfileError
-from refimpl.profile import NO_VALUE
-from refimpl.state import State
+from refimpl.pagestates.profile import NO_VALUE
+from refimpl.pagestates.state import State
 
 from .protocol import (
     OPERATIONS, VERSION, ProfileRequest, ProtocolError, check_profile_json,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from refimpl.profile import NO_VALUE
+from refimpl.pagestates.profile import NO_VALUE
 
 from .protocol import EngineInfo, OPERATIONS, ProfileRequest, Reply
 from .session import DivergenceError, Session

@@ -6,7 +6,7 @@
 (* incremental and bulk removal.                                           *)
 (*                                                                         *)
 (* Bounds: four frames, two permanent and two reconfigurable (the most     *)
-(* seed 001 allows, "up to 50%"), so a request can name one frame or two;  *)
+(* [Z2] allows, "up to 50%"), so a request can name one frame or two;      *)
 (* two pages (three in the deeper model) with every usage and pinning;     *)
 (* one paging slot, so that paging out competes for room; values {0, 1}.   *)
 (***************************************************************************)

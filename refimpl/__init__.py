@@ -1,6 +1,15 @@
-"""Reference implementation of the CMMA page-state machine: plain, typed Python, no I/O.
+"""Reference implementation of the specs' machines: plain, typed Python, no I/O.
 
-The machine of spec/PageStates.tla, for every ``Variant`` and profile, with the spec's names::
+One engine (:mod:`refimpl.core`: profiles and their constants, state graphs, TLC's graph and the
+comparison, named properties) and one package per machine that plugs into it:
+
+* :mod:`refimpl.pagestates`: the page-state machine of spec/PageStates.tla
+  (:data:`~refimpl.pagestates.PAGE_STATES`), for every ``Variant`` and profile;
+* :mod:`refimpl.essa`: the ESSA instruction of spec/ESSA.tla under the 2007 model and the two
+  Linux KVM implementations (:data:`~refimpl.essa.ESSA`).
+
+:data:`MACHINES` lists them by the name a conformance hello uses. The page-state machine's API is
+also importable from here, with the spec's names::
 
     from refimpl import Profile, init, step, enabled_steps, Refused
 
@@ -12,25 +21,29 @@ The machine of spec/PageStates.tla, for every ``Variant`` and profile, with the 
     s = step(profile, s, "Write", 0, 1)      # Write(p, v): the value is the argument
     s.usage[0], s.dirty[0], s.lastOp         # the spec's variables
 
-Modules: :mod:`~refimpl.profile` (the constants), :mod:`~refimpl.state` (the variables),
-:mod:`~refimpl.rules` (the actions on one page, as the spec writes them), :mod:`~refimpl.machine`
-(``step``, ``enabled_steps``), :mod:`~refimpl.properties` (PageStateProperties.tla). Checked
-against the spec by comparing state graphs with TLC's (:mod:`~refimpl.graph`,
-:mod:`~refimpl.tlcgraph`; tests/test_refimpl_equality.py). ``python -m refimpl run`` tries a
-sequence of operations by hand.
+Each machine is checked against its spec by comparing state graphs with TLC's
+(:mod:`refimpl.core.tlc`; tests/test_refimpl_equality.py). ``python -m refimpl run`` tries a
+sequence of page-state operations by hand.
 """
 
-from .machine import Machine, Refused, Step, enabled_steps, init, machine, step
-from .profile import (
-    ADDRESSING_EXCEPTION, NO_PAGE, NO_VALUE, READS_ZERO, VARIANTS, ZERO, Profile, ProfileError,
-    all_profiles,
+from typing import Any, Final
+
+from .core.package import MachinePackage
+from .essa import ESSA
+from .pagestates import (
+    ACTION_PROPERTIES, ADDRESSING_EXCEPTION, GUEST_OPS, HOST_OPS, INVARIANTS, NO_PAGE, NO_VALUE,
+    OPS, PAGE_STATES, READS_ZERO, VARIANTS, ZERO, LastOp, Machine, Page, Profile, ProfileError,
+    Refused, State, Step, all_profiles, enabled_steps, init, machine, step,
 )  # fmt: skip
-from .properties import ACTION_PROPERTIES, INVARIANTS
-from .state import GUEST_OPS, HOST_OPS, OPS, LastOp, Page, State
+
+#: Every machine package, by the name of its ``machine`` in a conformance hello.
+MACHINES: Final[dict[str, MachinePackage[Any, Any]]] = {
+    PAGE_STATES.name: PAGE_STATES, ESSA.name: ESSA,
+}  # fmt: skip
 
 __all__ = [
-    "ACTION_PROPERTIES", "ADDRESSING_EXCEPTION", "GUEST_OPS", "HOST_OPS", "INVARIANTS", "LastOp",
-    "Machine", "NO_PAGE", "NO_VALUE", "OPS", "Page", "Profile", "ProfileError", "READS_ZERO",
-    "Refused", "State", "Step", "VARIANTS", "ZERO", "all_profiles", "enabled_steps", "init",
-    "machine", "step",
+    "ACTION_PROPERTIES", "ADDRESSING_EXCEPTION", "ESSA", "GUEST_OPS", "HOST_OPS", "INVARIANTS",
+    "LastOp", "MACHINES", "Machine", "MachinePackage", "NO_PAGE", "NO_VALUE", "OPS",
+    "PAGE_STATES", "Page", "Profile", "ProfileError", "READS_ZERO", "Refused", "State", "Step",
+    "VARIANTS", "ZERO", "all_profiles", "enabled_steps", "init", "machine", "step",
 ]  # fmt: skip

@@ -1,7 +1,7 @@
 """``python -m refimpl``: try the machine by hand, or check it against the spec.
 
 ``python -m refimpl run [options] FILE|-`` performs a sequence of operations (see
-:mod:`refimpl.program` for the format) and prints a table with a row per step: the operation,
+:mod:`refimpl.pagestates.program` for the format) and prints a table with a row per step: the operation,
 its outcome (``Value 5``, ``DiscardFault``, ``refused`` ...) and every page's state in the paper's
 notation (``Sr``, ``Vz`` ...), with ``dirty`` where the change bit is set. A refused step is one
 the spec does not allow in that state (the reason is printed below the table); it changes
@@ -22,12 +22,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .machine import Machine, Refused
-from .profile import (
+from .core.package import Refused
+from .pagestates.machine import Machine
+from .pagestates.profile import (
     ADDRESSING_EXCEPTION, NO_VALUE, UNUSED_ACCESSES, VARIANTS, Profile, ProfileError, all_profiles,
 )  # fmt: skip
-from .program import ProgramError, Request, parse_program
-from .state import LastOp, State
+from .pagestates.program import ProgramError, Request, parse_program
+from .pagestates.state import LastOp, State
 
 EXIT_BAD_INPUT = 2
 
@@ -150,8 +151,9 @@ def cmd_equal(args: argparse.Namespace, out: TextIO) -> int:
     from tlcrunner.fetch import FetchError, ensure_tlc
     from tlcrunner.run import TlcSetupError, find_java
 
-    from .graph import compare, reachable_graph
-    from .tlcgraph import TlcGraphError, tlc_state_graph
+    from .core.graph import compare
+    from .core.tlc import TlcGraphError, tlc_state_graph
+    from .pagestates import PAGE_STATES
 
     profiles = [
         p for p in all_profiles(args.pages or 1)
@@ -181,12 +183,12 @@ def cmd_equal(args: argparse.Namespace, out: TextIO) -> int:
     for profile in profiles:
         start = time.monotonic()
         try:
-            spec = tlc_state_graph(profile, jar=jar, java=java, overrides=overrides)
+            spec = tlc_state_graph(PAGE_STATES, profile, jar=jar, java=java, overrides=overrides)
         except TlcGraphError as exc:
             print(f"{profile.describe():<{width}} TLC failed: {exc}", file=out)
             failed += 1
             continue
-        diff = compare(spec.graph, reachable_graph(Machine(profile)))
+        diff = compare(spec.graph, PAGE_STATES.state_graph(profile), PAGE_STATES.show)
         total = time.monotonic() - start
         g = spec.graph
         result = "equal" if diff is None else "DIFFERENT"

@@ -1,7 +1,7 @@
 """State diagrams of the page-state machine, drawn from TLC's state graph, not by hand.
 
 For each machine, TLC dumps the full state graph of a one-page model (``-dump dot,actionlabels``,
-read by :mod:`refimpl.tlcgraph`). Its states carry content, ghost variables and the last
+read by :mod:`refimpl.core.tlc`). Its states carry content, ghost variables and the last
 observation; the diagram projects each onto the paper's two-letter state (usage x residency) and
 keeps every transition that changes it, labelled with the action, guest actions drawn solid and
 host actions dashed. An action that takes a transition only with a clean (or only with a dirty)
@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .graph import StateGraph
-from .profile import ADDRESSING_EXCEPTION, Profile
-from .state import OPS, State
-from .tlcgraph import REPO_ROOT, tlc_state_graph
+from .core.graph import StateGraph
+from .pagestates.profile import ADDRESSING_EXCEPTION, Profile
+from .pagestates.state import OPS, State
+from .core.package import REPO_ROOT
+from .core.tlc import tlc_state_graph
+from .pagestates import PAGE_STATES
 
 DIAGRAM_DIR: Final = REPO_ROOT / "docs" / "diagrams"
 HOST_OPS: Final = frozenset(op for op in OPS if op.startswith("Host"))
@@ -114,7 +116,7 @@ def generate(jar: Path, out_dir: Path = DIAGRAM_DIR) -> dict[str, str]:
     out_dir.mkdir(parents=True, exist_ok=True)
     texts = {}
     for d in DIAGRAMS:
-        text = to_dot(d, tlc_state_graph(d.profile, jar=jar).graph)
+        text = to_dot(d, tlc_state_graph(PAGE_STATES, d.profile, jar=jar).graph)
         (out_dir / f"{d.name}.dot").write_text(text, encoding="utf-8")
         texts[d.name] = text
     return texts

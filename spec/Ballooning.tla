@@ -1,7 +1,7 @@
 ----------------------------- MODULE Ballooning ------------------------------
 (***************************************************************************)
 (* CMM1: cooperative memory management by ballooning, VMRM-CMM on z/VM     *)
-(* (seeds/000_637de61993b211fa.txt, "seed 000"; the paper, section 5).     *)
+(* (docs/sources.md [Z1]; the paper [P], section 5).                       *)
 (*                                                                         *)
 (* "VMRM-CMM uses a ballooning technique implemented in Linux.  When VMRM  *)
 (* detects a system-wide memory constraint, it notifies the participating  *)
@@ -99,7 +99,7 @@ SetTarget(g, n) ==
 \* Inflate: take a page and release it with Diagnose X'10'; the host takes
 \* its frame back and its content is gone.  The guest cannot give pages
 \* below what it needs to run: "the minimum recommended virtual machine
-\* size" (seed 000) is the floor (D70).
+\* size" ([Z1]) is the floor (D70).
 Inflate(g, p) ==
     /\ Balloon(g) < target[g]
     /\ Size - Balloon(g) > Floor

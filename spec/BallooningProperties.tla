@@ -1,7 +1,7 @@
 ------------------------ MODULE BallooningProperties -------------------------
 (***************************************************************************)
-(* What CMM1 ballooning (Ballooning.tla) must guarantee.  "Seed 000" is    *)
-(* seeds/000_637de61993b211fa.txt.  No property uses the decision          *)
+(* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
+(* CMMA report of docs/sources.md.  No property uses the decision          *)
 (* operators the broken twins (model/MCBallooningBroken.tla) replace:      *)
 (* ShrinkTarget, Releasable, BackedAfterRelease.                           *)
 (***************************************************************************)
@@ -16,7 +16,7 @@ TypeOK ==
     /\ target \in [Guests -> 0..Size]
 
 (***************************************************************************)
-(* FloorInv.  Seed 000: "With z/VM 5.4 or APAR VM64439, VMRM has been      *)
+(* FloorInv.  [Z1]: "With z/VM 5.4 or APAR VM64439, VMRM has been          *)
 (* changed so that it will not ask a Linux guest to shrink below 64 MB.    *)
 (* This was the minimum recommended virtual machine size".  What VMRM asks *)
 (* a guest to keep, its size less the SHRINK target, is never below the    *)
@@ -25,7 +25,7 @@ TypeOK ==
 FloorInv == \A g \in Guests : Size - target[g] >= Floor
 
 (***************************************************************************)
-(* BalloonedPagesUnusedInv.  Seed 000: "When VMRM detects a system-wide    *)
+(* BalloonedPagesUnusedInv.  [Z1]: "When VMRM detects a system-wide        *)
 (* memory constraint, it notifies the participating Linux guests to        *)
 (* release page frames.  Linux releases the page frames by issuing the     *)
 (* Diagnose X'10' function call."  A released page holds nothing the guest *)
@@ -35,7 +35,7 @@ BalloonedPagesUnusedInv ==
     \A gp \in GP : ballooned[gp] => ~inUse[gp]
 
 (***************************************************************************)
-(* ReleasedFrameReturnedInv.  Seed 000: the guests "release page frames"   *)
+(* ReleasedFrameReturnedInv.  [Z1]: the guests "release page frames"       *)
 (* to relieve the host's constraint; the paper (section 5): ballooning     *)
 (* "effectively reduces the memory that needs to be managed".  A page in   *)
 (* the balloon has no host frame: the release gave it back.                *)
@@ -52,7 +52,7 @@ NoDataLostInv ==
     \A gp \in GP : inUse[gp] => (backed[gp] /\ data[gp] = owed[gp])
 
 (***************************************************************************)
-(* ShrinkMetProp.  Seed 000: "Prior to z/VM 5.4 ... VMRM had no lower      *)
+(* ShrinkMetProp.  [Z1]: "Prior to z/VM 5.4 ... VMRM had no lower          *)
 (* bound beyond which it would refrain from asking Linux guests to give    *)
 (* up memory.  In some workloads, Linux guests that had already given up   *)
 (* all the storage they could give used excessive CPU time trying to find  *)

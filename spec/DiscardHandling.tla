@@ -1,7 +1,7 @@
 --------------------------- MODULE DiscardHandling ---------------------------
 (***************************************************************************)
 (* The Linux guest's discard fault handling of the paper                   *)
-(* (seeds/003_0e4880036c725720.txt, "the paper"), section 3.7, "Removing   *)
+(* (docs/sources.md [P], "the paper"), section 3.7, "Removing              *)
 (* discarded pages":                                                       *)
 (*                                                                         *)
 (*   "To prevent that a page gets removed from the page cache more than    *)
@@ -22,7 +22,7 @@
 (*   faults for a page before the page is freed.  To ensure this, a        *)
 (*   synchronization is done before the discarded page list is freed."    *)
 (*                                                                         *)
-(* The grain follows the 2007 patches (REAL-IMPLEMENTATIONS 6.4, S16): the *)
+(* The grain follows the 2007 patches (sources 6, S16): the                *)
 (* fault arrives with interrupts disabled and carries the page's absolute  *)
 (* address; the handler takes a reference with get_page_unless_zero and    *)
 (* enables interrupts; page_discard does its work under the page lock;     *)
@@ -153,7 +153,7 @@ UnmapPage(c, x) ==
 
 \* The process touches a discarded page through its page-table entry: the
 \* discard fault (program interruption 0x1A) is taken with interrupts
-\* disabled and reports the page's absolute address (REAL-IMPLEMENTATIONS 6.3).
+\* disabled and reports the page's absolute address (sources 6).
 \* The fault is pending from here until its handler is done (D42).
 DiscardFault(c, x) ==
     /\ pc[c] = "Idle"

@@ -1,7 +1,7 @@
 ---------------------- MODULE DiscardHandlingProperties ----------------------
 (***************************************************************************)
 (* What the discard fault handling of DiscardHandling.tla must guarantee.  *)
-(* Each property quotes the paper's section 3.7 (seeds/003_0e4880036c725720 *)
+(* Each property quotes the paper's section 3.7 (sources [P]               *)
 (* .txt) and is stated over the state variables, never through the        *)
 (* decision operators the broken twins replace (FirstToDiscard,           *)
 (* MappingAfterRemoval, HandlerReference, ReadyToFree).                    *)

@@ -11,7 +11,7 @@
 (* must be zeroed first: it may still hold another guest's data.  Seeds:  *)
 (* the paper, section 2, "Logically zero (z): There is no associated frame *)
 (* or backed content.  The content of the page is considered to be zero";  *)
-(* seed 000: HPMA "allows the machine to supply fresh backing page frames *)
+(* [Z1]: HPMA "allows the machine to supply fresh backing page frames      *)
 (* for guest memory when the guest reuses a previously discarded page".    *)
 (*                                                                         *)
 (* Content is abstracted to its writer (D23): a frame or a saved copy     *)

@@ -10,14 +10,14 @@
 (* bookkeeping.  The host is no longer PageStates' unconstrained host      *)
 (* (HostNext, which may preserve, discard or page in any page at any       *)
 (* time) but the z/VM policy:                                              *)
-(*   - demand scan (seed 002 "z/VM 6.3: Changes in Memory Management"):    *)
+(*   - demand scan ([Z3] "z/VM 6.3: Changes in Memory Management"):        *)
 (*     while too few frames are free it pushes in-use frames onto the top  *)
 (*     of the global aging list, invalidating them but keeping their       *)
 (*     content (trial invalidation, TrialInvalidate);                      *)
 (*   - a touch of such a frame revalidates it without I/O (Revalidate);    *)
 (*   - changed pages are written early, from the bottom of the list up     *)
 (*     (EarlyWrite);                                                       *)
-(*   - a frame is stolen in the CMMA order (paper section 4, seed 000):    *)
+(*   - a frame is stolen in the CMMA order (paper section 4, [Z1]):        *)
 (*     unused pages first, then volatile and clean potentially-volatile    *)
 (*     pages, both discarded without I/O (StealDiscard), and only then a   *)
 (*     stable or dirty page from the bottom of the aging list, written to  *)
@@ -117,7 +117,7 @@ Without(s, p)  == SelectSeq(s, LAMBDA q : q # p)
 \* Which pass of the demand scan takes a page (D55).  Paper, section 4:
 \* "unused pages are unconditionally selected on the first pass, and
 \* volatile pages are unconditionally selected on the second pass,
-\* regardless of the current selection criteria"; seed 000: "CP can
+\* regardless of the current selection criteria"; [Z1]: "CP can
 \* preferentially steal unused, volatile, and not dirty potentially
 \* volatile pages"; a dirty P page "CP handles ... like a stable page".
 StealClass(u, d) ==
@@ -126,10 +126,10 @@ StealClass(u, d) ==
     ELSE 3
 
 \* Which pages an early write may write (D56): the changed pages whose
-\* content must be kept.  Seed 000: "CP does not write volatile pages".
+\* content must be kept.  [Z1]: "CP does not write volatile pages".
 EarlyWriteCandidate(u, d) == u = "S" \/ (u = "P" /\ d)
 
-\* The slot copy is still the page's content (D54): seed 002 "A page not
+\* The slot copy is still the page's content (D54): [Z3] "A page not
 \* changed since last read from DASD is almost never rewritten".  Judged by
 \* the host's own change bit, never by the guest's.
 SlotValid(p) == slot[p] # NoValue /\ ~hchanged[p]

@@ -11,10 +11,9 @@
 (* EarlyWriteCandidate, SlotValid, RevalidateFrom, SlotAfterDiscard,       *)
 (* DirtyAfterEarlyWrite, AgingAfterSteal.                                  *)
 (*                                                                         *)
-(* Seeds: 000 is seeds/000_637de61993b211fa.txt (z/VM "Memory Management:  *)
-(* VMRM-CMM and CMMA"), 002 is seeds/002_c249f8f8e8913aa2.txt ("z/VM 6.3:  *)
-(* Changes in Memory Management"), "the paper" is                          *)
-(* seeds/003_0e4880036c725720.txt.                                         *)
+(* Sources (docs/sources.md): [Z1] is the z/VM report "Memory Management: *)
+(* VMRM-CMM and CMMA", [Z3] "z/VM 6.3: Changes in Memory Management", and  *)
+(* "the paper" is [P].                                                     *)
 (***************************************************************************)
 EXTENDS HostReclaim
 
@@ -53,7 +52,7 @@ RefinesPageStates ==
 (***************************************************************************)
 (* ReclaimTypeOK.  The policy's variables have their types, and the        *)
 (* global aging list holds each page at most once, and only pages that     *)
-(* still have a frame (002: "All of the pages here are IBR", invalid but   *)
+(* still have a frame ([Z3]: "All of the pages here are IBR", invalid but  *)
 (* resident).                                                              *)
 (***************************************************************************)
 ReclaimTypeOK ==
@@ -79,7 +78,7 @@ SlotCoherentInv ==
         /\ (resid[p] = "r" /\ slot[p] # NoValue /\ ~hchanged[p]) => slot[p] = data[p]
 
 (***************************************************************************)
-(* DiscardableNeverWrittenProp.  000: "CP does not write volatile pages to *)
+(* DiscardableNeverWrittenProp.  [Z1]: "CP does not write volatile pages to *)
 (* xstor"; "CP can preferentially steal unused, volatile, and not dirty    *)
 (* potentially volatile pages ... allowing CP to bypass paging out the     *)
 (* data contents"; a P page that is "not dirty - CP handles the page like  *)
@@ -105,7 +104,7 @@ WriteStep ==
 DiscardableNeverWrittenProp == [][WriteStep]_allVars
 
 (***************************************************************************)
-(* ValidSlotNotRewrittenProp.  002: "Pages valid on DASD are not           *)
+(* ValidSlotNotRewrittenProp.  [Z3]: "Pages valid on DASD are not          *)
 (* rewritten"; "A page not changed since last read from DASD is almost     *)
 (* never rewritten" (the exception, a DRAINed volume, is not modelled).    *)
 (* A slot is valid when it is allocated and the host change bit is clear.  *)
@@ -140,8 +139,8 @@ RevalidationPreservesContentProp == [][RevalidateStep]_allVars
 (* StealOrderProp.  The paper, section 4: "unused pages are                *)
 (* unconditionally selected on the first pass, and volatile pages are      *)
 (* unconditionally selected on the second pass, regardless of the current  *)
-(* selection criteria"; 000: "CP can preferentially steal unused,          *)
-(* volatile, and not dirty potentially volatile pages"; 002: "Best reclaim *)
+(* selection criteria"; [Z1]: "CP can preferentially steal unused,         *)
+(* volatile, and not dirty potentially volatile pages"; [Z3]: "Best reclaim *)
 (* candidates are at the bottom" of the global aging list.  A host step    *)
 (* that takes a page's frame (HostDiscard or HostPreserve of a resident    *)
 (* page) takes an unused page if there is one; else a volatile or clean P  *)

@@ -1,7 +1,7 @@
 ------------------------- MODULE LinuxGuestProtocol -------------------------
 (***************************************************************************)
 (* The Linux guest's page-state protocol of the paper                      *)
-(* (seeds/003_0e4880036c725720.txt, "the paper"), sections 3.1 to 3.5:     *)
+(* (docs/sources.md [P], "the paper"), sections 3.1 to 3.5:                *)
 (* make_stable and make_volatile on several CPUs, serialised by the page   *)
 (* flag PG_state_change, with the end-of-I/O interrupt that calls          *)
 (* make_volatile on whatever CPU it interrupts.                            *)

@@ -1,7 +1,7 @@
 --------------------------- MODULE MemoryDowngrade ---------------------------
 (***************************************************************************)
 (* Dynamic Memory Downgrade (DMD): taking real memory away from a running  *)
-(* z/VM system (seeds/001_796812576ae584a1.txt, "seed 001").               *)
+(* z/VM system (docs/sources.md [Z2]).                                     *)
 (*                                                                         *)
 (* "z/VM classifies memory as permanent or as reconfigurable.  Permanent   *)
 (* memory cannot be taken offline and there must be at least 4 GB of       *)
@@ -97,7 +97,7 @@ ASSUME Slots \in Nat /\ MinPermanent \in Nat
 ASSUME MovePolicy \in {"AnyRoom", "SlotsFirst"}
 ASSUME UsageChoice \subseteq {"S", "U", "V", "P"} /\ UsageChoice # {}
 ASSUME PinChoice \subseteq BOOLEAN /\ PinChoice # {}
-\* The configuration itself respects the limits of seed 001.
+\* The configuration itself respects the limits of [Z2].
 ASSUME Cardinality(Permanent) >= MinPermanent
 ASSUME 2 * Cardinality(Reconfigurable) <= Cardinality(Frames)
 

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Incremental and bulk removal give the same final outcome.               *)
 (*                                                                         *)
-(* Seed 001: "If a large amount of memory is to be removed, the impact on  *)
+(* [Z2]: "If a large amount of memory is to be removed, the impact on      *)
 (* the system and workload can be greatly reduced by incrementally         *)
 (* removing small amounts of memory"; the advice is sound only if doing so *)
 (* ends where one request would.  This module runs two copies of           *)
@@ -230,7 +230,7 @@ SameOutcome ==
               bData[p] = iData[p]
 
 (***************************************************************************)
-(* SameOutcomeInv.  Seed 001: "If a large amount of memory is to be        *)
+(* SameOutcomeInv.  [Z2]: "If a large amount of memory is to be            *)
 (* removed, the impact on the system and workload can be greatly reduced   *)
 (* by incrementally removing small amounts of memory and allowing a short  *)
 (* time interval between operations."  Removing R one frame at a time      *)

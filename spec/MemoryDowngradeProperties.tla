@@ -1,7 +1,7 @@
 ---------------------- MODULE MemoryDowngradeProperties ----------------------
 (***************************************************************************)
 (* What Dynamic Memory Downgrade (MemoryDowngrade.tla) must guarantee.     *)
-(* "Seed 001" is seeds/001_796812576ae584a1.txt.  No property uses the     *)
+(* [Z2] is the DMD report of docs/sources.md.  No property uses the        *)
 (* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
 (* replace: Removable, InvalidatesSource, CopyTarget, MayCopy, MayPageOut, *)
 (* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject; nor Keep or Room,   *)
@@ -34,7 +34,7 @@ TypeOK ==
     /\ Cardinality({p \in Pages : paged[p]}) <= Slots
 
 (***************************************************************************)
-(* NoDataLostInv.  Seed 001: "Before memory can be reclaimed, the content  *)
+(* NoDataLostInv.  [Z2]: "Before memory can be reclaimed, the content      *)
 (* of that memory must be copied elsewhere, either to other memory or      *)
 (* paged out to DASD."  The content of a stable page, of a P page the      *)
 (* guest stored to and has not written back, and of a pinned page is never *)
@@ -53,7 +53,7 @@ NoDataLostInv ==
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
 
 (***************************************************************************)
-(* OfflineFrameUnusedInv.  Seed 001: "Before memory can be reclaimed, the  *)
+(* OfflineFrameUnusedInv.  [Z2]: "Before memory can be reclaimed, the      *)
 (* content of that memory must be copied elsewhere".  A frame that is      *)
 (* offline backs no page and is the target of no copy.                     *)
 (***************************************************************************)
@@ -64,7 +64,7 @@ OfflineFrameUnusedInv ==
             /\ ~(copy.page # NoPage /\ copy.target = f)
 
 (***************************************************************************)
-(* PinnedNeverPagedOutInv.  Seed 001: performance depends on "the extent   *)
+(* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
 (* to which the workload pins (aka locks) pages"; a pinned page is locked  *)
 (* in real memory, so it can be moved only by copying.  A pinned page is   *)
 (* always in a frame, never in a paging slot (D63).                        *)
@@ -73,7 +73,7 @@ PinnedNeverPagedOutInv ==
     \A p \in Pages : pinned[p] => (frame[p] # NoFrame /\ ~paged[p])
 
 (***************************************************************************)
-(* MemoryLimitsInv.  Seed 001: "Permanent memory cannot be taken offline   *)
+(* MemoryLimitsInv.  [Z2]: "Permanent memory cannot be taken offline       *)
 (* and there must be at least 4 GB of permanent memory.  Reconfigurable    *)
 (* memory can be taken offline and may be up to 50% of total memory."  In  *)
 (* service, always: every permanent frame, at least MinPermanent of them,  *)
@@ -89,7 +89,7 @@ MemoryLimitsInv ==
 (***************************************************************************)
 (* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)
 (* every frame back in service) when there is not room enough" (issue 4;   *)
-(* seed 001 says nothing about failure, D66).  After a rejection every     *)
+(* [Z2] says nothing about failure, D66).  After a rejection every         *)
 (* frame the request named is online and no copy is in progress.  (Pages   *)
 (* already moved stay where they are: where a page is is invisible to the  *)
 (* guest.)                                                                 *)
@@ -100,7 +100,7 @@ CleanRejectionInv ==
         /\ copy.page = NoPage
 
 (***************************************************************************)
-(* RequestResolvesProp.  Seed 001: "DMD operations are expected to take    *)
+(* RequestResolvesProp.  [Z2]: "DMD operations are expected to take        *)
 (* time", and the measured ones all finished.  Every request eventually    *)
 (* completes or is rejected, under the fairness of FairSpec (D67),         *)
 (* whatever the guest, the host's own reclaim and the operator do.         *)

@@ -80,7 +80,7 @@ DiscardFaultOnlyWhenDiscardedInv ==
 (* error, the host implementation can either return an arbitrary value to *)
 (* the guest instruction - preferably zero for security reasons - or      *)
 (* present some kind of exception."  z/VM: "any access to the page will    *)
-(* cause an addressing exception" (seed 000).  Where the profile says the  *)
+(* cause an addressing exception" ([Z1]).  Where the profile says the      *)
 (* page reads as zero, no stale content of the page is ever exposed.       *)
 (***************************************************************************)
 UnusedAccessInv ==

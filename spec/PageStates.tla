@@ -1,7 +1,7 @@
 ----------------------------- MODULE PageStates -----------------------------
 (***************************************************************************)
 (* The CMM2 guest page-state machine: paper Figure 1, reconstructed from   *)
-(* the prose of seeds/003_0e4880036c725720.txt, section 2 ("the paper").   *)
+(* the prose of docs/sources.md [P], section 2 ("the paper").              *)
 (*                                                                         *)
 (* A page's state is its usage (set by the guest) times its residency     *)
 (* (set only by the host):                                                 *)
@@ -153,7 +153,7 @@ DiscardedAccess == [kind |-> "DiscardFault", value |-> NoValue]
 \* r and x are what an implementation that lets the access through would expose.
 UnusedAccessOutcome(r, x) ==
     IF UnusedAccess = "AddressingException"
-    THEN [kind |-> "AddressingException", value |-> NoValue]   \* z/VM (seed 000)
+    THEN [kind |-> "AddressingException", value |-> NoValue]   \* z/VM ([Z1])
     ELSE [kind |-> "Value", value |-> Zero]                    \* "preferably zero" (paper 3)
 ResidentAccess(x) == [kind |-> "Value", value |-> x]
 AccessOutcome(u, r, x) ==
@@ -302,7 +302,7 @@ HostPreserve(p) ==
 
 \* Discard: the frame or the auxiliary copy is dropped and the page becomes
 \* logically zero.  A discard "zeroes the reference and change bits" (z/VM,
-\* REAL-IMPLEMENTATIONS 7).
+\* sources 7).
 HostDiscard(p) ==
     /\ resid[p] \in {"r", "p"}
     /\ Discardable(usage[p], dirty[p])

@@ -93,7 +93,7 @@ def test_json_lines_messages_and_faults(tmp_path: object) -> None:
         r = e.step(EssaRequest("ESSA", 1, 3))
         assert (r.outcome, r.result, len(r.pages), r.pages[1].zbit) == ("Done", 0x02, 2, True)
         assert e.step(EssaRequest("HostProcessCBRL")).outcome == "Kept"
-        assert e.step(EssaRequest("Write", 0, value=5)).outcome == "Done"
+        assert e.step(EssaRequest("Write", 0, arg=5)).outcome == "Done"
         r = e.step(EssaRequest("Read", 0))
         assert (r.outcome, r.value) == ("Value", 5)
     finally:
@@ -132,3 +132,13 @@ def test_the_protocol_example_is_what_the_kvm_classic_engine_answers() -> None:
     e.hello(EssaProfileRequest())
     for request, reply in zip(lines[::2], lines[1::2]):
         assert e.step(essa_request(request, 1)).to_json(request["id"]) == reply
+
+
+def test_protocol_holds_the_reference_implementation_tables() -> None:
+    """PROTOCOL.md's ESSA and reclaim tables are the reference implementation's, row by row."""
+    from pathlib import Path
+
+    from conformance.essa_tables import render
+
+    text = (Path(__file__).parent.parent / "conformance" / "PROTOCOL.md").read_text()
+    assert render() in text

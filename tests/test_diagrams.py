@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from refimpl.diagrams import DIAGRAM_DIR, DIAGRAMS, to_dot
-from refimpl.tlcgraph import tlc_state_graph
+from refimpl.core.tlc import tlc_state_graph
+from refimpl.pagestates import PAGE_STATES
 
 
 @pytest.mark.parametrize("diagram", DIAGRAMS, ids=[d.name for d in DIAGRAMS])
@@ -16,7 +17,7 @@ def test_committed_diagram_matches_spec(diagram: object, tlc_jar: Path) -> None:
     from refimpl.diagrams import Diagram
 
     assert isinstance(diagram, Diagram)
-    fresh = to_dot(diagram, tlc_state_graph(diagram.profile, jar=tlc_jar).graph)
+    fresh = to_dot(diagram, tlc_state_graph(PAGE_STATES, diagram.profile, jar=tlc_jar).graph)
     committed_path = DIAGRAM_DIR / f"{diagram.name}.dot"
     committed = committed_path.read_text(encoding="utf-8") if committed_path.exists() else ""
     if fresh != committed:

@@ -9,7 +9,7 @@ from conformance.engines.linux.check import drive
 from conformance.engines.linux.engine import parse_reply
 from conformance.essa import EssaProfileRequest, HostPage, KVMClassicEngine, LyingR1Engine
 from conformance.protocol import EngineFault
-from refimpl.essa_state import EssaProfile
+from refimpl.essa import EssaProfile
 
 PROFILE = EssaProfile("KVMClassic", storage_keys=True, facility147=True, cbrl_size=1, pages=2)
 
@@ -32,11 +32,13 @@ def test_the_drive_finds_a_lying_r1_byte_with_a_short_report() -> None:
 
 
 def test_parse_reply() -> None:
-    r = parse_reply("Done 15 -1 V0110 S1000\n", 2, "ESSA")
+    r = parse_reply("Done 15 -1 V011010 S100001\n", 2, "ESSA")
     assert (r.outcome, r.result, r.value) == ("Done", 15, -1)
-    assert r.pages == (HostPage("V", False, True, True, False), HostPage("S", True, False, False, False))
-    refused = parse_reply("Refused -1 -1 S0000", 1, "HostReclaim")
-    assert refused.reason == "the page is not resident"
-    for bad in ("error cannot do: x", "Done 0 -1 S000", "Done 0 -1 X0000", "Done 0 -1"):
+    assert r.pages == (HostPage("V", False, True, True, False, dirty=False, gc=True),
+                       HostPage("S", True, False, False, False, dirty=True, gc=False))
+    refused = parse_reply("Refused -1 -1 S00000-", 1, "HostReclaim")
+    assert refused.reason == "the page is not resident" and refused.pages[0].dirty is None
+    for bad in ("error cannot do: x", "Done 0 -1 S00000", "Done 0 -1 X000000", "Done 0 -1",
+                "Done 0 -1 S00000x"):
         with pytest.raises(EngineFault):
             parse_reply(bad, 1)

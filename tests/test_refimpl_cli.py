@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from refimpl.cli import main
-from refimpl.program import ProgramError, Request, parse_program
+from refimpl.pagestates.program import ProgramError, Request, parse_program
 
 REPO = Path(__file__).resolve().parents[1]
 

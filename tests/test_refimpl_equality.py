@@ -1,65 +1,115 @@
 """The reference implementation is the spec's machine: exhaustive equality of state graphs.
 
-For every profile the spec's ASSUMEs allow (each Variant, each HostService, each UnusedAccess),
-TLC dumps the full state graph of tests/fixtures/graph/MCGraph.tla (no symmetry, Values {0, 1})
-with ``-dump dot,actionlabels``; the test explores the refimpl from the same initial state and
-requires the same states and the same (state, action, state) edges. One page for every profile,
-two pages for the full machine and the z/VM prototype.
+One test for every machine package (refimpl.pagestates, refimpl.essa): TLC dumps the full state
+graph of the package's graph model (tests/fixtures/graph/MCGraph.tla, MCEssaGraph.tla: no
+symmetry) with ``-dump dot,actionlabels``; the test explores the refimpl from the same initial
+state with the same steps and requires the same states and the same (state, action, state)
+edges.
 
-And it bites: a one-line change to either side makes the comparison fail, naming the first
-differing step.
-  * refimpl side: one entry of a table in refimpl.rules / refimpl.profile is changed (pytest's
-    monkeypatch) and a fresh Machine is compared with TLC's graph of the correct spec;
-  * spec side: TLC runs the same model with a .cfg definition override of one decision operator
-    (``Discardable <- DiscardableIgnoringDirty``, ``SSINDSucceeds <- SSINDAlwaysSucceeds``, the
-    twins defined in MCGraph.tla) and its graph is compared with the correct refimpl.
-By hand: ``python -m refimpl equal`` prints the comparison per profile as a table.
+* PageStates: every profile the spec's ASSUMEs allow (each Variant, HostService, UnusedAccess)
+  on one page, the full machine and the z/VM prototype on two.
+* ESSA: each Impl (the KVMs with and without storage keys) on one page, a CBRL of one. "Probe"
+  models probe every state of Spec with the bare instruction, every ORC 0 .. 8 on every page
+  (refimpl.essa.essa, the entry point of a conformance harness); a "Queue" model has two pages
+  and a CBRL of two, so the order of the list and the migration of several pages are compared
+  too. ``REFIMPL_ESSA_DEEP=1`` adds the instruction as a step of its own (up to 15,000 states),
+  the 2007 model on two pages, and the queue model of the new gmap.
 
-TLC's JVM start dominates the one-page runs, so every TLC run the selected tests need is started
-when the first of them asks, two at a time in the background, the largest first.
+And it bites: a one-entry change of a refimpl table (monkeypatch) or a one-line change of a spec
+operator (a twin in the graph module, put in by the .cfg's ``<-``) makes the comparison fail and
+name the first differing step with the path to it. By hand: ``python -m refimpl equal``.
+
+TLC's JVM start dominates, so every TLC run the selected tests need is started when the first of
+them asks, two at a time in the background, the largest first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pytest
 
-from refimpl import profile as profile_module
-from refimpl import rules
-from refimpl.graph import StateGraph, compare, reachable_graph
-from refimpl.machine import Machine
-from refimpl.profile import Features, Profile, all_profiles
-from refimpl.tlcgraph import TlcGraph, tlc_state_graph
+from refimpl import MACHINES
+from refimpl.core.graph import Difference, StateGraph, compare
+from refimpl.core.tlc import TlcGraph, tlc_state_graph
+from refimpl.essa import ACTION_NAMES, ESSA, ORC_CODES, EssaProfile
+from refimpl.essa import rules as essa_rules
+from refimpl.essa.package import INSTRUCTION_LABEL, QUEUE_ACTIONS
+from refimpl.essa.rules import KEEP, EffectEntry, Reclaim
+from refimpl.pagestates import PAGE_STATES
+from refimpl.pagestates import profile as profile_module
+from refimpl.pagestates import rules
+from refimpl.pagestates.profile import Features, Profile, all_profiles
 from tlcrunner.run import find_java
+
+DEEP = os.environ.get("REFIMPL_ESSA_DEEP", "") not in ("", "0")
 
 
 class Job(NamedTuple):
-    """One TLC run: a profile, and the definition overrides of a spec twin (if any)."""
+    """One TLC run: a machine, a profile, a graph model, and the overrides of a spec twin."""
 
-    profile: Profile
+    machine: str
+    profile: Hashable
+    model: str = "Spec"
     overrides: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def package(self) -> Any:
+        return MACHINES[self.machine]
+
     def id(self) -> str:
-        p = self.profile
-        name = (
-            f"{p.variant}-{'hs' if p.host_service else 'direct'}-"
-            f"{'AE' if p.unused_access == 'AddressingException' else 'RZ'}-{p.pages}p"
-        )
+        name = f"{self.machine}-{self.model}-{self.package.short_name(self.profile)}"
         return name + "".join(f"-{a}<-{b}" for a, b in self.overrides)
 
+    def refimpl_graph(self) -> StateGraph[Any]:
+        return self.package.state_graph(self.profile, self.model)  # type: ignore[no-any-return]
+
+    def compare(self, spec: StateGraph[Any], impl: StateGraph[Any] | None = None) -> Difference | None:
+        return compare(spec, impl if impl is not None else self.refimpl_graph(), self.package.show)
+
+
+def page_job(profile: Profile, overrides: tuple[tuple[str, str], ...] = ()) -> Job:
+    return Job(PAGE_STATES.name, profile, "Spec", overrides)
+
+
+def essa_job(profile: EssaProfile, model: str = "Spec",
+             overrides: tuple[tuple[str, str], ...] = ()) -> Job:  # fmt: skip
+    return Job(ESSA.name, profile, model, overrides)
+
+
+FULL_1_PROFILE = Profile("Full", True, "AddressingException", pages=1)
+FULL_1 = page_job(FULL_1_PROFILE)
+PAPER = EssaProfile("Paper2007")
+CLASSIC_KEYS = EssaProfile("KVMClassic", storage_keys=True, facility147=True)
+CLASSIC_NOKEYS = EssaProfile("KVMClassic", storage_keys=False, facility147=True)
+GMAP_KEYS = EssaProfile("KVMGmap", storage_keys=True, facility147=True)
+GMAP_NOKEYS = EssaProfile("KVMGmap", storage_keys=False, facility147=True)
+SPEC_PROFILES = [PAPER, CLASSIC_KEYS, CLASSIC_NOKEYS, GMAP_KEYS, GMAP_NOKEYS]
+PROBE_PAPER = essa_job(EssaProfile("Paper2007", facility147=True), "Probe")
+PROBE_CLASSIC = essa_job(EssaProfile("KVMClassic", storage_keys=True), "Probe")
+PROBE_GMAP = essa_job(EssaProfile("KVMGmap"), "Probe")
+QUEUE_CLASSIC = essa_job(EssaProfile("KVMClassic", facility147=True, cbrl_size=2, pages=2), "Queue")
 
 # The largest first: their TLC runs start first.
 GRAPH_JOBS = [
-    Job(Profile("Full", True, "AddressingException", pages=2)),
-    Job(Profile("ZVMPrototype", True, "AddressingException", pages=2)),
-    *(Job(p) for p in all_profiles(pages=1)),
-]
-FULL_1 = Job(Profile("Full", True, "AddressingException", pages=1))
+    essa_job(GMAP_KEYS), essa_job(CLASSIC_KEYS), PROBE_CLASSIC, PROBE_GMAP,
+    page_job(Profile("Full", True, "AddressingException", pages=2)),
+    page_job(Profile("ZVMPrototype", True, "AddressingException", pages=2)),
+    essa_job(GMAP_NOKEYS), essa_job(CLASSIC_NOKEYS), QUEUE_CLASSIC, PROBE_PAPER, essa_job(PAPER),
+    *(page_job(p) for p in all_profiles(pages=1)),
+]  # fmt: skip
 assert FULL_1 in GRAPH_JOBS
+DEEP_JOBS = [
+    *(essa_job(p, "Instruction") for p in SPEC_PROFILES),
+    essa_job(EssaProfile("Paper2007", pages=2)),
+    essa_job(EssaProfile("KVMGmap", facility147=True, cbrl_size=2, pages=2), "Queue"),
+]
+if DEEP:
+    GRAPH_JOBS = DEEP_JOBS + GRAPH_JOBS
 
 
 class TlcJobs:
@@ -68,17 +118,17 @@ class TlcJobs:
     def __init__(self, jar: Path, java: str) -> None:
         self.jar, self.java = jar, java
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tlc")
-        self.futures: dict[Job, Future[TlcGraph]] = {}
+        self.futures: dict[Job, Future[TlcGraph[Any]]] = {}
 
-    def submit(self, job: Job) -> Future[TlcGraph]:
+    def submit(self, job: Job) -> Future[TlcGraph[Any]]:
         if job not in self.futures:
             self.futures[job] = self.pool.submit(
-                tlc_state_graph, job.profile, jar=self.jar, java=self.java,
-                overrides=dict(job.overrides),
+                tlc_state_graph, job.package, job.profile, jar=self.jar, java=self.java,
+                overrides=dict(job.overrides), model=job.model,
             )  # fmt: skip
         return self.futures[job]
 
-    def get(self, job: Job) -> TlcGraph:
+    def get(self, job: Job) -> TlcGraph[Any]:
         return self.submit(job).result()
 
 
@@ -96,26 +146,74 @@ def tlc_jobs(request: pytest.FixtureRequest, tlc_jar: Path) -> Iterator[TlcJobs]
 
 
 def _fail(job: Job, what: str, message: str) -> None:
-    pytest.fail(f"{job.profile.describe()}: {what}:\n{message}", pytrace=False)
+    pytest.fail(f"{job.id()} ({job.profile.describe()}): {what}:\n{message}",  # type: ignore[attr-defined]
+                pytrace=False)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- equality
 
 
+def expected_labels(job: Job) -> set[str]:
+    """Every action occurs as a transition of the graph (not vacuous)."""
+    if job.machine == PAGE_STATES.name:
+        labels = set(rules.ACTIONS)
+        if not job.profile.features.has_p:  # type: ignore[attr-defined]
+            labels.discard("SetPotentialVolatile")
+        return labels
+    labels = set(ACTION_NAMES)
+    if not job.profile.kvm:  # type: ignore[attr-defined]
+        labels -= {"Migrate", "HostProcessCBRL"}  # the 2007 model queues nothing
+    if job.model == "Queue":
+        labels &= QUEUE_ACTIONS
+    if job.model in ("Probe", "Instruction"):
+        labels.add(INSTRUCTION_LABEL)
+    return labels
+
+
 @pytest.mark.parametrize("job", GRAPH_JOBS, ids=Job.id)
 def test_refimpl_state_graph_equals_tlc(job: Job, tlc_jobs: TlcJobs) -> None:
     spec = tlc_jobs.get(job).graph
-    impl = reachable_graph(Machine(job.profile))
-    diff = compare(spec, impl)
+    diff = job.compare(spec)
     if diff is not None:
         _fail(job, "the reference implementation is not the spec's machine", diff.message)
-    # Not vacuous: every operation occurs as a transition, and the graph is not trivial.
     labels = {label for out in spec.edges for label, _ in out}
-    expected = set(rules.ACTIONS)
-    if not job.profile.features.has_p:
-        expected.discard("SetPotentialVolatile")
-    assert labels == expected
-    assert len(spec.states) > 200 * job.profile.pages
+    assert labels == expected_labels(job)
+    if job.model in ("Probe", "Instruction"):
+        orcs = {s.lastOp.orc for s in spec.states if s.lastOp.op == "ESSA"}
+        assert orcs == set(ORC_CODES)
+    if job.model == "Queue":
+        assert max(len(s.cbrl) for s in spec.states) == 2
+        assert any(len(set(s.cbrl)) == 2 for s in spec.states)
+    minimum = 200 * job.profile.pages if job.machine == PAGE_STATES.name else 150  # type: ignore[attr-defined]
+    assert len(spec.states) > minimum
+
+
+def test_every_effect_table_row_decides_a_compared_step(tlc_jobs: TlcJobs) -> None:
+    """Each row of each effect table is the first that holds for some ESSA from a state of a
+    compared graph, so a change of any row changes a compared step (the probes try every ORC in
+    every state)."""
+    hit: dict[str, set[tuple[int, str]]] = {impl: set() for impl in essa_rules.EFFECT_TABLES}
+    for job in (PROBE_PAPER, PROBE_CLASSIC, PROBE_GMAP, essa_job(CLASSIC_KEYS), essa_job(GMAP_KEYS)):
+        profile: Any = job.profile
+        table = essa_rules.EFFECT_TABLES[profile.impl]
+        pages = {pg for s in tlc_jobs.get(job).graph.states for pg in s.pages}
+        for pg in pages:
+            for orc in ORC_CODES:
+                if essa_rules.specification_exception(profile, orc):
+                    continue
+                for key in (orc, essa_rules.OTHER):
+                    row = next((k for k in table if k[0] == key and essa_rules.CONDITIONS[k[1]](pg)),
+                               None)  # fmt: skip
+                    if row is not None:
+                        hit[profile.impl].add(row)
+                        break
+    for impl, table in essa_rules.EFFECT_TABLES.items():
+        # The KVM tables have rows for every ORC 0 .. 7, and 8 raises the specification
+        # exception: their OTHER arm is never reached (in the spec neither).
+        dead = {(essa_rules.OTHER, "any")} if impl != "Paper2007" else set()
+        missing = sorted(set(table) - hit[impl] - dead)
+        assert not missing, f"{impl}: rows that decide no step of a compared graph: {missing}"
+        assert not hit[impl] & dead
 
 
 # --------------------------------------------------------------------------- it bites: refimpl side
@@ -130,22 +228,34 @@ def _set(table: dict[K, V], key: K, value: V) -> Callable[[pytest.MonkeyPatch], 
     return lambda mp: mp.setitem(table, key, value)
 
 
-# (id, the one-entry change, text the difference report must contain)
+# (id, job whose TLC graph is compared, the one-entry change, text the report must contain)
 REFIMPL_MUTANTS = [
-    ("discard-dirty-P", _set(rules.DISCARDABLE, ("P", True), True),
+    ("discard-dirty-P", FULL_1, _set(rules.DISCARDABLE, ("P", True), True),
      "only refimpl has the step HostDiscard 0"),
-    ("unused-not-discardable", _set(rules.DISCARDABLE, ("U", False), False),
+    ("unused-not-discardable", FULL_1, _set(rules.DISCARDABLE, ("U", False), False),
      "only refimpl has the step SetUnused 0 -> Done, to [page 0: Up"),
-    ("SetVolatile-asks-for-P", _set(rules.PRIMITIVE_TARGET, "SetVolatile", "P"),
+    ("SetVolatile-asks-for-P", FULL_1, _set(rules.PRIMITIVE_TARGET, "SetVolatile", "P"),
      "SetVolatile 0 -> Done"),
-    ("Full-without-Vp", _set(profile_module.VARIANT_FEATURES, "Full",
-                             Features(True, False, True, True, False)),
+    ("Full-without-Vp", FULL_1, _set(profile_module.VARIANT_FEATURES, "Full",
+                                     Features(True, False, True, True, False)),
      "only TLC has the step HostPreserve 0"),
+    ("Classic-ORC6-stable-if-not-discarded", essa_job(CLASSIC_KEYS),
+     _set(essa_rules.CLASSIC_EFFECT, (6, "any"), EffectEntry("S", KEEP, KEEP)),
+     "only refimpl has the step GuestMakeStable 0 ORC 6 -> Done R1=0x0F (action GuestMakeStable), "
+     "to [page 0: S Z data=0"),
+    ("Gmap-ORC0-keeps-Z", essa_job(GMAP_NOKEYS),
+     _set(essa_rules.GMAP_EFFECT, (0, "any"), EffectEntry(KEEP, KEEP, KEEP)),
+     "only refimpl has the step GuestExtract 0 ORC 0 -> Done R1=0x"),
+    ("Paper2007-reclaim-discards-dirty-P", essa_job(PAPER),
+     _set(essa_rules.RECLAIM_PAPER2007, ("P", True), Reclaim("V", False)),
+     "only refimpl has the step HostReclaim 0 -> Done"),
+    ("Paper2007-ORC5-not-resident", PROBE_PAPER,
+     lambda mp: mp.setattr(essa_rules, "MAKES_RESIDENT", frozenset()),
+     "only TLC has the step ESSA 0 ORC 5 -> Done"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("job", [FULL_1], ids=Job.id)
-@pytest.mark.parametrize(("mutate", "expect"), [m[1:] for m in REFIMPL_MUTANTS],
+@pytest.mark.parametrize(("job", "mutate", "expect"), [m[1:] for m in REFIMPL_MUTANTS],
                          ids=[m[0] for m in REFIMPL_MUTANTS])  # fmt: skip
 def test_changed_refimpl_table_entry_is_caught(
     job: Job,
@@ -156,8 +266,8 @@ def test_changed_refimpl_table_entry_is_caught(
 ) -> None:
     spec = tlc_jobs.get(job).graph
     mutate(monkeypatch)
-    diff = compare(spec, reachable_graph(Machine(job.profile)))
-    assert diff is not None, "a changed refimpl rule went unnoticed"
+    diff = job.compare(spec)
+    assert diff is not None, "a changed refimpl table entry went unnoticed"
     assert expect in diff.message, diff.message
     assert diff.edges_only_left + diff.edges_only_right > 0
 
@@ -165,10 +275,15 @@ def test_changed_refimpl_table_entry_is_caught(
 # --------------------------------------------------------------------------- it bites: spec side
 
 SPEC_TWINS = [
-    (Job(FULL_1.profile, (("Discardable", "DiscardableIgnoringDirty"),)),
+    (page_job(FULL_1_PROFILE, (("Discardable", "DiscardableIgnoringDirty"),)),
      "only TLC has the step HostDiscard 0"),
-    (Job(FULL_1.profile, (("SSINDSucceeds", "SSINDAlwaysSucceeds"),)),
+    (page_job(FULL_1_PROFILE, (("SSINDSucceeds", "SSINDAlwaysSucceeds"),)),
      "only TLC has the step SetStableIfNotDiscarded 0 -> Success"),
+    (essa_job(PAPER, overrides=(("Paper2007Effect", "Paper2007EffectPOnZeroStaysP"),)),
+     "only TLC has the step GuestMakePotentiallyVolatile 0 ORC 4 -> Done R1=0x03 (action "
+     "GuestMakeVolatile), to [page 0: P data=0 | owed=0 believes P"),
+    (essa_job(PAPER, overrides=(("SpecificationException", "SpecificationExceptionIgnoringFacility"),)),
+     "only TLC has the step GuestSetStableNoDat 0 ORC 7 -> Done"),
 ]  # fmt: skip
 
 
@@ -176,18 +291,21 @@ SPEC_TWINS = [
 def test_changed_spec_operator_is_caught(job: Job, expect: str, tlc_jobs: TlcJobs) -> None:
     spec = tlc_jobs.get(job)
     assert "<-" in spec.cfg  # the override reached TLC
-    diff = compare(spec.graph, reachable_graph(Machine(job.profile)))
+    diff = job.compare(spec.graph)
     assert diff is not None, "a changed spec operator went unnoticed"
     assert expect in diff.message, diff.message
 
 
-def test_difference_report_names_the_first_differing_step(tlc_jobs: TlcJobs) -> None:
+# --------------------------------------------------------------------------- the difference report
+
+
+def test_page_states_report_names_the_first_differing_step(tlc_jobs: TlcJobs) -> None:
     """The report gives the shortest path to the state whose steps differ, then the steps."""
     spec = tlc_jobs.get(FULL_1).graph
     with pytest.MonkeyPatch.context() as mp:
         mp.setitem(rules.DISCARDABLE, ("P", True), True)
-        impl: StateGraph = reachable_graph(Machine(FULL_1.profile))
-    diff = compare(spec, impl)
+        impl: StateGraph[Any] = FULL_1.refimpl_graph()
+    diff = FULL_1.compare(spec, impl)
     assert diff is not None
     lines = diff.message.splitlines()
     assert lines[0].startswith("TLC and refimpl differ in the steps from a state reached by")
@@ -197,3 +315,28 @@ def test_difference_report_names_the_first_differing_step(tlc_jobs: TlcJobs) -> 
     assert "Init" in path[0] and "Pr" in path[-1] and "dirty" in path[-1]
     assert any("only refimpl has the step HostDiscard 0 -> Done" in ln for ln in lines)
     assert lines[-1].startswith("TLC: 317 states")
+
+
+
+def test_essa_report_names_the_first_differing_step(tlc_jobs: TlcJobs) -> None:
+    """The report gives the shortest path to the state whose steps differ, then the steps."""
+    job = essa_job(PAPER)
+    spec = tlc_jobs.get(job).graph
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(essa_rules.RECLAIM_PAPER2007, ("P", True), Reclaim("V", False))
+        impl = job.refimpl_graph()
+    diff = job.compare(spec, impl)
+    assert diff is not None
+    lines = diff.message.splitlines()
+    assert lines[0].startswith("TLC and refimpl differ in the steps from a state reached by")
+    # A dirty, resident P page needs: a store (faults the page in), then ORC 4.
+    path = [ln for ln in lines if ln.startswith("    ")]
+    assert len(path) == 3, diff.message
+    assert "Init" in path[0] and "GuestWrite 0 -> Done 1" in path[1]
+    assert "GuestMakePotentiallyVolatile 0 ORC 4 -> Done R1=0x00" in path[2]
+    assert "P valid keyDirty data=1" in path[2]
+    assert any(ln.startswith("  only TLC has the step HostReclaim 0 -> Done") and "S swapped" in ln
+               for ln in lines), diff.message  # fmt: skip
+    assert any(ln.startswith("  only refimpl has the step HostReclaim 0 -> Done")
+               and "(a state TLC does not have)" in ln for ln in lines), diff.message  # fmt: skip
+    assert lines[-1].startswith(f"TLC: {len(spec.states)} states")

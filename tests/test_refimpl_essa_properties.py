@@ -25,14 +25,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refimpl import essa_rules as rules
+from refimpl.essa import rules
 from refimpl.essa import (
     NO_PAGE, NO_VALUE, EssaProfile, EssaState, Refused, SpecificationException, enabled_steps,
     essa, init, step,
 )  # fmt: skip
-from refimpl.essa_graph import reachable_graph
-from refimpl.essa_properties import (
-    ACTION_PROPERTIES, INVARIANTS, violated_action_properties, violated_invariants,
+from refimpl.essa import ESSA
+from refimpl.essa.properties import (
+    ACTION_PROPERTIES, INVARIANTS, PROPERTIES,
 )  # fmt: skip
 
 DEEP = os.environ.get("REFIMPL_HYPOTHESIS_PROFILE") == "refimpl-deep"
@@ -106,6 +106,9 @@ def test_kvm_violates_only_the_findings(profile: EssaProfile, choices: list[int]
         bad |= set(violated_action_properties(profile, before, after))
         assert not bad, f"{profile.describe()}: {sorted(bad)} violated by {before} -> {after}"
 
+
+violated_invariants = PROPERTIES.violated_invariants
+violated_action_properties = PROPERTIES.violated_action_properties
 
 # --------------------------------------------------------------------------- the instruction
 
@@ -281,7 +284,7 @@ GRAPH_PROFILES = [
 
 
 def _violations(profile: EssaProfile) -> tuple[set[str], set[str]]:
-    g = reachable_graph(profile, init(profile))
+    g = ESSA.state_graph(profile)
     invariants = {name for s in g.states for name in violated_invariants(profile, s)}
     actions = {
         name

@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 import refimpl
-from refimpl import NO_PAGE, NO_VALUE, Machine, Profile, ProfileError, Refused, State, rules
-from refimpl.profile import all_profiles
-from refimpl.state import show_state
+from refimpl import NO_PAGE, NO_VALUE, Machine, Profile, ProfileError, Refused, State
+from refimpl.pagestates import rules
+from refimpl.pagestates.profile import all_profiles
+from refimpl.pagestates.state import show_state
 
 
 def run(profile: Profile, *steps: tuple[str, int] | tuple[str, int, int]) -> State:

@@ -19,14 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refimpl import rules
-from refimpl.graph import reachable_graph
-from refimpl.machine import Machine, Refused
-from refimpl.profile import Profile, all_profiles
-from refimpl.properties import (
-    ACTION_PROPERTIES, INVARIANTS, violated_action_properties, violated_invariants,
+from refimpl.pagestates import rules
+from refimpl.pagestates import PAGE_STATES
+from refimpl.pagestates.machine import Machine, Refused
+from refimpl.pagestates.profile import Profile, all_profiles
+from refimpl.pagestates.properties import (
+    ACTION_PROPERTIES, INVARIANTS, PROPERTIES,
 )  # fmt: skip
-from refimpl.state import OPS, State
+from refimpl.pagestates.state import OPS, State
 
 settings.register_profile(
     "refimpl-ci", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -37,6 +37,9 @@ settings.register_profile(
 SETTINGS = settings.get_profile(os.environ.get("REFIMPL_HYPOTHESIS_PROFILE", "refimpl-ci"))
 
 
+
+violated_invariants = PROPERTIES.violated_invariants
+violated_action_properties = PROPERTIES.violated_action_properties
 
 def profile_id(p: Profile) -> str:
     service = "hs" if p.host_service else "direct"
@@ -95,7 +98,7 @@ def test_invariants_hold_and_refusals_are_exact(profile: Profile, data: st.DataO
 
 @pytest.mark.parametrize("profile", all_profiles(pages=1), ids=profile_id)
 def test_properties_hold_on_every_reachable_state_and_step(profile: Profile) -> None:
-    g = reachable_graph(Machine(profile))
+    g = PAGE_STATES.state_graph(profile)
     for i, s in enumerate(g.states):
         assert not violated_invariants(profile, s), s
         for _op, j in g.edges[i]:
@@ -148,7 +151,7 @@ def test_broken_rules_violate_their_property(
     assert expected in INVARIANTS or expected in ACTION_PROPERTIES
     mutate(monkeypatch)
     profile = Profile("Full", True, "AddressingException", pages=1)
-    g = reachable_graph(Machine(profile))
+    g = PAGE_STATES.state_graph(profile)
     violated = {name for s in g.states for name in violated_invariants(profile, s)}
     violated |= {
         name

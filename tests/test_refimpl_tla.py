@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from refimpl.graph import StateGraph, compare, reachable_graph
-from refimpl.machine import Machine
-from refimpl.profile import NO_PAGE, Profile
-from refimpl.state import LastOp, Page, State
-from refimpl.tlavalues import ModelValue, Record, TlaValueError, parse_state, parse_value
-from refimpl.tlcgraph import TlcGraphError, graph_cfg, read_dot
+from refimpl.core.graph import StateGraph, compare
+from refimpl.pagestates import PAGE_STATES
+from refimpl.pagestates.profile import NO_PAGE, Profile
+from refimpl.pagestates.state import LastOp, Page, State
+from refimpl.core.tlavalues import ModelValue, Record, TlaValueError, parse_state, parse_value
+from refimpl.core.tlc import TlcGraphError, graph_cfg, read_dot
+
+SHOW = PAGE_STATES.show
 
 # --------------------------------------------------------------------------- values
 
@@ -98,7 +100,7 @@ VZ_PAGE = Page("V", "z", False, 0, 0, False)
 
 
 def test_read_dot() -> None:
-    g = read_dot(SAMPLE, pages=1)
+    g = read_dot(PAGE_STATES, SAMPLE, pages=1)
     assert g.states == [
         INIT_STATE,
         State((VZ_PAGE,), LastOp("SetVolatile", 0, -1, "Done", -1)),
@@ -125,11 +127,11 @@ def test_read_dot() -> None:
 )
 def test_read_dot_errors(text: str, message: str) -> None:
     with pytest.raises(TlcGraphError, match=message):
-        read_dot(text, pages=1)
+        read_dot(PAGE_STATES, text, pages=1)
 
 
 def test_graph_cfg_has_no_symmetry_and_the_overrides() -> None:
-    cfg = graph_cfg(Profile("NoP", False, "ReadsZero", pages=2), {"Discardable": "Twin"})
+    cfg = graph_cfg(PAGE_STATES, Profile("NoP", False, "ReadsZero", pages=2), {"Discardable": "Twin"})
     assert "Pages = {p1, p2}" in cfg and "HostService = FALSE" in cfg
     assert 'UnusedAccess = "ReadsZero"' in cfg and 'Variant = "NoP"' in cfg
     assert "Discardable <- Twin" in cfg and "SYMMETRY" not in cfg
@@ -138,20 +140,20 @@ def test_graph_cfg_has_no_symmetry_and_the_overrides() -> None:
 # --------------------------------------------------------------------------- comparison
 
 
-def sample_graph() -> StateGraph:
-    return read_dot(SAMPLE, pages=1)
+def sample_graph() -> StateGraph[State]:
+    return read_dot(PAGE_STATES, SAMPLE, pages=1)
 
 
 def test_compare_equal_graphs() -> None:
-    full = reachable_graph(Machine(Profile()))
-    assert compare(full, reachable_graph(Machine(Profile()))) is None
+    full = PAGE_STATES.state_graph(Profile())
+    assert compare(full, PAGE_STATES.state_graph(Profile()), SHOW) is None
 
 
 def test_compare_reports_the_first_differing_step() -> None:
     left = sample_graph()
     right = sample_graph()
     right.edges[1] = {("Extract", 2), ("Read", 1)}
-    diff = compare(left, right, "spec", "impl")
+    diff = compare(left, right, SHOW, "spec", "impl")
     assert diff is not None
     lines = diff.message.splitlines()
     assert lines[0] == (
@@ -171,7 +173,7 @@ def test_compare_reports_a_state_only_one_side_has() -> None:
     right.index[extra] = 3
     right.edges.append(set())
     right.edges[1].add(("Read", 3))
-    diff = compare(left, right)
+    diff = compare(left, right, SHOW)
     assert diff is not None and diff.states_only_right == 1
     assert "only refimpl has the step Read 0 -> DiscardFault, to [page 0: Vz" in diff.message
     assert "(a state TLC does not have)" in diff.message
@@ -181,5 +183,5 @@ def test_compare_reports_different_initial_states() -> None:
     left = sample_graph()
     right = sample_graph()
     right.initial = [1]
-    diff = compare(left, right)
+    diff = compare(left, right, SHOW)
     assert diff is not None and diff.message.startswith("the initial states differ")

@@ -15,7 +15,9 @@
  *   hello SK F147 CBRLSIZE PAGES   ->  ok
  *   reset                          ->  ok
  *   essa P ORC | reclaim P | cbrl | migrate | read P | write P V | writeback P
- *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT (e.g. "S0100")
+ *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
+ *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
+ *        in a VM without storage keys (the host keeps no change bit for it)
  * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
  */
 #include <stdio.h>
@@ -305,10 +307,16 @@ static void reply(const char *outcome, long result, long value)
 		unsigned long pgstev = pgste_of(p);
 		static const char usage[] = "SUPV";
 		int valid = !(pte_val(pte) & _PAGE_INVALID);
-		printf(" %c%d%d%d%d",
+		char dirty = '-';
+		if (storage_keys) {
+			unsigned char key = 0;
+			get_guest_storage_key(&H.mm, hva_of(p), &key);
+			dirty = key & _PAGE_CHANGED ? '1' : '0';
+		}
+		printf(" %c%d%d%d%d%d%c",
 		       usage[(pgstev & _PGSTE_GPS_USAGE_MASK) / _PGSTE_GPS_USAGE_UNUSED], valid,
 		       !valid && pte_swap(pte), !!(pgstev & _PGSTE_GPS_ZERO),
-		       !!(pgstev & _PGSTE_GPS_NODAT));
+		       !!(pgstev & _PGSTE_GPS_NODAT), !!(pgstev & PGSTE_GC_BIT), dirty);
 	}
 	printf("\n");
 	fflush(stdout);

@@ -32,15 +32,19 @@ _REASONS: Final = {"ESSA": "the CBRL is full: the ESSA intercepts and the host e
 
 
 def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
-    """A harness reply line: ``OUTCOME RESULT VALUE`` then one ``UVSZN`` field per page."""
+    """A harness reply line: ``OUTCOME RESULT VALUE`` then one field per page: usage, then
+    valid, swapped, Z, N, GC as 0/1, then the change bit as 0/1, or "-" where it is not
+    reported (a VM without storage keys)."""
     fields = line.split()
     if len(fields) != 3 + pages or fields[0] == "error":
         raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
     host = []
     for f in fields[3:]:
-        if len(f) != 5 or f[0] not in _USAGE or set(f[1:]) - {"0", "1"}:
+        if len(f) != 7 or f[0] not in _USAGE or set(f[1:6]) - {"0", "1"} or f[6] not in "01-":
             raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
-        host.append(HostPage(f[0], *(c == "1" for c in f[1:])))
+        valid, swapped, zbit, nodat, gc = (c == "1" for c in f[1:6])
+        dirty = None if f[6] == "-" else f[6] == "1"
+        host.append(HostPage(f[0], valid, swapped, zbit, nodat, dirty=dirty, gc=gc))
     outcome = fields[0]
     reason = _REASONS.get(op, "") if outcome == "Refused" else ""
     return EssaReply(outcome, int(fields[1]), int(fields[2]), tuple(host), reason)
@@ -97,7 +101,7 @@ class KernelEssaEngine:
         if request.op == "ESSA":
             args.append(str(request.orc))
         if request.op == "Write":
-            args.append(str(WRITTEN if request.value == NONE else request.value))
+            args.append(str(WRITTEN if request.arg == NONE else request.arg))
         return parse_reply(self._send(" ".join(args)), self.pages, request.op)
 
     def close(self) -> None:

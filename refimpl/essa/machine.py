@@ -23,8 +23,8 @@ intercepts in the real machine and the host empties the list first, so here ``es
 spec) refuses, and the caller runs ``HostProcessCBRL`` and tries again.
 
 Malformed requests (an unknown action, a page out of range, an ORC where none is taken) raise
-:class:`ValueError`; a disabled step returns :class:`~refimpl.machine.Refused` and changes nothing.
-The decisions of each implementation are the tables of :mod:`refimpl.essa_rules`.
+:class:`ValueError`; a disabled step returns :class:`~refimpl.core.package.Refused` and changes nothing.
+The decisions of each implementation are the tables of :mod:`refimpl.essa.rules`.
 """
 
 from __future__ import annotations
@@ -32,12 +32,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Final, NamedTuple
 
-from . import essa_rules as rules
-from .essa_state import (
-    IMPLS, NO_PAGE, NO_VALUE, USAGES, WRITTEN, EssaLastOp, EssaPage, EssaProfile,
-    EssaProfileError, EssaState, init_state,
-)  # fmt: skip
-from .machine import Refused
+from ..core.package import Refused
+from . import rules
+from .profile import IMPLS, NO_PAGE, NO_VALUE, EssaProfile, EssaProfileError
+from .state import USAGES, WRITTEN, EssaLastOp, EssaPage, EssaState, init_state
 
 #: A step as the spec's Next names it: (action, page, ORC); NO_PAGE / NO_VALUE where none.
 Step = tuple[str, int, int]
@@ -60,16 +58,10 @@ ORC_CODES: Final = rules.ORCS
 #: The M3 field of ESSA is four bits: codes 0 .. 15.
 MAX_ORC_FIELD: Final = 15
 
-__all__ = [
-    "ACTION_NAMES", "GUEST_ACTIONS", "HOST_ACTIONS", "IMPLS", "NO_PAGE", "NO_VALUE", "ORC_CODES",
-    "USAGES", "EssaLastOp", "EssaPage", "EssaProfile", "EssaProfileError", "EssaState", "Refused",
-    "Result", "SpecificationException", "Step", "enabled_steps", "essa", "init", "requests",
-    "step",
-]  # fmt: skip
 
 
 class SpecificationException(NamedTuple):
-    """The program interruption an undefined ORC raises (RI 1.1: code 6), instead of an R1."""
+    """The program interruption an undefined ORC raises (sources 1.1: code 6), instead of an R1."""
 
     orc: int
     code: int = 6
@@ -168,7 +160,7 @@ def guest_make_volatile(profile: EssaProfile, s: EssaState, p: int, orc: int) ->
 
 def guest_make_stable(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
     """Spec: GuestMakeStable(p). ORC 6; the guest reads failure exactly from "old state = V +
-    zero" (RI 6.4) and then drops the page."""
+    zero" (sources 6.4) and then drops the page."""
     pg = s.pages[p]
     if pg.belief not in ("V", "P"):
         return Refused("GuestMakeStable", p, NO_VALUE, f"the guest believes the page {pg.belief}")
@@ -244,7 +236,7 @@ def guest_writeback(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Re
 
 
 def host_reclaim(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
-    """Spec: HostReclaim(p). Reclaim of a resident page (:data:`refimpl.essa_rules.RECLAIM`)."""
+    """Spec: HostReclaim(p). Reclaim of a resident page (:data:`refimpl.essa.rules.RECLAIM`)."""
     pg = s.pages[p]
     if not pg.valid:
         return Refused("HostReclaim", p, NO_VALUE, "the page is not resident")
@@ -274,7 +266,7 @@ def host_process_cbrl(profile: EssaProfile, s: EssaState, _p: int, _orc: int) ->
 
 def migrate(profile: EssaProfile, s: EssaState, _p: int, _orc: int) -> Result:
     """Spec: Migrate. Usage and N travel, the content travels with the RAM; Z, residency, GC and
-    the CBRL do not (RI 5). KVM only, once."""
+    the CBRL do not (sources 5). KVM only, once."""
     if not profile.kvm:
         return Refused("Migrate", NO_PAGE, NO_VALUE, "the 2007 model has no CMMA migration")
     if s.migrated:

@@ -1,7 +1,8 @@
 """State graphs (every reachable state, every labelled transition) and their comparison.
 
-:func:`reachable_graph` explores the reference implementation from ``Init``;
-:mod:`refimpl.tlcgraph` reads the graph TLC dumps for the spec. :func:`compare` checks that two
+:func:`reachable_graph` explores a machine of the reference implementation from its initial state
+by a successor function (a :class:`~refimpl.core.package.GraphModel` of the machine's package);
+:mod:`refimpl.core.tlc` reads the graph TLC dumps for the spec. :func:`compare` checks that two
 graphs have the same states and the same (state, label, state) edges and, when they differ, says
 where first: a breadth-first walk from the initial states finds the nearest state whose outgoing
 edges differ, and the report shows the path to it and the differing edges.
@@ -10,14 +11,14 @@ edges differ, and the report shows the path to it and the differing edges.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from .machine import Machine
-from .state import State, show_last_op, show_page, show_state
-
 S = TypeVar("S", bound=Hashable)
+
+#: The steps from a state: (label, successor) for each, the label being TLC's action label.
+Successors = Callable[[S], Iterable[tuple[str, S]]]
 
 
 @dataclass
@@ -34,21 +35,20 @@ class StateGraph(Generic[S]):
         return sum(len(out) for out in self.edges)
 
 
-def reachable_graph(machine: Machine) -> StateGraph[State]:
-    """Every state reachable from Init and every enabled step, labelled with its operation."""
-    init = machine.init()
+def reachable_graph(init: S, successors: Successors[S]) -> StateGraph[S]:
+    """Every state reachable from ``init`` by ``successors``, and every step, labelled."""
     states = [init]
     index = {init: 0}
     edges: list[set[tuple[str, int]]] = []
     i = 0
     while i < len(states):
         out: set[tuple[str, int]] = set()
-        for (op, _page, _arg), succ in machine.enabled_steps(states[i]):
+        for label, succ in successors(states[i]):
             j = index.get(succ)
             if j is None:
                 j = index[succ] = len(states)
                 states.append(succ)
-            out.add((op, j))
+            out.add((label, j))
         edges.append(out)
         i += 1
     return StateGraph(states, index, [0], edges)
@@ -74,21 +74,6 @@ class Presenter(Generic[S]):
     row: Callable[[S], str]
 
 
-def _page_states_edge(label: str, target: State) -> str:
-    op = target.lastOp.op
-    via = f" (labelled {label})" if label != op else ""
-    return f"{show_last_op(target.lastOp)}{via}, to {show_state(target)}"
-
-
-def _page_states_row(s: State) -> str:
-    pages = "  ".join(show_page(pg) for pg in s.pages)
-    return f"{show_last_op(s.lastOp):<40} {pages}"
-
-
-#: The page-state machine's presentation (spec/PageStates.tla).
-PAGE_STATES: Presenter[State] = Presenter(show_state, _page_states_edge, _page_states_row)
-
-
 def _path(g: StateGraph[S], parent: dict[int, int | None], i: int, row: Callable[[S], str]) -> list[str]:
     """The rows of the breadth-first path from an initial state to state ``i``."""
     chain: list[int] = []
@@ -102,9 +87,9 @@ def _path(g: StateGraph[S], parent: dict[int, int | None], i: int, row: Callable
 def compare(
     left: StateGraph[S],
     right: StateGraph[S],
+    show: Presenter[S],
     left_name: str = "TLC",
     right_name: str = "refimpl",
-    show: Presenter[S] = PAGE_STATES,  # type: ignore[assignment]
 ) -> Difference | None:
     """None if the graphs are equal; else the difference, first in breadth-first order."""
     # right index -> left index; a state only on the right gets -1 - (its right index)

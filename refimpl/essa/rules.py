@@ -1,7 +1,7 @@
 """The decision operators of spec/ESSA.tla on one page, as tables where the spec has tables.
 
 The heart is ESSA's effect per implementation (the spec's ``Paper2007Effect``, ``ClassicEffect``
-and ``GmapEffect``; RI 6.2 and the tables of RI 2.2 and 3.1): :data:`EFFECT_TABLES` holds one
+and ``GmapEffect``; sources 6.2 and the tables of sources 2.2 and 3.1): :data:`EFFECT_TABLES` holds one
 table per ``Impl``, each row ``(orc, condition) -> EffectEntry``, written in the order of the
 spec's CASE arms. TLC evaluates a CASE by taking the first arm whose guard holds, and several
 arms of these CASEs overlap (``orc = 2 /\\ v`` then ``orc = 2``), so here too the first row of
@@ -10,7 +10,7 @@ conditions are named predicates of the page (:data:`CONDITIONS`), worded as the 
 (TLA+ itself defines CASE by CHOOSE and leaves the value unspecified where true arms overlap;
 what the equality test compares with is TLC's first-arm reading.)
 
-"RI" is ../shared/REAL-IMPLEMENTATIONS.md; ``Spec: Name`` names the operator of ESSA.tla.
+"sources x.y" is section x.y of docs/sources.md; ``Spec: Name`` names the operator of ESSA.tla.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
-from .essa_state import EssaPage, EssaProfile
+from .profile import EssaProfile
+from .state import EssaPage
 
-# ------------------------------------------------------------------- encodings (RI 1.1, 1.2)
+# ------------------------------------------------------------------- encodings (sources 1.1, 1.2)
 
 #: Spec: ORCs. 0 .. 7 are defined; 8 stands for every higher code.
 ORCS: Final = tuple(range(9))
@@ -28,14 +29,14 @@ HIGHEST_ORC: Final = 8
 #: Spec: UsageBits(u), the usage field of the R1 byte.
 USAGE_BITS: Final[dict[str, int]] = {"S": 0, "U": 4, "P": 8, "V": 12}
 NODAT_BIT: Final = 32
-#: Spec: ExceptionIndication. No modelled step sets it (RI 2.2 and 3.1 set it only when the
+#: Spec: ExceptionIndication. No modelled step sets it (sources 2.2 and 3.1 set it only when the
 #: host has no mapping or page table for the frame, which the spec leaves out).
 EXCEPTION_INDICATION: Final = 16
 
 
 def content_bits(profile: EssaProfile, pg: EssaPage) -> int:
     """Spec: ContentBits(p). 0 resident, 2 preserved, 3 logically zero; for KVM the state
-    __do_essa reports (RI 1.2): valid -> 0, else Z clear -> 2, Z set -> 3."""
+    __do_essa reports (sources 1.2): valid -> 0, else Z clear -> 2, Z set -> 3."""
     if pg.valid:
         return 0
     if profile.kvm:
@@ -49,7 +50,7 @@ def result_byte(profile: EssaProfile, pg: EssaPage) -> int:
 
 
 def specification_exception(profile: EssaProfile, orc: int) -> bool:
-    """Spec: SpecificationException(orc). RI 1.1: "Anything higher raises a specification
+    """Spec: SpecificationException(orc). sources 1.1: "Anything higher raises a specification
     exception"; ORC 7 needs facility 147."""
     return orc > 7 or (orc == 7 and not profile.facility147)
 
@@ -99,7 +100,7 @@ CONDITIONS: Final[dict[str, Callable[[EssaPage], bool]]] = {
 
 EffectTable = dict[tuple[int, str], EffectEntry]
 
-#: Spec: Paper2007Effect. RI 6.2 and the paper's section 2 (the Figure 3 machine): N is never
+#: Spec: Paper2007Effect. sources 6.2 and the paper's section 2 (the Figure 3 machine): N is never
 #: touched, Z is unused (always cleared), nothing is queued; Sp -> Uz and Sp -> Vz drop the swap
 #: copy at once. ORC 5 also makes the page resident (:data:`MAKES_RESIDENT`); ORC 7 did not
 #: exist, so it changes nothing (and raises the specification exception without facility 147).
@@ -120,9 +121,9 @@ PAPER2007_EFFECT: Final[EffectTable] = {
     (OTHER, "any"):          EffectEntry(KEEP, KEEP, False),
 }  # fmt: skip
 
-#: Spec: ClassicEffect. RI table 2.2, pgste_perform_essa: whenever it queues a CBRL entry it sets
+#: Spec: ClassicEffect. sources table 2.2, pgste_perform_essa: whenever it queues a CBRL entry it sets
 #: Z, and it never clears Z. ORC 4 on a page that is not resident consults GC (kept only with
-#: storage keys, RI INFERENCE 2.2). ORC 5 does not make the page resident; ORC 6 is "if
+#: storage keys, [INFERENCE] sources 2.2). ORC 5 does not make the page resident; ORC 6 is "if
 #: resident", not "if not discarded".
 CLASSIC_EFFECT: Final[EffectTable] = {
     (0, "any"):      EffectEntry(KEEP, KEEP,  KEEP),
@@ -142,7 +143,7 @@ CLASSIC_EFFECT: Final[EffectTable] = {
     (OTHER, "any"):  EffectEntry(KEEP, KEEP,  KEEP),
 }  # fmt: skip
 
-#: Spec: GmapEffect. RI table 3.1, dat_perform_essa: Z = "this call queued a discard", so every
+#: Spec: GmapEffect. sources table 3.1, dat_perform_essa: Z = "this call queued a discard", so every
 #: call that queues none clears Z; ORC 4 on a changed page that is not resident leaves the usage
 #: as it was.
 GMAP_EFFECT: Final[EffectTable] = {
@@ -195,7 +196,7 @@ def essa_effect(profile: EssaProfile, orc: int, pg: EssaPage) -> Effect:
 
 
 def make_stable_failed(result: int) -> bool:
-    """GuestMakeStable's test of the old state (RI 6.4): failure exactly on V + logically zero."""
+    """GuestMakeStable's test of the old state (sources 6.4): failure exactly on V + logically zero."""
     return result % 16 == 3 + USAGE_BITS["V"]
 
 
@@ -222,7 +223,7 @@ class Reclaim(NamedTuple):
 
 ReclaimTable = dict[tuple[str, bool], Reclaim]
 
-#: Spec: HostReclaim for Paper2007, by (usage, keyDirty). RI 6.2: Ur -> Uz, Sr -> Sp, Vr -> Vz,
+#: Spec: HostReclaim for Paper2007, by (usage, keyDirty). sources 6.2: Ur -> Uz, Sr -> Sp, Vr -> Vz,
 #: Pr -> Sp if dirty, Vz if clean.
 RECLAIM_PAPER2007: Final[ReclaimTable] = {
     ("S", False): Reclaim("S", True),  ("S", True): Reclaim("S", True),
@@ -231,7 +232,7 @@ RECLAIM_PAPER2007: Final[ReclaimTable] = {
     ("P", False): Reclaim("V", False), ("P", True): Reclaim("S", True),
 }  # fmt: skip
 
-#: Spec: HostReclaim for KVM, by (usage, keyDirty). RI 2.4, 3.3: an unused page is dropped (no
+#: Spec: HostReclaim for KVM, by (usage, keyDirty). sources 2.4, 3.3: an unused page is dropped (no
 #: swap, Z not set); every other page is swapped out like a stable one, its usage unchanged.
 RECLAIM_KVM: Final[ReclaimTable] = {
     ("S", False): Reclaim("S", True),  ("S", True): Reclaim("S", True),
@@ -249,7 +250,7 @@ RECLAIM: Final[dict[str, ReclaimTable]] = {
 
 def reclaim_gc(profile: EssaProfile, pg: EssaPage) -> bool:
     """Spec: HostReclaim's gc'. KVM copies the key's change bit into GC on unmapping, only when
-    the VM uses storage keys (RI 2.2); Paper2007 has no GC."""
+    the VM uses storage keys (sources 2.2); Paper2007 has no GC."""
     return pg.keyDirty if profile.kvm and profile.storage_keys else pg.gc
 
 
@@ -265,6 +266,6 @@ def migrated_content(pg: EssaPage) -> int:
 
 
 def arrival_z(pg: EssaPage) -> bool:
-    """Spec: ArrivalZ(p). The CMMA attributes carry no Z (RI 5.1)."""
+    """Spec: ArrivalZ(p). The CMMA attributes carry no Z (sources 5.1)."""
     return False
 

@@ -1,7 +1,7 @@
 """The machine of spec/PageStates.tla for one profile: ``step`` and ``enabled_steps``.
 
 ``step(profile, state, op, page, arg)`` performs the spec's action ``op`` on ``page`` (``arg`` is
-the value of a Write and :data:`~refimpl.profile.NO_VALUE` otherwise) and returns the successor
+the value of a Write and :data:`~refimpl.pagestates.profile.NO_VALUE` otherwise) and returns the successor
 state, or a :class:`Refused` when the action is disabled in ``state`` (the spec has no such step;
 for example a Read of a preserved page, which waits for the host, or a HostDiscard of a stable
 page). A refused step changes nothing. Malformed requests (an unknown operation, a page out of
@@ -12,8 +12,8 @@ raise :class:`ValueError`.
 spec's ``Next`` from ``state``, one entry per disjunct and per Write value.
 
 Speed: a step depends only on the profile, the operation, the page's own values and the
-argument (:mod:`refimpl.rules`). :class:`Machine` memoises that per-page result, so a step is one
-dictionary look-up and one tuple splice. The memo is filled from :mod:`refimpl.rules` on first
+argument (:mod:`refimpl.pagestates.rules`). :class:`Machine` memoises that per-page result, so a step is one
+dictionary look-up and one tuple splice. The memo is filled from :mod:`refimpl.pagestates.rules` on first
 use; a :class:`Machine` made after a change to those rules (a test that breaks one on purpose)
 sees the change, while ``machine(profile)`` returns a shared one, made on first use. The memo
 is keyed by the page's values, not by the page, so it stays small however many pages there are
@@ -23,23 +23,14 @@ is keyed by the page's values, not by the page, so it stays small however many p
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
+from ..core.package import Refused
 from . import rules
 from .profile import NO_VALUE, Profile
 from .state import OPS, LastOp, Page, State, init_state
 
 #: A step as the spec's Perform(op, p, v) names it: (operation, page, argument).
 Step = tuple[str, int, int]
-
-
-class Refused(NamedTuple):
-    """A disabled step: nothing was performed."""
-
-    op: str
-    page: int
-    arg: int
-    reason: str
 
 
 # What a step does to one page, whichever page it is: the page's new values and lastOp's

@@ -1,9 +1,8 @@
 """The properties of spec/ESSAProperties.tla as Python predicates, with the spec's names.
 
-Invariants take ``(profile, state)``; action properties take ``(profile, before, after)`` and
-hold for the pair as ``[][A]_vars`` does: the step satisfies ``A``, or it changes nothing. Like
-the spec's, they are stated from the state variables only, never through the machine's tables
-(:mod:`refimpl.essa_rules`), so a broken table cannot break its own check.
+Invariants take ``(profile, state)``; action properties take ``(profile, before, after)``
+(:mod:`refimpl.core.properties`). Like the spec's, they are stated from the state variables only, never through the machine's tables
+(:mod:`refimpl.essa.rules`), so a broken table cannot break its own check.
 
 What the 2006/07 Linux guest assumes of ESSA: the 2007 model (``Paper2007``) keeps every one;
 the KVM implementations break some, which are the findings of docs/findings.md.
@@ -11,10 +10,11 @@ the KVM implementations break some, which are the findings of docs/findings.md.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
-from .essa_state import NO_VALUE, USAGES, WRITTEN, EssaProfile, EssaState
+from ..core.properties import PropertySet, boxed, by_name
+from .profile import NO_VALUE, EssaProfile
+from .state import USAGES, WRITTEN, EssaState
 
 # ruff: noqa: N802 - the spec's names
 
@@ -123,42 +123,15 @@ def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )  # fmt: skip
 
 
-def SpecificationExceptionProp(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
-    return SpecificationExceptionStep(profile, s, t) or s == t
+SpecificationExceptionProp = boxed("SpecificationExceptionProp", SpecificationExceptionStep)
+MigrationKeepsStableContentProp = boxed("MigrationKeepsStableContentProp", MigrationStep)
+MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
 
-
-def MigrationKeepsStableContentProp(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
-    return MigrationStep(profile, s, t) or s == t
-
-
-def MigrationArrivalProp(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
-    return MigrationArrivalStep(profile, s, t) or s == t
-
-
-Invariant = Callable[[EssaProfile, EssaState], bool]
-ActionProperty = Callable[[EssaProfile, EssaState, EssaState], bool]
-
-#: The invariants, by name, in the spec's order.
-INVARIANTS: Final[dict[str, Invariant]] = {
-    f.__name__: f
-    for f in (
-        EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
-        ReadResultInv, ReportedZeroReadsZeroInv,
-    )
-}  # fmt: skip
-
-#: The action properties, by name, in the spec's order.
-ACTION_PROPERTIES: Final[dict[str, ActionProperty]] = {
-    f.__name__: f
-    for f in (SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp)
-}
-
-
-def violated_invariants(profile: EssaProfile, s: EssaState) -> list[str]:
-    """The names of the invariants ``s`` violates."""
-    return [name for name, inv in INVARIANTS.items() if not inv(profile, s)]
-
-
-def violated_action_properties(profile: EssaProfile, s: EssaState, t: EssaState) -> list[str]:
-    """The names of the action properties the step ``s -> t`` violates."""
-    return [name for name, prop in ACTION_PROPERTIES.items() if not prop(profile, s, t)]
+#: The invariants and action properties, by name, in the spec's order.
+PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
+    by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
+            ReadResultInv, ReportedZeroReadsZeroInv),
+    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp),
+)  # fmt: skip
+INVARIANTS: Final = PROPERTIES.invariants
+ACTION_PROPERTIES: Final = PROPERTIES.action_properties

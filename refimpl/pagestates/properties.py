@@ -1,16 +1,16 @@
 """The properties of spec/PageStateProperties.tla as Python predicates, with the spec's names.
 
-Invariants take ``(profile, state)``; action properties take ``(profile, before, after)`` and
-hold for the pair as ``[][A]_vars`` does: the step satisfies ``A``, or it changes nothing. Like
-the spec's, they are stated from the state variables and ``lastOp`` only, never through the
-machine's decision operators (:mod:`refimpl.rules`), so a broken rule cannot break its own check.
+Invariants take ``(profile, state)``; action properties take ``(profile, before, after)``
+(:mod:`refimpl.core.properties`). Like the spec's, they are stated from the state variables and
+``lastOp`` only, never through the machine's decision operators (:mod:`refimpl.pagestates.rules`),
+so a broken rule cannot break its own check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
+from ..core.properties import PropertySet, boxed, by_name
 from .profile import ADDRESSING_EXCEPTION, NO_PAGE, NO_VALUE, Profile
 from .state import GUEST_OPS, HOST_OPS, OUTCOMES, RESIDENCIES, USAGES, State
 
@@ -136,42 +136,15 @@ def GuestResidencyStep(profile: Profile, s: State, t: State) -> bool:
     )
 
 
-def SetStableIfNotDiscardedProp(profile: Profile, s: State, t: State) -> bool:
-    return SSINDStep(profile, s, t) or s == t
+SetStableIfNotDiscardedProp = boxed("SetStableIfNotDiscardedProp", SSINDStep)
+HostDiscardsOnlyDiscardableProp = boxed("HostDiscardsOnlyDiscardableProp", DiscardStep)
+GuestKeepsResidencyProp = boxed("GuestKeepsResidencyProp", GuestResidencyStep)
 
-
-def HostDiscardsOnlyDiscardableProp(profile: Profile, s: State, t: State) -> bool:
-    return DiscardStep(profile, s, t) or s == t
-
-
-def GuestKeepsResidencyProp(profile: Profile, s: State, t: State) -> bool:
-    return GuestResidencyStep(profile, s, t) or s == t
-
-
-Invariant = Callable[[Profile, State], bool]
-ActionProperty = Callable[[Profile, State, State], bool]
-
-#: The invariants, by name, in the spec's order.
-INVARIANTS: Final[dict[str, Invariant]] = {
-    f.__name__: f
-    for f in (
-        TypeOK, StableContentKeptInv, ReadResultInv, DiscardFaultOnlyWhenDiscardedInv,
-        UnusedAccessInv,
-    )
-}  # fmt: skip
-
-#: The action properties, by name, in the spec's order.
-ACTION_PROPERTIES: Final[dict[str, ActionProperty]] = {
-    f.__name__: f
-    for f in (SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp, GuestKeepsResidencyProp)
-}
-
-
-def violated_invariants(profile: Profile, s: State) -> list[str]:
-    """The names of the invariants ``s`` violates."""
-    return [name for name, inv in INVARIANTS.items() if not inv(profile, s)]
-
-
-def violated_action_properties(profile: Profile, s: State, t: State) -> list[str]:
-    """The names of the action properties the step ``s -> t`` violates."""
-    return [name for name, prop in ACTION_PROPERTIES.items() if not prop(profile, s, t)]
+#: The invariants and action properties, by name, in the spec's order.
+PROPERTIES: Final = PropertySet[Profile, State](
+    by_name(TypeOK, StableContentKeptInv, ReadResultInv, DiscardFaultOnlyWhenDiscardedInv,
+            UnusedAccessInv),
+    by_name(SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp, GuestKeepsResidencyProp),
+)  # fmt: skip
+INVARIANTS: Final = PROPERTIES.invariants
+ACTION_PROPERTIES: Final = PROPERTIES.action_properties

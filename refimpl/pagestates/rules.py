@@ -3,7 +3,7 @@
 Every action of the spec changes one page and records ``lastOp``; here each action is a function
 from (profile, the page's :class:`~refimpl.state.Page`, argument) to an :class:`Effect` (the
 page's new values and what the guest observed) or a :class:`Refusal` (the action is disabled in
-that state: the spec has no such step). :mod:`refimpl.machine` adds the page number and
+that state: the spec has no such step). :mod:`refimpl.pagestates.machine` adds the page number and
 ``lastOp`` and memoises the results, so this module is written for reading, not for speed.
 
 The spec's decision operators (the ones its broken twins replace) keep their names and shapes:
