@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from . import apalache, check, findings
+from . import apalache, check, distributed, findings, simulate
 
-USAGE = "usage: python -m tlcrunner {check,apalache,findings} [--help] [options]"
+USAGE = "usage: python -m tlcrunner {check,simulate,worker,apalache,findings} [--help] [options]"
 
 
 def main(argv: list[str]) -> int:
@@ -16,6 +16,10 @@ def main(argv: list[str]) -> int:
         return 0 if argv else 2
     if argv[0] == "check":
         return check.main(argv[1:])
+    if argv[0] == "simulate":
+        return simulate.main(argv[1:])
+    if argv[0] == "worker":
+        return distributed.worker_main(argv[1:])
     if argv[0] == "apalache":
         return apalache.main(argv[1:])
     if argv[0] == "findings":
