@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # MODELS: optional glob(s) of model names, e.g. `make check MODELS='MCPageStates*'`.
 MODELS ?=
 
-.PHONY: venv tlc check test mypy clean apalache bench engines diagrams findings
+.PHONY: venv tlc check test mypy clean apalache bench engines diagrams findings kernel-check
 
 venv: $(STAMP)
 
@@ -44,6 +44,12 @@ conformance/engines/build/cmma-engine: conformance/engines/cmma_engine.c
 conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.go) conformance/engines/essa-go/go.mod
 	@mkdir -p $(@D)
 	cd conformance/engines/essa-go && go build -o ../build/essa-engine .
+
+# The Linux kernel's own ESSA code as a conformance engine (conformance/engines/linux/): built
+# from KERNEL_SRC, else Debian's linux-source-6.12, for s390x (gcc-s390x-linux-gnu), run under
+# qemu-s390x (qemu-user); classified and driven over 2 pages for every constant set.
+kernel-check: venv
+	$(PY) -m conformance.engines.linux.check $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)')
 
 # The state diagrams in docs/diagrams, from TLC's state graphs (SVG needs Graphviz: apt-get install graphviz).
 diagrams: venv tlc

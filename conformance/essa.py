@@ -730,8 +730,10 @@ class EssaJsonLinesEngine(JsonLinesEngine):
 # --------------------------------------------------------------------------- a server
 
 
-def serve(engine: EssaReferenceEngine, inp: TextIO, out: TextIO) -> None:
-    """Speak the ESSA mode over JSON lines for ``engine`` until ``inp`` ends."""
+def serve(engine: EssaEngine, inp: TextIO, out: TextIO) -> None:
+    """Speak the ESSA mode over JSON lines for ``engine`` (any in-process ESSA engine) until
+    ``inp`` ends."""
+    pages = 0  # the number of pages of the profile the engine announced; 0 before the hello
 
     def reply(obj: dict[str, Any]) -> None:
         out.write(json.dumps(obj) + "\n")
@@ -749,14 +751,15 @@ def serve(engine: EssaReferenceEngine, inp: TextIO, out: TextIO) -> None:
                            "message": 'this engine speaks the ESSA mode ("machine": "ESSA")'})  # fmt: skip
                     continue
                 info = engine.hello(EssaProfileRequest.from_json(obj.get("profile")))
+                pages = info.profile.pages or 1
                 reply({"type": "hello", "id": rid, "version": VERSION, "machine": ESSA_MACHINE,
                        "engine": info.name, "profile": info.profile.to_json()})  # fmt: skip
             elif kind == "reset":
                 engine.reset()
                 reply({"id": rid})
             elif kind == "step":
-                assert engine.profile is not None
-                reply(engine.step(essa_request(obj, engine.profile.pages)).to_json(rid))
+                assert pages, "hello first"
+                reply(engine.step(essa_request(obj, pages)).to_json(rid))
             else:
                 reply({"id": rid, "error": "BadRequest", "message": f"unknown type {kind!r}"})
         except Unsupported as exc:

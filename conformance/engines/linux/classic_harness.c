@@ -1,0 +1,382 @@
+/*
+ * The host model around the classic KVM ESSA code (compiled after the kernel's definitions,
+ * see kernels.py).  It is the smallest host that lets the kernel's own functions run: one page
+ * table of PTRS_PER_PTE entries with the PGSTEs after the PTEs (as the kernel lays them out),
+ * one frame per guest page, a swap slot per page, real storage keys, and the CBRL.  Every
+ * decision about page states is the kernel's: ESSA is handle_essa (and __do_essa,
+ * pgste_perform_essa); reclaim is ptep_xchg_direct plus the _PAGE_UNUSED test of
+ * mm/rmap.c's try_to_unmap_one; fault-in is set_pte_at (ptep_set_pte_at); CBRL processing
+ * is __gmap_zap (ptep_zap_unused); the guest's storage-key instructions are
+ * get_guest_storage_key / set_guest_storage_key; migration is get_pgste / set_pgste_bits
+ * (KVM_S390_GET/SET_CMMA_BITS) with QEMU's RAM and storage-key streams.
+ *
+ * It speaks a line protocol with conformance/engines/linux/engine.py (which speaks the JSON of
+ * PROTOCOL.md's ESSA mode):
+ *   hello SK F147 CBRLSIZE PAGES   ->  ok
+ *   reset                          ->  ok
+ *   essa P ORC | reclaim P | cbrl | migrate | read P | write P V | writeback P
+ *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
+ *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
+ *        in a VM without storage keys (the host keeps no change bit for it)
+ * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_PAGES 64
+#define MAX_CBRL 512
+/* Guest page p is at host virtual address HVA_BASE + p * PAGE_SIZE, in one segment. */
+#define HVA_BASE 0x40000000UL
+
+struct host {
+	/* PTEs, then their PGSTEs: the kernel finds a PGSTE at ptep + PTRS_PER_PTE. */
+	pte_t table[2 * PTRS_PER_PTE];
+	unsigned long frame_data[MAX_PAGES];  /* frame p backs page p while it is resident */
+	unsigned char skey[MAX_PAGES];        /* the real storage key of frame p */
+	unsigned long swap_data[MAX_PAGES + 1]; /* swap slot p + 1 holds page p's copy */
+	unsigned long cbrl[MAX_CBRL];         /* the persistent CBRL, oldest first */
+	int ncbrl;
+	unsigned long appended[MAX_CBRL];     /* what the last handle_essa queued */
+	int nappended;
+	unsigned long cmma_dirty[(MAX_PAGES + 63) / 64];
+	int zapped;   /* free_swap_and_cache was called (CBRL processing freed a swap copy) */
+	int pic;      /* the program interruption the last instruction raised, 0 if none */
+	int migrated;
+	struct mm_struct mm;
+	struct gmap gmap;
+	struct kvm kvm;
+	struct kvm_run run;
+	struct kvm_s390_sie_block sie;
+	struct kvm_memory_slot slot;
+	struct vm_area_struct vma;
+	struct kvm_vcpu vcpu;
+};
+
+/* The CBRL origin page the ESSA intercept writes into (cbrlo: page address | nceo << 3). */
+static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
+static struct host H;
+static int storage_keys, facility147, cbrl_size = 1, pages = 1;
+
+static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
+static unsigned long frame_of(int p) { return (unsigned long)(p + 1) << PAGE_SHIFT; }
+static int page_of_frame(unsigned long addr) { return (int)(addr >> PAGE_SHIFT) - 1; }
+static pte_t *ptep_of(int p) { return &H.table[p]; }
+static unsigned long pgste_of(int p) { return *(unsigned long *)(ptep_of(p) + PTRS_PER_PTE); }
+
+/* ------------------------------------------------------------------ the stubs' host side */
+
+struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
+{
+	(void)mm;
+	return addr >= HVA_BASE && addr < hva_of(pages) ? &H.vma : NULL;
+}
+
+pte_t *get_locked_pte(struct mm_struct *mm, unsigned long addr, spinlock_t **ptl)
+{
+	(void)mm;
+	*ptl = NULL;
+	if (addr < HVA_BASE || addr >= hva_of(pages))
+		return NULL;
+	return ptep_of((int)((addr - HVA_BASE) >> PAGE_SHIFT));
+}
+
+int pmd_lookup(struct mm_struct *mm, unsigned long addr, pmd_t **pmdp)
+{
+	static pmd_t pmd;
+	(void)mm;
+	*pmdp = &pmd;
+	return vma_lookup(mm, addr) ? 0 : -EFAULT;
+}
+
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr, spinlock_t **ptl)
+{
+	(void)pmd;
+	return get_locked_pte(mm, addr, ptl);
+}
+
+unsigned long gfn_to_hva(struct kvm *kvm, unsigned long gfn)
+{
+	(void)kvm;
+	return gfn < (unsigned long)pages ? hva_of((int)gfn) : IS_ERR_VALUE_HVA;
+}
+
+struct kvm_memory_slot *gfn_to_memslot(struct kvm *kvm, unsigned long gfn)
+{
+	(void)kvm;
+	return gfn < (unsigned long)pages ? &H.slot : NULL;
+}
+
+int kvm_s390_inject_program_int(struct kvm_vcpu *vcpu, u16 code)
+{
+	(void)vcpu;
+	H.pic = code;
+	return 0;
+}
+
+/* Outside migration mode handle_essa enables interpretation and retries; not reached here. */
+void kvm_s390_retry_instr(struct kvm_vcpu *vcpu) { (void)vcpu; }
+
+unsigned char page_get_storage_key(unsigned long addr) { return H.skey[page_of_frame(addr)]; }
+
+void page_set_storage_key(unsigned long addr, unsigned char key, int nq)
+{
+	(void)nq;
+	H.skey[page_of_frame(addr)] = key;
+}
+
+/* IPTE invalidates the entry (and flushes TLBs, of which there are none here). */
+void __ptep_ipte(unsigned long addr, pte_t *ptep, unsigned long opt, unsigned long asce, int local)
+{
+	(void)addr; (void)opt; (void)asce; (void)local;
+	pte_val(*ptep) |= _PAGE_INVALID;
+}
+
+void free_swap_and_cache(swp_entry_t entry)
+{
+	H.swap_data[__swp_offset(entry)] = 0;
+	H.zapped = 1;
+}
+
+/* The gmap maps the guest's segment 0 to the segment at HVA_BASE. */
+void *radix_tree_lookup(int *root, unsigned long index)
+{
+	(void)root;
+	return index == 0 ? (void *)HVA_BASE : NULL;
+}
+
+/* handle_essa's loop over the CBRL, redirected: the entries are kept for HostProcessCBRL. */
+void harness_cbrl_append(struct gmap *gmap, unsigned long gaddr)
+{
+	(void)gmap;
+	H.appended[H.nappended++] = gaddr;
+}
+
+/* ------------------------------------------------------------------ the host model */
+
+static void host_reset(void)
+{
+	memset(&H, 0, sizeof(H));
+	for (int i = 0; i < PTRS_PER_PTE; i++)  /* a fresh page table: empty PTEs, zero PGSTEs */
+		pte_val(H.table[i]) = _PAGE_INVALID;
+	H.mm.context.has_pgste = 1;
+	H.mm.context.uses_skeys = storage_keys;
+	H.mm.context.uses_cmm = 1;
+	H.vma.vm_mm = &H.mm;
+	H.gmap.mm = &H.mm;
+	H.kvm.mm = &H.mm;
+	H.kvm.arch.use_cmma = 1;
+	/* migration mode: every ESSA is intercepted and emulated by __do_essa */
+	H.kvm.arch.migration_mode = 1;
+	H.kvm.arch.facility147 = (unsigned long)facility147;
+	H.slot.dirty_bitmap = H.cmma_dirty;
+	H.vcpu.kvm = &H.kvm;
+	H.vcpu.run = &H.run;
+	H.vcpu.arch.sie_block = &H.sie;
+	H.vcpu.arch.gmap = &H.gmap;
+	H.sie.cbrlo = (unsigned long)(uintptr_t)cbrlo_page;
+}
+
+/* A page fault on an invalid PTE: swap in, or a fresh zero page, installed by set_pte_at. */
+static void fault_in(int p)
+{
+	pte_t pte = *ptep_of(p);
+	if (!(pte_val(pte) & _PAGE_INVALID))
+		return;
+	unsigned long data = 0;
+	if (pte_swap(pte)) {
+		unsigned long slot = __swp_offset(__pte_to_swp_entry(pte));
+		data = H.swap_data[slot];
+		H.swap_data[slot] = 0;  /* the swap copy is freed once the page is in */
+	}
+	H.frame_data[p] = data;
+	ptep_set_pte_at(&H.mm, hva_of(p), ptep_of(p),
+			__pte(frame_of(p) | _PAGE_PRESENT | _PAGE_READ | _PAGE_WRITE | _PAGE_YOUNG |
+			      _PAGE_DIRTY));
+}
+
+static const char *reclaim(int p)
+{
+	pte_t *ptep = ptep_of(p);
+	if (pte_val(*ptep) & _PAGE_INVALID)
+		return "Refused";
+	/* try_to_unmap_one: ptep_clear_flush, then drop an unused page or swap it out */
+	pte_t old = ptep_xchg_direct(&H.mm, hva_of(p), ptep, __pte(_PAGE_INVALID));
+	if (!pte_unused(old)) {
+		H.swap_data[p + 1] = H.frame_data[p];
+		ptep_set_pte_at(&H.mm, hva_of(p), ptep, mk_swap_pte(0, (unsigned long)p + 1));
+	}
+	H.frame_data[p] = 0;
+	return "Done";
+}
+
+static const char *process_cbrl(void)
+{
+	if (H.ncbrl == 0)
+		return "Refused";
+	unsigned long gaddr = H.cbrl[0];
+	memmove(H.cbrl, H.cbrl + 1, (size_t)(H.ncbrl - 1) * sizeof(H.cbrl[0]));
+	H.ncbrl--;
+	H.zapped = 0;
+	__gmap_zap(&H.gmap, gaddr);
+	return H.zapped ? "Zapped" : "Kept";
+}
+
+/* ESSA as KVM emulates it: handle_essa with the ORC in IPB, R1 = 1, R2 = 2 holding the guest
+ * address.  A discard it queues on a full CBRL is rolled back and refused (the machine
+ * intercepts first and the host empties the list). */
+static const char *essa(int p, int orc, long *result)
+{
+	struct host saved = H;
+	H.sie.ipb = ((u32)orc << 28) | (1u << 20) | (2u << 16);
+	H.run.s.regs.gprs[2] = (unsigned long)p << PAGE_SHIFT;
+	H.run.s.regs.gprs[1] = 0;
+	H.pic = 0;
+	H.nappended = 0;
+	handle_essa(&H.vcpu);
+	if (H.pic == PGM_SPECIFICATION)
+		return "SpecificationException";
+	if (H.pic != 0) {
+		H = saved;
+		return NULL;
+	}
+	if (H.ncbrl + H.nappended > cbrl_size) {
+		H = saved;
+		return "Refused";
+	}
+	memcpy(H.cbrl + H.ncbrl, H.appended, (size_t)H.nappended * sizeof(H.cbrl[0]));
+	H.ncbrl += H.nappended;
+	*result = (long)(H.run.s.regs.gprs[1] & 0xff);
+	return "Done";
+}
+
+/* The guest's store: the frame's real storage key gets C and R, as the machine sets them. */
+static void store(int p, unsigned long value)
+{
+	fault_in(p);
+	H.frame_data[p] = value;
+	H.skey[p] |= _PAGE_CHANGED | _PAGE_REFERENCED;
+}
+
+/* The guest resets the change bit of its key: ISKE then SSKE, as KVM's handlers do them.  A
+ * guest without storage keys keeps its change bits in its own page tables: nothing to do. */
+static void writeback(int p)
+{
+	unsigned char key;
+	if (!storage_keys)
+		return;
+	get_guest_storage_key(&H.mm, hva_of(p), &key);
+	set_guest_storage_key(&H.mm, hva_of(p), key & ~_PAGE_CHANGED, false);
+}
+
+/* KVM_S390_GET_CMMA_BITS, RAM and storage keys out; a fresh VM; then in again. */
+static const char *migrate(void)
+{
+	unsigned long bits[MAX_PAGES], data[MAX_PAGES];
+	unsigned char keys[MAX_PAGES];
+	if (H.migrated)
+		return "Refused";
+	for (int p = 0; p < pages; p++) {
+		unsigned long pgstev = 0;
+		pte_t pte = *ptep_of(p);
+		get_pgste(&H.mm, hva_of(p), &pgstev);
+		bits[p] = (pgstev >> 24) & 0x43;
+		data[p] = !(pte_val(pte) & _PAGE_INVALID) ? H.frame_data[p]
+			: pte_swap(pte) ? H.swap_data[__swp_offset(__pte_to_swp_entry(pte))] : 0;
+		if (storage_keys)
+			get_guest_storage_key(&H.mm, hva_of(p), &keys[p]);
+	}
+	host_reset();
+	for (int p = 0; p < pages; p++) {
+		set_pgste_bits(&H.mm, hva_of(p), _PGSTE_GPS_USAGE_MASK | _PGSTE_GPS_NODAT, bits[p] << 24);
+		if (data[p] != 0)  /* QEMU sends zero pages as a flag and does not touch them */
+			store(p, data[p]);
+		if (storage_keys)
+			set_guest_storage_key(&H.mm, hva_of(p), keys[p], false);
+	}
+	H.migrated = 1;
+	return "Done";
+}
+
+/* ------------------------------------------------------------------ the line protocol */
+
+static void reply(const char *outcome, long result, long value)
+{
+	printf("%s %ld %ld", outcome, result, value);
+	for (int p = 0; p < pages; p++) {
+		pte_t pte = *ptep_of(p);
+		unsigned long pgstev = pgste_of(p);
+		static const char usage[] = "SUPV";
+		int valid = !(pte_val(pte) & _PAGE_INVALID);
+		char dirty = '-';
+		if (storage_keys) {
+			unsigned char key = 0;
+			get_guest_storage_key(&H.mm, hva_of(p), &key);
+			dirty = key & _PAGE_CHANGED ? '1' : '0';
+		}
+		printf(" %c%d%d%d%d%d%c",
+		       usage[(pgstev & _PGSTE_GPS_USAGE_MASK) / _PGSTE_GPS_USAGE_UNUSED], valid,
+		       !valid && pte_swap(pte), !!(pgstev & _PGSTE_GPS_ZERO),
+		       !!(pgstev & _PGSTE_GPS_NODAT), !!(pgstev & PGSTE_GC_BIT), dirty);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+int main(void)
+{
+	char line[256], op[32];
+	host_reset();
+	while (fgets(line, sizeof(line), stdin)) {
+		int a = -1, b = -1, c = -1, d = -1;
+		if (sscanf(line, "%31s %d %d %d %d", op, &a, &b, &c, &d) < 1)
+			continue;
+		int page_ok = a >= 0 && a < pages;
+		long result = -1, value = -1;
+		const char *out = NULL;
+		if (!strcmp(op, "hello")) {
+			if (d < 1 || d > MAX_PAGES || d > PTRS_PER_PTE || c < 1 || c > MAX_CBRL) {
+				printf("error pages 1..%d and CBRL size 1..%d\n", MAX_PAGES, MAX_CBRL);
+				fflush(stdout);
+				continue;
+			}
+			storage_keys = a, facility147 = b, cbrl_size = c, pages = d;
+			host_reset();
+			printf("ok\n");
+			fflush(stdout);
+			continue;
+		} else if (!strcmp(op, "reset")) {
+			host_reset();
+			printf("ok\n");
+			fflush(stdout);
+			continue;
+		} else if (!strcmp(op, "cbrl")) {
+			out = process_cbrl();
+		} else if (!strcmp(op, "migrate")) {
+			out = migrate();
+		} else if (!page_ok) {
+			out = NULL;
+		} else if (!strcmp(op, "essa")) {
+			out = essa(a, b, &result);
+		} else if (!strcmp(op, "reclaim")) {
+			out = reclaim(a);
+		} else if (!strcmp(op, "read")) {
+			fault_in(a);
+			H.skey[a] |= _PAGE_REFERENCED;
+			value = (long)H.frame_data[a];
+			out = "Value";
+		} else if (!strcmp(op, "write")) {
+			store(a, (unsigned long)b);
+			out = "Done";
+		} else if (!strcmp(op, "writeback")) {
+			writeback(a);
+			out = "Done";
+		}
+		if (out == NULL) {
+			printf("error cannot do: %s", line);
+			fflush(stdout);
+			continue;
+		}
+		reply(out, result, value);
+	}
+	return 0;
+}

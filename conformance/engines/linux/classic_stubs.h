@@ -1,0 +1,175 @@
+/*
+ * The kernel environment the classic KVM functions are compiled in: the smallest set of types
+ * and stubs that lets pgste_perform_essa, the ptep_* and pgste_* helpers, the guest storage-key
+ * functions, __gmap_zap, __do_essa and handle_essa compile unchanged, taken from a Linux tree
+ * at build time (conformance/engines/linux/kernels.py lists them).  This file holds no kernel
+ * code: every stub is in the table of conformance/engines/linux/README.md with why it is safe.
+ *
+ * The host model (classic_harness.c) provides the functions declared "host model" below.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define CONFIG_PGSTE 1
+#define __s390x__ 1
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+
+/* arch/s390/include/asm/page.h keeps these as one-field structs; so do we. */
+typedef struct { unsigned long pte; } pte_t;
+typedef struct { unsigned long pgste; } pgste_t;
+typedef struct { unsigned long pgprot; } pgprot_t;
+typedef struct { unsigned long pmd; } pmd_t;
+typedef struct { unsigned long val; } swp_entry_t;
+#define pte_val(x) ((x).pte)
+#define pgste_val(x) ((x).pgste)
+#define pgprot_val(x) ((x).pgprot)
+#define pmd_val(x) ((x).pmd)
+#define __pte(x) ((pte_t){ (x) })
+#define __pgste(x) ((pgste_t){ (x) })
+#define __pgprot(x) ((pgprot_t){ (x) })
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1UL << PAGE_SHIFT)
+#define PAGE_MASK (~(PAGE_SIZE - 1))
+#define PMD_SHIFT 20 /* a segment: one page table of 256 entries maps 1 MB */
+#define PMD_SIZE (1UL << PMD_SHIFT)
+#define PMD_MASK (~(PMD_SIZE - 1))
+#define HPAGE_MASK PMD_MASK
+
+/* Compiler and concurrency: one thread, so locks, barriers and preemption are no-ops. */
+#define likely(x) (x)
+#define unlikely(x) (x)
+#define barrier() do { } while (0)
+#define WRITE_ONCE(x, v) ((x) = (v))
+#define READ_ONCE(x) (x)
+#define WARN_ON_ONCE(x) (x)
+#define VM_BUG_ON(x) do { (void)(x); } while (0)
+#define EXPORT_SYMBOL(x)
+#define EXPORT_SYMBOL_GPL(x)
+#define preempt_disable() do { } while (0)
+#define preempt_enable() do { } while (0)
+typedef int spinlock_t;
+#define spin_unlock(l) do { (void)(l); } while (0)
+#define pte_unmap_unlock(p, l) do { (void)(p); (void)(l); } while (0)
+#define mmap_read_lock(mm) do { (void)(mm); } while (0)
+#define mmap_read_unlock(mm) do { (void)(mm); } while (0)
+#define mmap_write_lock(mm) do { (void)(mm); } while (0)
+#define mmap_write_unlock(mm) do { (void)(mm); } while (0)
+#define srcu_read_lock(s) ((void)(s), 0)
+#define srcu_read_unlock(s, i) do { (void)(s); (void)(i); } while (0)
+#define VCPU_EVENT(vcpu, level, ...) do { (void)(vcpu); } while (0)
+typedef struct { long counter; } atomic_t;
+#define atomic_inc(a) ((a)->counter++)
+#define atomic_dec(a) ((a)->counter--)
+#define atomic64_inc(a) ((a)->counter++)
+/* The PGSTE lock bit is taken by an atomic OR that returns the old value. */
+static inline unsigned long __atomic64_or_barrier(unsigned long bits, unsigned long *ptr)
+{
+	unsigned long old = *ptr;
+	*ptr = old | bits;
+	return old;
+}
+
+/* The machine: enhanced suppression-on-protection (every machine since z10), no TLB-guest
+ * or local-clearing IPTE options, so the plain IPTE path is taken. */
+#define MACHINE_HAS_ESOP 1
+#define MACHINE_HAS_TLB_LC 0
+#define MACHINE_HAS_TLB_GUEST 0
+
+/* The host's memory management, as the functions see it. */
+struct mm_struct {
+	struct {
+		int has_pgste, uses_skeys, uses_cmm, alloc_pgste;
+		atomic_t flush_count, protected_count;
+		unsigned long asce, gmap_asce;
+	} context;
+};
+struct vm_area_struct { struct mm_struct *vm_mm; };
+struct folio;
+struct page;
+struct gmap { struct mm_struct *mm; int guest_to_host; };
+
+/* KVM's structures, with the fields the ESSA intercept uses. */
+struct kvm_s390_sie_block {
+	unsigned long cbrlo;
+	u32 ipb;
+	u8 ecb2;
+	struct { unsigned long mask, addr; } gpsw;
+};
+struct kvm_run { struct { struct { unsigned long gprs[16]; } regs; } s; };
+struct kvm_memory_slot { unsigned long base_gfn; unsigned long *dirty_bitmap; };
+struct kvm {
+	struct mm_struct *mm;
+	int srcu;
+	struct {
+		int use_cmma, migration_mode;
+		atomic_t cmma_dirty_pages;
+		unsigned long facility147;
+	} arch;
+};
+struct kvm_vcpu {
+	struct kvm *kvm;
+	struct kvm_run *run;
+	struct {
+		struct kvm_s390_sie_block *sie_block;
+		struct gmap *gmap;
+	} arch;
+	struct { unsigned long instruction_essa; } stat;
+};
+
+#define PSW_MASK_PSTATE 0x0001000000000000UL
+#define IS_ERR_VALUE_HVA (~0UL)
+
+/* ---- host model (classic_harness.c) ---- */
+struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
+pte_t *get_locked_pte(struct mm_struct *mm, unsigned long addr, spinlock_t **ptl);
+unsigned long gfn_to_hva(struct kvm *kvm, unsigned long gfn);
+struct kvm_memory_slot *gfn_to_memslot(struct kvm *kvm, unsigned long gfn);
+int kvm_s390_inject_program_int(struct kvm_vcpu *vcpu, u16 code);
+void kvm_s390_retry_instr(struct kvm_vcpu *vcpu);
+unsigned char page_get_storage_key(unsigned long addr);
+void page_set_storage_key(unsigned long addr, unsigned char key, int nq);
+void __ptep_ipte(unsigned long addr, pte_t *ptep, unsigned long opt, unsigned long asce, int local);
+void free_swap_and_cache(swp_entry_t entry);
+void *radix_tree_lookup(int *root, unsigned long index);
+void harness_cbrl_append(struct gmap *gmap, unsigned long gaddr);
+int pmd_lookup(struct mm_struct *mm, unsigned long addr, pmd_t **pmdp);
+pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr, spinlock_t **ptl);
+
+#define is_vm_hugetlb_page(vma) ((void)(vma), 0)
+#define kvm_is_error_hva(hva) ((hva) == IS_ERR_VALUE_HVA)
+#define phys_to_virt(x) ((void *)(uintptr_t)(x))
+#define kvm_second_dirty_bitmap(ms) ((ms)->dirty_bitmap)
+static inline int test_and_set_bit(unsigned long nr, unsigned long *addr)
+{
+	unsigned long bit = 1UL << (nr % 64), old = addr[nr / 64];
+	addr[nr / 64] = old | bit;
+	return (old & bit) != 0;
+}
+#define test_kvm_facility(kvm, nr) ((nr) == 147 && (kvm)->arch.facility147)
+/* A PGSTE with the IPTE-notify or VSIE bit would notify shadow tables; none exist here. */
+#define ptep_notify(mm, addr, ptep, bits) do { } while (0)
+/* Swap entries: the PTE's own encoding (mk_swap_pte), without the generic type remapping. */
+#define pte_to_swp_entry(pte) __pte_to_swp_entry(pte)
+#define non_swap_entry(e) ((void)(e), 0)
+#define is_migration_entry(e) ((void)(e), 0)
+#define pfn_swap_entry_folio(e) ((struct folio *)0)   /* 6.12 */
+#define pfn_swap_entry_to_page(e) ((struct page *)0)  /* 6.1 */
+#define dec_mm_counter(mm, c) do { (void)(mm); } while (0)
+#define mm_counter(f) 0
+#define MM_SWAPENTS 0
+#define pmd_lock(mm, pmdp) ((void)(pmdp), (spinlock_t *)0)
+#define pmd_present(pmd) 1
+#define pmd_leaf(pmd) 0   /* 6.12: no huge pages */
+#define pmd_large(pmd) 0  /* 6.1 */
+#define cpumask_equal(a, b) 0
+#define mm_cpumask(mm) 0
+#define cpumask_of(cpu) 0
+#define smp_processor_id() 0

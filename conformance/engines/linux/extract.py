@@ -1,0 +1,211 @@
+"""Take named functions and macros out of a Linux source tree, unchanged, at build time.
+
+No kernel code is in this repository: the harness (harness_*.c) is compiled together with
+definitions cut, byte for byte, out of the kernel's own files. A :class:`Want` names what to
+take: the file, the kind (``function`` or ``macro``), the name, and for a function the
+signature the harness was written against. When a kernel version moves a function to another
+file, renames it or changes its signature, :func:`extract` raises :class:`ExtractError` naming
+the function, the file and what differs, instead of producing a harness that compiles against
+the wrong code.
+
+The kernel comes from a directory (``KERNEL_SRC``, any unpacked tree) or from a source tarball
+(Debian's linux-source-X.Y, /usr/src/linux-source-X.Y.tar.xz): :func:`unpack` takes only the
+files needed out of the tarball, once, into a cache directory.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tarfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+FUNCTION: Final = "function"
+MACRO: Final = "macro"
+
+
+class ExtractError(Exception):
+    """What the kernel tree lacks or changed, in one sentence naming the function and file."""
+
+
+@dataclass(frozen=True)
+class Want:
+    """One definition to take: ``name`` of ``kind`` in ``path`` (relative to the tree's root).
+    ``signature`` (functions): the declaration up to the opening brace, whitespace-normalised,
+    as the harness expects it."""
+
+    path: str
+    name: str
+    kind: str = FUNCTION
+    signature: str = ""
+
+
+# ------------------------------------------------------------------------ C text scanning
+
+
+def _blank_comments_and_strings(text: str) -> str:
+    """The text with comments, string and character literals replaced by spaces (newlines
+    kept), so braces and names inside them are not mistaken for code; offsets are unchanged."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+        else:
+            i += 1
+            continue
+        for k in range(i, j):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+def _match(code: str, start: int, open_: str, close: str) -> int:
+    """The offset just past the bracket that closes the one at ``start``."""
+    depth = 0
+    for i in range(start, len(code)):
+        if code[i] == open_:
+            depth += 1
+        elif code[i] == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise ExtractError("unbalanced brackets")
+
+
+def normalise(signature: str) -> str:
+    """A declaration with its whitespace collapsed (``int f(int a,\\n\\tint b)`` ->
+    ``int f(int a, int b)``)."""
+    s = re.sub(r"\s+", " ", signature).strip()
+    return re.sub(r"\( ", "(", re.sub(r" \)", ")", s))
+
+
+def _declaration_start(code: str, name_at: int) -> int:
+    """Where the declaration holding the name at ``name_at`` begins: after the previous
+    top-level ``;``, ``}`` or preprocessor line, or a blank line."""
+    i = code.rfind("\n", 0, name_at) + 1
+    while i > 0:
+        prev_end = i - 1
+        prev_start = code.rfind("\n", 0, prev_end) + 1
+        line = code[prev_start:prev_end].strip()
+        if not line or line.endswith((";", "}", "{")) or line.startswith("#"):
+            break
+        i = prev_start
+    return i
+
+
+def find_function(text: str, name: str) -> tuple[str, str, int]:
+    """The definition of function ``name`` in ``text`` (its whole text, from the start of the
+    declaration through the closing brace, with the comment lines above it left out), its
+    normalised signature and its first line's number. Raises ExtractError if there is none."""
+    code = _blank_comments_and_strings(text)
+    for m in re.finditer(r"(?<![\w.>])" + re.escape(name) + r"\s*\(", code):
+        # only a name at the top level (not a call inside another body) starts a definition
+        if code.count("{", 0, m.start()) != code.count("}", 0, m.start()):
+            continue
+        close = _match(code, m.end() - 1, "(", ")")
+        rest = code[close:]
+        body = re.match(r"\s*\{", rest)
+        if body is None:
+            continue  # a prototype or a call
+        start = _declaration_start(code, m.start())
+        brace = close + body.end() - 1
+        end = _match(code, brace, "{", "}")
+        return text[start:end] + "\n", normalise(code[start:brace]), text.count("\n", 0, start) + 1
+    raise ExtractError(f"no definition of {name}")
+
+
+def find_macro(text: str, name: str) -> str:
+    """The ``#define name ...`` line of ``text``, with its continuation lines."""
+    m = re.search(r"^[ \t]*#[ \t]*define[ \t]+" + re.escape(name) + r"\b.*?(?<!\\)$", text,
+                  re.MULTILINE | re.DOTALL)  # fmt: skip
+    if m is None:
+        raise ExtractError(f"no #define of {name}")
+    return m.group(0) + "\n"
+
+
+# ------------------------------------------------------------------------ trees and tarballs
+
+
+def read_source(root: Path, path: str) -> str:
+    f = root / path
+    if not f.is_file():
+        raise ExtractError(f"{path} is not in the kernel tree {root}")
+    return f.read_text(encoding="utf-8", errors="replace")
+
+
+def extract(root: Path, wants: Iterable[Want]) -> list[str]:
+    """Every wanted definition, in order, each headed by a comment naming its file. Raises
+    ExtractError naming the function and the file on anything missing or changed."""
+    texts: dict[str, str] = {}
+    out = []
+    for w in wants:
+        if w.path not in texts:
+            texts[w.path] = read_source(root, w.path)
+        text = texts[w.path]
+        try:
+            if w.kind == MACRO:
+                out.append(f"/* {w.path}: {w.name} */\n" + find_macro(text, w.name))
+                continue
+            body, signature, line = find_function(text, w.name)
+        except ExtractError as exc:
+            raise ExtractError(f"{w.path}: {exc}: the kernel moved or renamed {w.name}; the "
+                               f"harness needs an update for this version") from None  # fmt: skip
+        if w.signature and signature != normalise(w.signature):
+            raise ExtractError(f"{w.path}: the signature of {w.name} changed: the harness "
+                               f"expects `{normalise(w.signature)}`, the tree has `{signature}`")  # fmt: skip
+        out.append(f'/* {w.path}: {w.name} */\n#line {line} "{w.path}"\n' + body)
+    return out
+
+
+def version(root: Path) -> str:
+    """The kernel version of a tree, from its top Makefile (VERSION.PATCHLEVEL.SUBLEVEL)."""
+    text = read_source(root, "Makefile")
+    fields = dict(re.findall(r"^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)[ \t]*=[ \t]*(\S*)", text,
+                             re.MULTILINE))  # fmt: skip
+    if "VERSION" not in fields or "PATCHLEVEL" not in fields:
+        raise ExtractError(f"{root}/Makefile names no VERSION and PATCHLEVEL")
+    v = f"{fields['VERSION']}.{fields['PATCHLEVEL']}.{fields.get('SUBLEVEL') or 0}"
+    return v + str(fields.get("EXTRAVERSION", ""))
+
+
+def unpack(tarball: Path, paths: Sequence[str], dest: Path) -> Path:
+    """The tree holding ``paths`` (and the top Makefile) taken out of ``tarball`` into ``dest``
+    (once: a later call with the same files finds them there). Returns the tree's root."""
+    stamp = dest / ".unpacked"
+    wanted = sorted({"Makefile", *paths})
+    if stamp.is_file() and stamp.read_text().split() == wanted:
+        return dest / stamp.with_suffix(".root").read_text().strip()
+    if not tarball.is_file():
+        raise ExtractError(f"no kernel source tarball {tarball}")
+    # The tarball's top directory (linux-source-6.12/) is read from its first member.
+    with tarfile.open(tarball) as tf:
+        first = tf.next()
+        if first is None:
+            raise ExtractError(f"{tarball} is empty")
+        top = first.name.split("/")[0]
+    dest.mkdir(parents=True, exist_ok=True)
+    # tar(1) with xz is several times faster than tarfile; members are named, not globbed.
+    members = [f"{top}/{p}" for p in wanted]
+    r = subprocess.run(["tar", "-xf", str(tarball), "-C", str(dest), *members],
+                       capture_output=True, text=True)  # fmt: skip
+    if r.returncode != 0:
+        raise ExtractError(f"taking {', '.join(wanted)} out of {tarball} failed: "
+                           f"{r.stderr.strip()[-500:]}")  # fmt: skip
+    stamp.with_suffix(".root").write_text(top + "\n")
+    stamp.write_text("\n".join(wanted) + "\n")
+    return dest / top

@@ -1,0 +1,223 @@
+"""What each harness takes from the kernel, and building it for s390x.
+
+:data:`CLASSIC` lists, in the order they are compiled, the kernel definitions the classic KVM
+harness is made of (the ESSA instruction's software path and everything it calls down to the
+PGSTE). :func:`build` finds the tree (``KERNEL_SRC``, else Debian's linux-source tarball),
+extracts them (:mod:`.extract`), compiles them with the stubs and the host model for s390x, and
+caches the binary under ``.cache/linux/<kernel version>/`` keyed by a hash of everything that
+went in, so a second build costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from .extract import FUNCTION, MACRO, ExtractError, Want, extract, unpack, version
+
+HERE: Final = Path(__file__).resolve().parent
+REPO: Final = HERE.parents[2]
+CACHE: Final = Path(os.environ.get("CMMA_CACHE", REPO / ".cache")) / "linux"
+#: Debian's kernel source package, the default tree ($KERNEL_TARBALL names another tarball).
+DEFAULT_TARBALL: Final = Path(os.environ.get("KERNEL_TARBALL", "/usr/src/linux-source-6.12.tar.xz"))
+CC: Final = os.environ.get("S390X_CC", "s390x-linux-gnu-gcc")
+QEMU: Final = os.environ.get("QEMU_S390X", "qemu-s390x")
+#: The Debian packages that provide the toolchain and the default tree.
+APT_PACKAGES: Final = ("gcc-s390x-linux-gnu", "qemu-user", "linux-source-6.12")
+
+PGTABLE_H: Final = "arch/s390/include/asm/pgtable.h"
+PAGE_H: Final = "arch/s390/include/asm/page.h"
+PAGE_STATES_H: Final = "arch/s390/include/asm/page-states.h"
+KVM_HOST_H: Final = "arch/s390/include/asm/kvm_host.h"
+KVM_S390_H: Final = "arch/s390/kvm/kvm-s390.h"
+PGTABLE_C: Final = "arch/s390/mm/pgtable.c"
+GMAP_C: Final = "arch/s390/mm/gmap.c"
+PRIV_C: Final = "arch/s390/kvm/priv.c"
+
+
+def _macros(path: str, *names: str) -> list[Want]:
+    return [Want(path, n, MACRO) for n in names]
+
+
+def _f(path: str, name: str, signature: str) -> Want:
+    return Want(path, name, FUNCTION, signature)
+
+
+#: The classic implementation (PGSTEs in the host's page tables; Linux 4.13 .. 6.x).
+CLASSIC: Final[tuple[Want, ...]] = (
+    *_macros(PGTABLE_H, "_PAGE_PROTECT", "_PAGE_INVALID", "_PAGE_PRESENT", "_PAGE_YOUNG",
+             "_PAGE_DIRTY", "_PAGE_READ", "_PAGE_WRITE", "_PAGE_UNUSED", "_PAGE_ENTRIES",
+             "PTRS_PER_PTE", "PGSTE_ACC_BITS", "PGSTE_FP_BIT", "PGSTE_PCL_BIT", "PGSTE_HR_BIT",
+             "PGSTE_HC_BIT", "PGSTE_GR_BIT", "PGSTE_GC_BIT", "PGSTE_UC_BIT", "PGSTE_IN_BIT",
+             "PGSTE_VSIE_BIT", "_PGSTE_GPS_ZERO", "_PGSTE_GPS_NODAT", "_PGSTE_GPS_USAGE_MASK",
+             "_PGSTE_GPS_USAGE_STABLE", "_PGSTE_GPS_USAGE_UNUSED", "_PGSTE_GPS_USAGE_POT_VOLATILE",
+             "_PGSTE_GPS_USAGE_VOLATILE", "IPTE_GLOBAL", "IPTE_LOCAL", "IPTE_NODAT",
+             "IPTE_GUEST_ASCE", "__SWP_OFFSET_MASK", "__SWP_OFFSET_SHIFT", "__SWP_TYPE_MASK",
+             "__SWP_TYPE_SHIFT", "__pte_to_swp_entry"),
+    *_macros(PAGE_H, "_PAGE_CHANGED", "_PAGE_REFERENCED", "_PAGE_FP_BIT", "_PAGE_ACC_BITS"),
+    *_macros(PAGE_STATES_H, "ESSA_GET_STATE", "ESSA_SET_STABLE", "ESSA_SET_UNUSED",
+             "ESSA_SET_VOLATILE", "ESSA_SET_POT_VOLATILE", "ESSA_SET_STABLE_RESIDENT",
+             "ESSA_SET_STABLE_IF_RESIDENT", "ESSA_SET_STABLE_NODAT", "ESSA_MAX"),
+    *_macros(KVM_HOST_H, "ECB2_CMMA", "PGM_OPERATION", "PGM_PRIVILEGED_OP", "PGM_ADDRESSING",
+             "PGM_SPECIFICATION"),
+    _f(PGTABLE_H, "mm_has_pgste", "static inline int mm_has_pgste(struct mm_struct *mm)"),
+    _f(PGTABLE_H, "clear_pte_bit", "static inline pte_t clear_pte_bit(pte_t pte, pgprot_t prot)"),
+    _f(PGTABLE_H, "set_pte_bit", "static inline pte_t set_pte_bit(pte_t pte, pgprot_t prot)"),
+    _f(PGTABLE_H, "mm_uses_skeys", "static inline int mm_uses_skeys(struct mm_struct *mm)"),
+    _f(PGTABLE_H, "pte_present", "static inline int pte_present(pte_t pte)"),
+    _f(PGTABLE_H, "pte_none", "static inline int pte_none(pte_t pte)"),
+    _f(PGTABLE_H, "pte_swap", "static inline int pte_swap(pte_t pte)"),
+    _f(PGTABLE_H, "pte_unused", "static inline int pte_unused(pte_t pte)"),
+    _f(PGTABLE_H, "set_pte", "static inline void set_pte(pte_t *ptep, pte_t pte)"),
+    _f(PGTABLE_H, "pte_clear",
+       "static inline void pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)"),
+    _f(PGTABLE_H, "mk_swap_pte",
+       "static inline pte_t mk_swap_pte(unsigned long type, unsigned long offset)"),
+    _f(PGTABLE_H, "__swp_offset", "static inline unsigned long __swp_offset(swp_entry_t entry)"),
+    _f(KVM_S390_H, "kvm_s390_get_regs_rre",
+       "static inline void kvm_s390_get_regs_rre(struct kvm_vcpu *vcpu, int *r1, int *r2)"),
+    _f(PGTABLE_C, "ptep_ipte_local", "static inline void ptep_ipte_local(struct mm_struct *mm, "
+       "unsigned long addr, pte_t *ptep, int nodat)"),
+    _f(PGTABLE_C, "ptep_ipte_global", "static inline void ptep_ipte_global(struct mm_struct *mm, "
+       "unsigned long addr, pte_t *ptep, int nodat)"),
+    _f(PGTABLE_C, "ptep_flush_direct", "static inline pte_t ptep_flush_direct(struct mm_struct "
+       "*mm, unsigned long addr, pte_t *ptep, int nodat)"),
+    _f(PGTABLE_C, "pgste_get_lock", "static inline pgste_t pgste_get_lock(pte_t *ptep)"),
+    _f(PGTABLE_C, "pgste_set_unlock",
+       "static inline void pgste_set_unlock(pte_t *ptep, pgste_t pgste)"),
+    _f(PGTABLE_C, "pgste_get", "static inline pgste_t pgste_get(pte_t *ptep)"),
+    _f(PGTABLE_C, "pgste_update_all", "static inline pgste_t pgste_update_all(pte_t pte, "
+       "pgste_t pgste, struct mm_struct *mm)"),
+    _f(PGTABLE_C, "pgste_set_key", "static inline void pgste_set_key(pte_t *ptep, pgste_t pgste, "
+       "pte_t entry, struct mm_struct *mm)"),
+    _f(PGTABLE_C, "pgste_set_pte",
+       "static inline pgste_t pgste_set_pte(pte_t *ptep, pgste_t pgste, pte_t entry)"),
+    _f(PGTABLE_C, "pgste_pte_notify", "static inline pgste_t pgste_pte_notify(struct mm_struct "
+       "*mm, unsigned long addr, pte_t *ptep, pgste_t pgste)"),
+    _f(PGTABLE_C, "ptep_xchg_start", "static inline pgste_t ptep_xchg_start(struct mm_struct *mm, "
+       "unsigned long addr, pte_t *ptep)"),
+    _f(PGTABLE_C, "ptep_xchg_commit", "static inline pte_t ptep_xchg_commit(struct mm_struct *mm, "
+       "unsigned long addr, pte_t *ptep, pgste_t pgste, pte_t old, pte_t new)"),
+    _f(PGTABLE_C, "ptep_xchg_direct", "pte_t ptep_xchg_direct(struct mm_struct *mm, unsigned long "
+       "addr, pte_t *ptep, pte_t new)"),
+    _f(PGTABLE_C, "ptep_set_pte_at", "void ptep_set_pte_at(struct mm_struct *mm, unsigned long "
+       "addr, pte_t *ptep, pte_t entry)"),
+    _f(PGTABLE_C, "ptep_zap_swap_entry",
+       "static void ptep_zap_swap_entry(struct mm_struct *mm, swp_entry_t entry)"),
+    _f(PGTABLE_C, "ptep_zap_unused", "void ptep_zap_unused(struct mm_struct *mm, unsigned long "
+       "addr, pte_t *ptep, int reset)"),
+    _f(PGTABLE_C, "set_guest_storage_key", "int set_guest_storage_key(struct mm_struct *mm, "
+       "unsigned long addr, unsigned char key, bool nq)"),
+    _f(PGTABLE_C, "get_guest_storage_key", "int get_guest_storage_key(struct mm_struct *mm, "
+       "unsigned long addr, unsigned char *key)"),
+    _f(PGTABLE_C, "pgste_perform_essa", "int pgste_perform_essa(struct mm_struct *mm, unsigned "
+       "long hva, int orc, unsigned long *oldpte, unsigned long *oldpgste)"),
+    _f(PGTABLE_C, "set_pgste_bits", "int set_pgste_bits(struct mm_struct *mm, unsigned long hva, "
+       "unsigned long bits, unsigned long value)"),
+    _f(PGTABLE_C, "get_pgste",
+       "int get_pgste(struct mm_struct *mm, unsigned long hva, unsigned long *pgstep)"),
+    _f(GMAP_C, "__gmap_zap", "void __gmap_zap(struct gmap *gmap, unsigned long gaddr)"),
+    _f(PRIV_C, "__do_essa", "static inline int __do_essa(struct kvm_vcpu *vcpu, const int orc)"),
+    _f(PRIV_C, "handle_essa", "static int handle_essa(struct kvm_vcpu *vcpu)"),
+)  # fmt: skip
+
+#: Compiled between the extracted definitions: handle_essa's CBRL loop appends to the harness's
+#: persistent list instead of zapping at once (the host processes it on HostProcessCBRL).
+_BEFORE: Final = {"handle_essa": "#define __gmap_zap harness_cbrl_append\n"}
+_AFTER: Final = {"handle_essa": "#undef __gmap_zap\n"}
+
+
+@dataclass(frozen=True)
+class Harness:
+    """One implementation's harness: its name, what it takes from the kernel, its own files."""
+
+    name: str
+    wants: tuple[Want, ...]
+    stubs: Path
+    host: Path
+
+
+HARNESSES: Final[dict[str, Harness]] = {
+    "classic": Harness("classic", CLASSIC, HERE / "classic_stubs.h", HERE / "classic_harness.c"),
+}
+
+
+@dataclass(frozen=True)
+class Built:
+    """A built harness: the binary, the command that runs it, the kernel version and tree."""
+
+    binary: Path
+    command: tuple[str, ...]
+    kernel: str
+    tree: Path
+
+
+def toolchain_missing() -> str:
+    """Why the s390x toolchain cannot be used here, or "" when it can."""
+    missing = [t for t in (CC, QEMU) if shutil.which(t) is None]
+    if missing:
+        return (f"{' and '.join(missing)} not found: apt-get install "
+                f"{' '.join(APT_PACKAGES)}")  # fmt: skip
+    return ""
+
+
+def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
+    """The kernel tree: ``kernel_src`` (or $KERNEL_SRC), else the needed files of the Debian
+    tarball, unpacked once under .cache/linux/src/."""
+    src = kernel_src if kernel_src is not None else os.environ.get("KERNEL_SRC")
+    if src:
+        root = Path(src)
+        if not root.is_dir():
+            raise ExtractError(f"KERNEL_SRC={src} is not a directory")
+        return root
+    paths = sorted({w.path for w in harness.wants})
+    return unpack(DEFAULT_TARBALL, paths, CACHE / "src" / DEFAULT_TARBALL.name.split(".tar")[0])
+
+
+def source(harness: Harness, tree: Path) -> str:
+    """The one C file that is compiled: the stubs, the kernel's definitions, the host model."""
+    parts = [f'#include "{harness.stubs}"\n']
+    for want, text in zip(harness.wants, extract(tree, harness.wants), strict=True):
+        parts += [_BEFORE.get(want.name, ""), text, _AFTER.get(want.name, "")]
+    parts.append(f'#line 1 "{harness.host}"\n' + harness.host.read_text())
+    return "".join(parts)
+
+
+def build(name: str = "classic", kernel_src: str | None = None) -> Built:
+    """Build (or find cached) the harness ``name`` from the kernel tree. Raises ExtractError
+    (the tree lacks or changed a definition) or RuntimeError (the toolchain)."""
+    why = toolchain_missing()
+    if why:
+        raise RuntimeError(why)
+    harness = HARNESSES[name]
+    tree = kernel_tree(harness, kernel_src)
+    kernel = version(tree)
+    text = source(harness, tree)
+    digest = hashlib.sha256(text.encode() + CC.encode()).hexdigest()[:16]
+    out = CACHE / kernel / f"{name}-{digest}"
+    binary = out / f"essa-{name}"
+    if not binary.is_file():
+        out.mkdir(parents=True, exist_ok=True)
+        c_file = out / f"{name}.c"
+        c_file.write_text(text)
+        r = subprocess.run([CC, "-O1", "-std=gnu11", "-static", "-Wall", "-Werror=implicit-function-declaration",
+                            "-Wno-unused-function",
+                            "-Wno-unused-variable", "-Wno-unused-but-set-variable",
+                            "-o", str(binary), str(c_file)],
+                           capture_output=True, text=True)  # fmt: skip
+        if r.returncode != 0:
+            raise RuntimeError(f"compiling the {name} harness against Linux {kernel} ({tree}) "
+                               f"failed:\n{r.stderr[-4000:]}")  # fmt: skip
+    return Built(binary, _runner(binary), kernel, tree)
+
+
+def _runner(binary: Path) -> tuple[str, ...]:
+    """Natively on s390x, else under qemu-s390x."""
+    if os.uname().machine == "s390x":
+        return (str(binary),)
+    return (QEMU, str(binary))

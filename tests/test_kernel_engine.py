@@ -1,0 +1,77 @@
+"""The Linux kernel's own classic KVM ESSA code, built from KERNEL_SRC or Debian's
+linux-source-6.12 for s390x and run under qemu-s390x, through the conformance suite.
+Skipped, with the reason, where the toolchain or the kernel source is absent."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from conformance.classify import classify
+from conformance.engines.linux.engine import ClassicKernelEngine
+from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
+from conformance.essa import EssaJsonLinesEngine, EssaProfileRequest, EssaRequest
+
+_missing = toolchain_missing() or (
+    "" if os.environ.get("KERNEL_SRC") or DEFAULT_TARBALL.is_file()
+    else f"no KERNEL_SRC and no {DEFAULT_TARBALL}: apt-get install {' '.join(APT_PACKAGES)}"
+)  # fmt: skip
+pytestmark = pytest.mark.skipif(bool(_missing), reason=f"the kernel's ESSA code: {_missing}")
+
+
+@pytest.fixture
+def kernel() -> Iterator[ClassicKernelEngine]:
+    engine = ClassicKernelEngine()
+    yield engine
+    engine.close()
+
+
+def test_the_classic_kernel_code_is_kvm_classic_without_storage_keys(kernel: ClassicKernelEngine) -> None:
+    c = classify(kernel, EssaProfileRequest(None, False, True, 1, 2))
+    assert c.matched == ("KVMClassic",), [v.divergence for v in c.verdicts]
+    assert c.engine.name.startswith("Linux ")
+
+
+def test_with_storage_keys_the_guests_sske_resets_gc(kernel: ClassicKernelEngine) -> None:
+    """Issue 12 (b), observed: set_guest_storage_key clears the PGSTE's GC with the key's change
+    bit, where the spec's Writeback keeps GC (so a later ORC 4 discards in the kernel and answers
+    S in the spec). When the spec follows the kernel, this test fails and becomes a match."""
+    kernel.hello(EssaProfileRequest("KVMClassic", True, False, 1, 1))
+    kernel.reset()
+    kernel.step(EssaRequest("Write", 0))
+    reclaimed = kernel.step(EssaRequest("HostReclaim", 0)).pages[0]
+    assert (reclaimed.gc, reclaimed.dirty, reclaimed.swapped) == (True, True, True)
+    written_back = kernel.step(EssaRequest("Writeback", 0)).pages[0]
+    assert (written_back.gc, written_back.dirty) == (False, False)
+    essa = kernel.step(EssaRequest("ESSA", 0, 4))
+    assert (essa.result, essa.pages[0].usage, essa.pages[0].zbit) == (2, "V", True)
+    c = classify(kernel, EssaProfileRequest(None, True, False, 1, 1))
+    (classic,) = [v for v in c.verdicts if v.profile.impl == "KVMClassic"]
+    assert classic.divergence is not None  # the spec's GC differs (Writeback, or Migrate: 12 (c))
+
+
+def test_a_discard_on_a_full_cbrl_is_rolled_back_and_refused(kernel: ClassicKernelEngine) -> None:
+    kernel.hello(EssaProfileRequest("KVMClassic", False, False, 1, 2))
+    kernel.reset()
+    first = kernel.step(EssaRequest("ESSA", 0, 3))
+    assert (first.outcome, first.result, first.pages[0].zbit) == ("Done", 2, True)
+    full = kernel.step(EssaRequest("ESSA", 1, 2))
+    assert full.outcome == "Refused"
+    assert full.pages[1] == first.pages[1]  # page 1's PGSTE is as it was before the ESSA
+    assert kernel.step(EssaRequest("HostProcessCBRL")).outcome == "Kept"  # no swap copy to free
+    again = kernel.step(EssaRequest("ESSA", 1, 2))
+    assert (again.outcome, again.pages[1].usage, again.pages[1].zbit) == ("Done", "U", True)
+
+
+def test_over_json_lines() -> None:
+    command = shlex.join([sys.executable, "-m", "conformance.engines.linux"])
+    engine = EssaJsonLinesEngine(command)
+    try:
+        c = classify(engine, EssaProfileRequest(None, False, False, 1, 1))
+    finally:
+        engine.close()
+    assert c.matched == ("KVMClassic",)
