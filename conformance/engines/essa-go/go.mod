@@ -1,0 +1,3 @@
+module essa-go
+
+go 1.19
