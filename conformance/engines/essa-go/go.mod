@@ -1,3 +1,3 @@
-module cmma-spec/essa-engine
+module essa-go
 
-go 1.21
+go 1.19

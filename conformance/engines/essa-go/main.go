@@ -1,11 +1,6 @@
-// An ESSA engine for the conformance suite, written from conformance/PROTOCOL.md ("The ESSA
-// machine") alone: the three implementations of the instruction (Paper2007, KVMClassic,
-// KVMGmap), the host's reclaim, CBRL processing and migration, and the guest's accesses, over
-// JSON lines on stdin/stdout.
-//
-//	go build -o essa-engine . && ./essa-engine [-impl KVMGmap]
-//
-// The hello's Impl wins; -impl is the Impl when the driver leaves it open (default KVMGmap).
+// essa-engine: an ESSA-mode conformance engine (protocol version 1, "machine": "ESSA"),
+// written from conformance/PROTOCOL.md alone. One binary; the implementation is chosen
+// with -impl Paper2007|KVMClassic|KVMGmap.
 package main
 
 import (
@@ -14,430 +9,695 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 )
 
+// ---------------------------------------------------------------- the machine
+
 type page struct {
-	usage                              byte // 'S', 'U', 'V', 'P'
-	valid, swapped, zbit, nodat, dirty bool
-	gc                                 bool
-	content                            int64
+	usage   byte // 'S' 'U' 'V' 'P'
+	valid   bool
+	swapped bool
+	zbit    bool
+	nodat   bool
+	dirty   bool
+	gc      bool
+	content int64
 }
 
 type profile struct {
-	impl       string
-	keys, f147 bool
-	cbrlSize   int
-	pages      int
+	Impl        string
+	StorageKeys bool
+	Facility147 bool
+	CBRLSize    int
+	Pages       int
 }
 
-type engine struct {
-	p        profile
+type machine struct {
+	prof     profile
 	pages    []page
 	cbrl     []int
 	migrated bool
 }
 
-func (e *engine) reset() {
-	e.pages = make([]page, e.p.pages)
-	for i := range e.pages {
-		e.pages[i] = page{usage: 'S'}
+func (m *machine) reset() {
+	m.pages = make([]page, m.prof.Pages)
+	for i := range m.pages {
+		m.pages[i] = page{usage: 'S'}
 	}
-	e.cbrl = e.cbrl[:0]
-	e.migrated = false
+	m.cbrl = nil
+	m.migrated = false
 }
 
-func (e *engine) kvm() bool { return e.p.impl != "Paper2007" }
+func (m *machine) isKVM() bool { return m.prof.Impl != "Paper2007" }
 
-// The R1 byte of a page, before the instruction (PROTOCOL.md, "The instruction, step by step").
-func (e *engine) r1(pg *page) int {
-	content := 0
+// bit operations of a table row on zbit / nodat
+const (
+	keep = iota
+	set
+	clr
+)
+
+func applyBit(b *bool, op int) {
+	switch op {
+	case set:
+		*b = true
+	case clr:
+		*b = false
+	}
+}
+
+// row is one row of an Impl's ESSA table.
+type row struct {
+	name     string // the row's condition, for reasons
+	usage    byte   // '=' keeps
+	nodat    int
+	zbit     int
+	appendCB bool
+	drop     bool // content dropped: swapped cleared, content 0
+	setValid bool // Paper2007 ORC 5
+}
+
+func (m *machine) essaRow(orc int, p *page) row {
+	switch m.prof.Impl {
+	case "Paper2007":
+		return paper2007Row(orc, p)
+	case "KVMClassic":
+		return kvmRow(orc, p, false)
+	default:
+		return kvmRow(orc, p, true)
+	}
+}
+
+func paper2007Row(orc int, p *page) row {
+	nv := !p.valid
+	switch orc {
+	case 0:
+		return row{name: "otherwise", usage: '=', zbit: clr}
+	case 1:
+		return row{name: "otherwise", usage: 'S', zbit: clr}
+	case 5:
+		return row{name: "otherwise", usage: 'S', zbit: clr, setValid: true}
+	case 2:
+		if nv && p.swapped {
+			return row{name: "not valid, swapped", usage: 'U', zbit: clr, drop: true}
+		}
+		return row{name: "otherwise", usage: 'U', zbit: clr}
+	case 3:
+		if nv && p.swapped {
+			return row{name: "not valid, swapped", usage: 'V', zbit: clr, drop: true}
+		}
+		return row{name: "otherwise", usage: 'V', zbit: clr}
+	case 4:
+		if nv && !p.swapped {
+			return row{name: "not valid, not swapped", usage: 'V', zbit: clr}
+		}
+		if nv && p.swapped && p.dirty {
+			return row{name: "not valid, swapped, dirty", usage: 'S', zbit: clr}
+		}
+		if nv && p.swapped {
+			return row{name: "not valid, swapped", usage: 'V', zbit: clr, drop: true}
+		}
+		return row{name: "otherwise", usage: 'P', zbit: clr}
+	case 6:
+		if p.usage == 'V' && nv && !p.swapped {
+			return row{name: "usage V, not valid, not swapped", usage: '=', zbit: clr}
+		}
+		return row{name: "otherwise", usage: 'S', zbit: clr}
+	}
+	return row{name: "any other", usage: '=', zbit: clr}
+}
+
+// kvmRow: KVMClassic (pgste_perform_essa) and KVMGmap (dat_perform_essa).
+// gmap clears Z in every row that does not set it, and its ORC 4 fallback keeps the usage.
+func kvmRow(orc int, p *page, gmap bool) row {
+	z := keep
+	if gmap {
+		z = clr
+	}
+	switch orc {
+	case 0:
+		return row{name: "otherwise", usage: '=', zbit: z}
+	case 1:
+		return row{name: "otherwise", usage: 'S', nodat: clr, zbit: z}
+	case 2, 3:
+		u := byte('U')
+		if orc == 3 {
+			u = 'V'
+		}
+		if p.valid {
+			return row{name: "valid", usage: u, zbit: z}
+		}
+		return row{name: "otherwise", usage: u, zbit: set, appendCB: true}
+	case 4:
+		if p.valid {
+			return row{name: "valid", usage: 'P', zbit: z}
+		}
+		if p.zbit {
+			if gmap {
+				return row{name: "zbit", usage: 'V', zbit: clr}
+			}
+			return row{name: "zbit", usage: 'V', zbit: set}
+		}
+		if !p.gc {
+			return row{name: "gc clear", usage: 'V', zbit: set, appendCB: true}
+		}
+		if gmap {
+			return row{name: "otherwise", usage: '=', zbit: clr}
+		}
+		return row{name: "otherwise", usage: 'S', zbit: keep}
+	case 5:
+		return row{name: "otherwise", usage: 'S', zbit: z}
+	case 6:
+		if p.valid {
+			return row{name: "valid", usage: 'S', zbit: z}
+		}
+		return row{name: "otherwise", usage: '=', zbit: z}
+	case 7:
+		return row{name: "otherwise", usage: 'S', nodat: set, zbit: z}
+	}
+	// not reached: ORC 8..15 (and 7 without facility 147) are specification exceptions
+	return row{name: "any other", usage: '=', zbit: z}
+}
+
+func usageBits(u byte) int {
+	switch u {
+	case 'U':
+		return 0x04
+	case 'P':
+		return 0x08
+	case 'V':
+		return 0x0C
+	}
+	return 0
+}
+
+// r1 is the result byte of the page's state (before the instruction).
+func (m *machine) r1(p *page) int {
+	var c int
 	switch {
-	case pg.valid:
-		content = 0
-	case e.kvm() && pg.zbit:
-		content = 3
-	case e.kvm():
-		content = 2
-	case pg.swapped:
-		content = 2
+	case p.valid:
+		c = 0
+	case m.isKVM() && p.zbit:
+		c = 3
+	case m.isKVM():
+		c = 2
+	case p.swapped:
+		c = 2
 	default:
-		content = 3
+		c = 3
 	}
-	usage := map[byte]int{'S': 0, 'U': 4, 'P': 8, 'V': 12}[pg.usage]
-	n := 0
-	if pg.nodat {
-		n = 0x20
+	r := c | usageBits(p.usage)
+	if p.nodat {
+		r |= 0x20
 	}
-	return content + usage + n
+	return r
 }
 
-// An effect row: new usage (0 keeps it), nodat and zbit (-1 keeps, 0 clears, 1 sets), queue,
-// drop the content.
-type effect struct {
-	usage       byte
-	nodat, zbit int
-	queue, drop bool
-}
-
-func (e *engine) effect(orc int, pg *page) effect {
-	preserved := !pg.valid && pg.swapped
-	zero := !pg.valid && !pg.swapped
-	switch e.p.impl {
-	case "Paper2007": // zbit always cleared, nodat kept
-		switch orc {
-		case 0:
-			return effect{0, -1, 0, false, false}
-		case 1, 5:
-			return effect{'S', -1, 0, false, false}
-		case 2:
-			return effect{'U', -1, 0, false, preserved}
-		case 3:
-			return effect{'V', -1, 0, false, preserved}
-		case 4:
-			switch {
-			case zero:
-				return effect{'V', -1, 0, false, false}
-			case preserved && pg.dirty:
-				return effect{'S', -1, 0, false, false}
-			case preserved:
-				return effect{'V', -1, 0, false, true}
-			default:
-				return effect{'P', -1, 0, false, false}
-			}
-		case 6:
-			if pg.usage == 'V' && zero {
-				return effect{0, -1, 0, false, false}
-			}
-			return effect{'S', -1, 0, false, false}
-		default:
-			return effect{0, -1, 0, false, false}
-		}
-	default: // KVMClassic keeps Z where it queues nothing; KVMGmap clears it
-		keepZ := -1
-		if e.p.impl == "KVMGmap" {
-			keepZ = 0
-		}
-		switch orc {
-		case 0:
-			return effect{0, -1, keepZ, false, false}
-		case 1:
-			return effect{'S', 0, keepZ, false, false}
-		case 2, 3:
-			u := map[int]byte{2: 'U', 3: 'V'}[orc]
-			if pg.valid {
-				return effect{u, -1, keepZ, false, false}
-			}
-			return effect{u, -1, 1, true, false}
-		case 4:
-			switch {
-			case pg.valid:
-				return effect{'P', -1, keepZ, false, false}
-			case pg.zbit:
-				z := 1
-				if e.p.impl == "KVMGmap" {
-					z = 0
-				}
-				return effect{'V', -1, z, false, false}
-			case !pg.gc:
-				return effect{'V', -1, 1, true, false}
-			default:
-				if e.p.impl == "KVMGmap" {
-					return effect{0, -1, 0, false, false}
-				}
-				return effect{'S', -1, -1, false, false}
-			}
-		case 5:
-			return effect{'S', -1, keepZ, false, false}
-		case 6:
-			if pg.valid {
-				return effect{'S', -1, keepZ, false, false}
-			}
-			return effect{0, -1, keepZ, false, false}
-		default: // 7
-			return effect{'S', 1, keepZ, false, false}
-		}
-	}
-}
-
-func set(v *bool, how int) {
-	if how >= 0 {
-		*v = how == 1
-	}
-}
-
-type reply struct {
+type result struct {
 	outcome string
-	result  int
-	value   int64
-	hasVal  bool
+	result  *int
+	value   *int64
+	reason  string
 }
 
-func (e *engine) essa(orc, p int) reply {
-	if orc >= 8 || (orc == 7 && !e.p.f147) {
-		return reply{outcome: "SpecificationException", result: -1}
+func (m *machine) essa(pg, orc int) result {
+	if orc < 0 || orc > 15 {
+		return result{outcome: "error"}
 	}
-	pg := &e.pages[p]
-	eff := e.effect(orc, pg)
-	if eff.queue && len(e.cbrl) >= e.p.cbrlSize {
-		return reply{outcome: "Refused", result: -1}
+	if orc >= 8 || (orc == 7 && !m.prof.Facility147) {
+		return result{outcome: "SpecificationException", reason: fmt.Sprintf("ORC %d is not defined", orc)}
 	}
-	r := e.r1(pg)
-	if eff.usage != 0 {
-		pg.usage = eff.usage
+	p := &m.pages[pg]
+	rw := m.essaRow(orc, p)
+	if rw.appendCB && len(m.cbrl) >= m.prof.CBRLSize {
+		return result{outcome: "Refused", reason: "the CBRL is full: the host must process it first"}
 	}
-	set(&pg.nodat, eff.nodat)
-	set(&pg.zbit, eff.zbit)
-	if eff.queue {
-		e.cbrl = append(e.cbrl, p)
+	r := m.r1(p)
+	if rw.usage != '=' {
+		p.usage = rw.usage
 	}
-	if eff.drop {
-		pg.swapped = false
-		pg.content = 0
+	applyBit(&p.nodat, rw.nodat)
+	applyBit(&p.zbit, rw.zbit)
+	if rw.drop {
+		p.swapped = false
+		p.content = 0
 	}
-	if e.p.impl == "Paper2007" && orc == 5 {
-		pg.valid = true
+	if rw.setValid {
+		p.valid = true
 	}
-	return reply{outcome: "Done", result: r}
+	if rw.appendCB {
+		m.cbrl = append(m.cbrl, pg)
+	}
+	return result{outcome: "Done", result: &r, reason: fmt.Sprintf("%s ESSA ORC %d, row %q", m.prof.Impl, orc, rw.name)}
 }
 
-func (e *engine) reclaim(p int) reply {
-	pg := &e.pages[p]
-	if !pg.valid {
-		return reply{outcome: "Refused", result: -1}
+func (m *machine) hostReclaim(pg int) result {
+	p := &m.pages[pg]
+	if !p.valid {
+		return result{outcome: "Refused", reason: "the page is not valid"}
 	}
-	keep := pg.usage != 'U'
-	if !e.kvm() {
-		keep = pg.usage == 'S' || (pg.usage == 'P' && pg.dirty)
-		if pg.usage == 'P' {
-			if keep {
-				pg.usage = 'S'
+	toSwap := true
+	switch p.usage {
+	case 'U':
+		toSwap = false
+	case 'V':
+		toSwap = m.isKVM()
+	case 'P':
+		if !m.isKVM() {
+			if p.dirty {
+				p.usage = 'S'
 			} else {
-				pg.usage = 'V'
-			}
-		}
-	} else if e.p.keys {
-		pg.gc = pg.dirty
-	}
-	pg.valid = false
-	pg.swapped = keep
-	if !keep {
-		pg.content = 0
-	}
-	return reply{outcome: "Done", result: -1}
-}
-
-func (e *engine) processCBRL() reply {
-	if len(e.cbrl) == 0 {
-		return reply{outcome: "Refused", result: -1}
-	}
-	pg := &e.pages[e.cbrl[0]]
-	e.cbrl = e.cbrl[1:]
-	if !pg.valid && pg.swapped && (pg.usage == 'U' || pg.zbit) {
-		pg.swapped = false
-		pg.content = 0
-		return reply{outcome: "Zapped", result: -1}
-	}
-	return reply{outcome: "Kept", result: -1}
-}
-
-func (e *engine) migrate() reply {
-	if !e.kvm() || e.migrated {
-		return reply{outcome: "Refused", result: -1}
-	}
-	for i := range e.pages {
-		pg := &e.pages[i]
-		if !pg.valid && !pg.swapped {
-			pg.content = 0
-		}
-		pg.valid = pg.content != 0
-		pg.swapped, pg.zbit, pg.gc = false, false, false
-	}
-	e.cbrl = e.cbrl[:0]
-	e.migrated = true
-	return reply{outcome: "Done", result: -1}
-}
-
-func (e *engine) access(op string, p int, arg int64) reply {
-	pg := &e.pages[p]
-	if op == "Writeback" {
-		pg.dirty = false
-		return reply{outcome: "Done", result: -1}
-	}
-	if !e.kvm() {
-		if pg.usage == 'V' && !pg.valid && !pg.swapped {
-			return reply{outcome: "DiscardFault", result: -1}
-		}
-		if pg.usage == 'U' {
-			return reply{outcome: "AddressingException", result: -1}
-		}
-	}
-	if !pg.valid {
-		pg.valid, pg.swapped, pg.zbit = true, false, false
-	}
-	if op == "Read" {
-		return reply{outcome: "Value", result: -1, value: pg.content, hasVal: true}
-	}
-	pg.content = arg
-	pg.dirty = true
-	return reply{outcome: "Done", result: -1}
-}
-
-type request struct {
-	Type    string          `json:"type"`
-	ID      json.RawMessage `json:"id"`
-	Version int             `json:"version"`
-	Machine string          `json:"machine"`
-	Profile map[string]any  `json:"profile"`
-	Op      string          `json:"op"`
-	Page    *int            `json:"page"`
-	Orc     *int            `json:"orc"`
-	Arg     *int64          `json:"arg"`
-}
-
-func b(v bool) string { return strconv.FormatBool(v) }
-
-func (e *engine) pagesJSON(sb *strings.Builder) {
-	sb.WriteString(`,"pages":[`)
-	for i := range e.pages {
-		pg := &e.pages[i]
-		if i > 0 {
-			sb.WriteByte(',')
-		}
-		fmt.Fprintf(sb, `{"usage":"%c","valid":%s,"swapped":%s,"zbit":%s,"nodat":%s,"dirty":%s,"gc":%s}`,
-			pg.usage, b(pg.valid), b(pg.swapped), b(pg.zbit), b(pg.nodat), b(pg.dirty), b(pg.gc))
-	}
-	sb.WriteString("]}")
-}
-
-func errorReply(id json.RawMessage, code, msg string) string {
-	m, _ := json.Marshal(msg)
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	return fmt.Sprintf(`{"id":%s,"error":"%s","message":%s}`, id, code, m)
-}
-
-func (e *engine) hello(r *request, defaultImpl string) string {
-	if r.Machine != "ESSA" {
-		return errorReply(r.ID, "Unsupported", `this engine speaks the ESSA mode ("machine": "ESSA")`)
-	}
-	p := profile{impl: defaultImpl, cbrlSize: 1, pages: 1}
-	for k, v := range r.Profile {
-		switch k {
-		case "Impl":
-			s, ok := v.(string)
-			if !ok || (s != "Paper2007" && s != "KVMClassic" && s != "KVMGmap") {
-				return errorReply(r.ID, "Unsupported", fmt.Sprintf("unknown Impl %v", v))
-			}
-			p.impl = s
-		case "StorageKeys", "Facility147":
-			x, ok := v.(bool)
-			if !ok {
-				return errorReply(r.ID, "BadRequest", k+" must be true or false")
-			}
-			if k == "StorageKeys" {
-				p.keys = x
-			} else {
-				p.f147 = x
-			}
-		case "CBRLSize", "Pages":
-			x, ok := v.(float64)
-			if !ok || x < 1 || x != float64(int(x)) {
-				return errorReply(r.ID, "BadRequest", k+" must be a positive integer")
-			}
-			if k == "CBRLSize" {
-				p.cbrlSize = int(x)
-			} else {
-				p.pages = int(x)
+				p.usage = 'V'
+				toSwap = false
 			}
 		}
 	}
-	e.p = p
-	e.reset()
-	return fmt.Sprintf(`{"type":"hello","id":%s,"version":1,"machine":"ESSA","engine":"essa-go",`+
-		`"profile":{"Impl":"%s","StorageKeys":%s,"Facility147":%s,"CBRLSize":%d,"Pages":%d}}`,
-		r.ID, p.impl, b(p.keys), b(p.f147), p.cbrlSize, p.pages)
+	p.valid = false
+	if toSwap {
+		p.swapped = true
+	} else {
+		p.swapped = false
+		p.content = 0
+	}
+	if m.isKVM() && m.prof.StorageKeys {
+		p.gc = p.dirty
+	}
+	return result{outcome: "Done"}
 }
 
-func (e *engine) step(r *request) string {
-	if e.pages == nil {
-		return errorReply(r.ID, "BadRequest", "hello first")
+func (m *machine) hostProcessCBRL() result {
+	if len(m.cbrl) == 0 {
+		return result{outcome: "Refused", reason: "the CBRL is empty"}
 	}
-	pageless := r.Op == "HostProcessCBRL" || r.Op == "Migrate"
-	p := -1
-	if !pageless {
-		if r.Page == nil || *r.Page < 0 || *r.Page >= len(e.pages) {
-			return errorReply(r.ID, "BadRequest", "page out of range")
+	pg := m.cbrl[0]
+	m.cbrl = m.cbrl[1:]
+	p := &m.pages[pg]
+	if !p.valid && p.swapped && (p.usage == 'U' || p.zbit) {
+		p.swapped = false
+		p.content = 0
+		return result{outcome: "Zapped", reason: fmt.Sprintf("page %d", pg)}
+	}
+	return result{outcome: "Kept", reason: fmt.Sprintf("page %d", pg)}
+}
+
+func (m *machine) migrate() result {
+	if !m.isKVM() {
+		return result{outcome: "Refused", reason: "no CMMA migration in the 2007 model"}
+	}
+	if m.migrated {
+		return result{outcome: "Refused", reason: "already migrated"}
+	}
+	for i := range m.pages {
+		p := &m.pages[i]
+		var c int64
+		if p.valid || p.swapped {
+			c = p.content
 		}
-		p = *r.Page
+		p.content = c
+		p.valid = c != 0
+		p.swapped = false
+		p.zbit = false
+		p.gc = false
 	}
-	var rep reply
-	switch r.Op {
-	case "ESSA":
-		if r.Orc == nil || *r.Orc < 0 || *r.Orc > 15 {
-			return errorReply(r.ID, "BadRequest", "orc must be 0 .. 15")
+	m.cbrl = nil
+	m.migrated = true
+	return result{outcome: "Done"}
+}
+
+// access: a Read (write == false) or a Write of arg.
+func (m *machine) access(pg int, write bool, arg int64) result {
+	p := &m.pages[pg]
+	if !m.isKVM() {
+		if p.usage == 'V' && !p.valid && !p.swapped {
+			return result{outcome: "DiscardFault"}
 		}
-		rep = e.essa(*r.Orc, p)
-	case "HostReclaim":
-		rep = e.reclaim(p)
-	case "HostProcessCBRL":
-		rep = e.processCBRL()
-	case "Migrate":
-		rep = e.migrate()
-	case "Read", "Write", "Writeback":
-		arg := int64(1)
-		if r.Arg != nil {
-			arg = *r.Arg
+		if p.usage == 'U' {
+			return result{outcome: "AddressingException"}
 		}
-		rep = e.access(r.Op, p, arg)
-	default:
-		return errorReply(r.ID, "BadRequest", "unknown op "+r.Op)
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, `{"id":%s,"outcome":"%s"`, r.ID, rep.outcome)
-	if rep.result >= 0 {
-		fmt.Fprintf(&sb, `,"result":%d`, rep.result)
+	if !p.valid {
+		// fault in: from swap, or a fresh zero page (content is already 0 then)
+		if !p.swapped {
+			p.content = 0
+		}
+		p.valid = true
+		p.swapped = false
+		p.zbit = false
 	}
-	if rep.hasVal {
-		fmt.Fprintf(&sb, `,"value":%d`, rep.value)
+	if write {
+		p.content = arg
+		p.dirty = true
+		return result{outcome: "Done"}
 	}
-	e.pagesJSON(&sb)
-	return sb.String()
+	v := p.content
+	return result{outcome: "Value", value: &v}
+}
+
+func (m *machine) writeback(pg int) result {
+	m.pages[pg].dirty = false
+	return result{outcome: "Done"}
+}
+
+// ---------------------------------------------------------------- the protocol
+
+type pageJSON struct {
+	Usage   string `json:"usage"`
+	Valid   bool   `json:"valid"`
+	Swapped bool   `json:"swapped"`
+	Zbit    bool   `json:"zbit"`
+	Nodat   bool   `json:"nodat"`
+	Dirty   *bool  `json:"dirty,omitempty"`
+	Gc      *bool  `json:"gc,omitempty"`
+}
+
+type stepReply struct {
+	ID      int64      `json:"id"`
+	Outcome string     `json:"outcome"`
+	Result  *int       `json:"result,omitempty"`
+	Value   *int64     `json:"value,omitempty"`
+	Pages   []pageJSON `json:"pages"`
+	Reason  string     `json:"reason,omitempty"`
+}
+
+var (
+	out         = bufio.NewWriter(os.Stdout)
+	reportExtra = true
+)
+
+func send(v interface{}) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "essa-engine: marshal:", err)
+		os.Exit(1)
+	}
+	out.Write(b)
+	out.WriteByte('\n')
+	out.Flush()
+}
+
+func sendError(id interface{}, code, msg string) {
+	send(map[string]interface{}{"id": id, "error": code, "message": msg})
+}
+
+func (m *machine) pagesJSON() []pageJSON {
+	ps := make([]pageJSON, len(m.pages))
+	for i := range m.pages {
+		p := m.pages[i]
+		ps[i] = pageJSON{Usage: string(p.usage), Valid: p.valid, Swapped: p.swapped, Zbit: p.zbit, Nodat: p.nodat}
+		if reportExtra {
+			d, g := p.dirty, p.gc
+			ps[i].Dirty, ps[i].Gc = &d, &g
+		}
+	}
+	return ps
+}
+
+// fixed: the profile fields the command line fixes (nil: the driver's choice).
+type fixedProfile struct {
+	impl        string
+	storageKeys *bool
+	facility147 *bool
+	cbrlSize    *int
+	pages       *int
+	announceImp bool
+	leaveOpen   bool // announce only the fields the driver asked for or the command line fixed
+}
+
+func boolField(raw map[string]json.RawMessage, name string) (*bool, error) {
+	r, ok := raw[name]
+	if !ok || string(r) == "null" {
+		return nil, nil
+	}
+	var b bool
+	if err := json.Unmarshal(r, &b); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &b, nil
+}
+
+func intField(raw map[string]json.RawMessage, name string) (*int, error) {
+	r, ok := raw[name]
+	if !ok || string(r) == "null" {
+		return nil, nil
+	}
+	var i int
+	if err := json.Unmarshal(r, &i); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &i, nil
+}
+
+func strField(raw map[string]json.RawMessage, name string) (*string, error) {
+	r, ok := raw[name]
+	if !ok || string(r) == "null" {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(r, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return &s, nil
+}
+
+// hello answers a hello; it returns the machine to run, or nil.
+func hello(id int64, raw map[string]json.RawMessage, fx fixedProfile) *machine {
+	mode, err := strField(raw, "machine")
+	if err != nil {
+		sendError(id, "BadRequest", err.Error())
+		return nil
+	}
+	if mode == nil || *mode != "ESSA" {
+		sendError(id, "Unsupported", "this engine speaks the ESSA mode only (\"machine\": \"ESSA\")")
+		return nil
+	}
+	var req map[string]json.RawMessage
+	if r, ok := raw["profile"]; ok && string(r) != "null" {
+		if err := json.Unmarshal(r, &req); err != nil {
+			sendError(id, "BadRequest", "profile: "+err.Error())
+			return nil
+		}
+	}
+	askImpl, e1 := strField(req, "Impl")
+	askSK, e2 := boolField(req, "StorageKeys")
+	askF, e3 := boolField(req, "Facility147")
+	askC, e4 := intField(req, "CBRLSize")
+	askP, e5 := intField(req, "Pages")
+	for _, e := range []error{e1, e2, e3, e4, e5} {
+		if e != nil {
+			sendError(id, "BadRequest", "profile: "+e.Error())
+			return nil
+		}
+	}
+	pick := func(fixed *bool, ask *bool, def bool) bool {
+		if fixed != nil {
+			return *fixed
+		}
+		if ask != nil {
+			return *ask
+		}
+		return def
+	}
+	pickI := func(fixed *int, ask *int, def int) int {
+		if fixed != nil {
+			return *fixed
+		}
+		if ask != nil {
+			return *ask
+		}
+		return def
+	}
+	p := profile{
+		Impl:        fx.impl,
+		StorageKeys: pick(fx.storageKeys, askSK, false),
+		Facility147: pick(fx.facility147, askF, true),
+		CBRLSize:    pickI(fx.cbrlSize, askC, 1),
+		Pages:       pickI(fx.pages, askP, 2),
+	}
+	if p.CBRLSize < 1 || p.Pages < 1 {
+		sendError(id, "Unsupported", "CBRLSize and Pages must be at least 1")
+		return nil
+	}
+	if askImpl != nil && *askImpl != fx.impl {
+		sendError(id, "Unsupported", fmt.Sprintf("this engine runs %s, not %s", fx.impl, *askImpl))
+		return nil
+	}
+	prof := map[string]interface{}{}
+	if !fx.leaveOpen || askSK != nil || fx.storageKeys != nil {
+		prof["StorageKeys"] = p.StorageKeys
+	}
+	if !fx.leaveOpen || askF != nil || fx.facility147 != nil {
+		prof["Facility147"] = p.Facility147
+	}
+	if !fx.leaveOpen || askC != nil || fx.cbrlSize != nil {
+		prof["CBRLSize"] = p.CBRLSize
+	}
+	if !fx.leaveOpen || askP != nil || fx.pages != nil {
+		prof["Pages"] = p.Pages
+	}
+	if fx.announceImp {
+		prof["Impl"] = p.Impl
+	}
+	send(map[string]interface{}{
+		"id": id, "version": 1, "machine": "ESSA",
+		"engine":  "essa-go " + p.Impl,
+		"profile": prof,
+	})
+	m := &machine{prof: p}
+	m.reset()
+	return m
 }
 
 func main() {
-	impl := flag.String("impl", "KVMGmap", "the Impl when the hello leaves it open")
+	impl := flag.String("impl", "", "the implementation: Paper2007, KVMClassic or KVMGmap (required)")
+	sk := flag.String("storage-keys", "", "fix StorageKeys (true/false); default: the driver's choice")
+	f147 := flag.String("facility147", "", "fix Facility147 (true/false); default: the driver's choice")
+	cbrl := flag.Int("cbrl-size", 0, "fix CBRLSize; default: the driver's choice")
+	pages := flag.Int("pages", 0, "fix Pages; default: the driver's choice")
+	noImpl := flag.Bool("hide-impl", false, "do not announce Impl in the hello reply")
+	leaveOpen := flag.Bool("leave-open", false, "announce only the profile fields the driver asked for or the flags fix (the others are\nthe driver's choice, and the engine then runs its defaults: StorageKeys false, Facility147 true, CBRLSize 1, Pages 2)")
+	noExtra := flag.Bool("no-dirty-gc", false, "do not report the optional page fields dirty and gc")
 	flag.Parse()
+	switch *impl {
+	case "Paper2007", "KVMClassic", "KVMGmap":
+	default:
+		fmt.Fprintln(os.Stderr, "essa-engine: -impl must be Paper2007, KVMClassic or KVMGmap")
+		os.Exit(2)
+	}
+	fx := fixedProfile{impl: *impl, announceImp: !*noImpl, leaveOpen: *leaveOpen}
+	parseBool := func(name, s string) *bool {
+		switch strings.ToLower(s) {
+		case "":
+			return nil
+		case "true", "1", "yes":
+			b := true
+			return &b
+		case "false", "0", "no":
+			b := false
+			return &b
+		}
+		fmt.Fprintf(os.Stderr, "essa-engine: -%s must be true or false\n", name)
+		os.Exit(2)
+		return nil
+	}
+	fx.storageKeys = parseBool("storage-keys", *sk)
+	fx.facility147 = parseBool("facility147", *f147)
+	if *cbrl > 0 {
+		fx.cbrlSize = cbrl
+	}
+	if *pages > 0 {
+		fx.pages = pages
+	}
+	reportExtra = !*noExtra
+
 	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	out := bufio.NewWriter(os.Stdout)
-	e := &engine{}
+	in.Buffer(make([]byte, 1<<16), 1<<24)
+	var m *machine
 	for in.Scan() {
-		var r request
-		var line string
-		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
-			line = errorReply(nil, "BadRequest", err.Error())
-		} else {
-			switch r.Type {
-			case "hello":
-				line = e.hello(&r, *impl)
-			case "reset":
-				if e.pages == nil {
-					line = errorReply(r.ID, "BadRequest", "hello first")
-				} else {
-					e.reset()
-					line = fmt.Sprintf(`{"id":%s}`, r.ID)
-				}
-			case "step":
-				line = e.step(&r)
-			default:
-				line = errorReply(r.ID, "BadRequest", "unknown type "+r.Type)
+		line := strings.TrimSpace(in.Text())
+		if line == "" {
+			continue
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
+			sendError(nil, "BadRequest", "not a JSON object: "+err.Error())
+			continue
+		}
+		var id int64
+		if r, ok := raw["id"]; !ok || json.Unmarshal(r, &id) != nil {
+			sendError(nil, "BadRequest", "missing or non-integer id")
+			continue
+		}
+		typ, _ := strField(raw, "type")
+		if typ == nil {
+			sendError(id, "BadRequest", "missing type")
+			continue
+		}
+		switch *typ {
+		case "hello":
+			m = hello(id, raw, fx)
+		case "reset":
+			if m == nil {
+				sendError(id, "BadRequest", "reset before a successful hello")
+				continue
+			}
+			m.reset()
+			send(map[string]interface{}{"id": id})
+		case "step":
+			if m == nil {
+				sendError(id, "BadRequest", "step before a successful hello")
+				continue
+			}
+			step(m, id, raw)
+		default:
+			sendError(id, "BadRequest", "unknown request type "+*typ)
+		}
+	}
+}
+
+func step(m *machine, id int64, raw map[string]json.RawMessage) {
+	op, err := strField(raw, "op")
+	if err != nil || op == nil {
+		sendError(id, "BadRequest", "missing op")
+		return
+	}
+	needPage := func() (int, bool) {
+		pg, err := intField(raw, "page")
+		if err != nil || pg == nil {
+			sendError(id, "BadRequest", *op+": missing or non-integer page")
+			return 0, false
+		}
+		if *pg < 0 || *pg >= len(m.pages) {
+			sendError(id, "BadRequest", fmt.Sprintf("%s: page %d out of range 0..%d", *op, *pg, len(m.pages)-1))
+			return 0, false
+		}
+		return *pg, true
+	}
+	var r result
+	switch *op {
+	case "ESSA":
+		pg, ok := needPage()
+		if !ok {
+			return
+		}
+		orc, err := intField(raw, "orc")
+		if err != nil || orc == nil || *orc < 0 || *orc > 15 {
+			sendError(id, "BadRequest", "ESSA: orc must be an integer 0..15")
+			return
+		}
+		r = m.essa(pg, *orc)
+	case "HostReclaim":
+		pg, ok := needPage()
+		if !ok {
+			return
+		}
+		r = m.hostReclaim(pg)
+	case "HostProcessCBRL":
+		r = m.hostProcessCBRL()
+	case "Migrate":
+		r = m.migrate()
+	case "Read", "Write":
+		pg, ok := needPage()
+		if !ok {
+			return
+		}
+		var arg int64 = 1
+		if a, ok := raw["arg"]; ok && string(a) != "null" {
+			if err := json.Unmarshal(a, &arg); err != nil || arg < 0 {
+				sendError(id, "BadRequest", "Write: arg must be a non-negative integer")
+				return
 			}
 		}
-		out.WriteString(line)
-		out.WriteByte('\n')
-		out.Flush()
+		r = m.access(pg, *op == "Write", arg)
+	case "Writeback":
+		pg, ok := needPage()
+		if !ok {
+			return
+		}
+		r = m.writeback(pg)
+	default:
+		sendError(id, "Unsupported", "unknown operation "+*op)
+		return
 	}
+	send(stepReply{ID: id, Outcome: r.outcome, Result: r.result, Value: r.value, Pages: m.pagesJSON(), Reason: r.reason})
 }
