@@ -70,8 +70,7 @@ ReadResultInv ==
 (* considered to be zero."  A page whose content state ESSA reports as    *)
 (* logically zero (3) reads as zero.                                       *)
 (***************************************************************************)
-ReportedZero(p) ==
-    ~valid[p] /\ (IF Impl = "Paper2007" THEN ~swapped[p] ELSE zbit[p])
+ReportedZero(p) == ContentBits(p) = 3
 ReportedZeroReadsZeroInv == \A p \in Pages : ReportedZero(p) => Readable(p) = 0
 
 (***************************************************************************)

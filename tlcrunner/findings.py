@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from refimpl.tlavalues import Record, parse_value
+from refimpl.core.tlavalues import Record, parse_value
 
 from .check import check_entry, default_library
 from .fetch import default_jar
