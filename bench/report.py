@@ -4,6 +4,8 @@ results/check-all.json`) as the Markdown tables the README quotes, so the README
 copied from a run, never typed. With --models-doc FILE, also write every model's row to FILE.
 
 Run from the repository root: python bench/report.py [--models-doc docs/models.md]
+Exit status: 0 figures printed (or --manifest-doc written); 4 nothing to report, because no
+results file exists (the documented "nothing checked" of tlcrunner/exitcodes.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tlcrunner.exitcodes import NOTHING  # noqa: E402
 
 RESULTS = Path("results")
 
@@ -29,10 +34,11 @@ def _module(name: str) -> str:
     return base.removeprefix("MC")
 
 
-def check_tables(models_doc: Path | None) -> None:
+def check_tables(models_doc: Path | None) -> bool:
+    """The tables of the last full check; False when there is none."""
     path = RESULTS / "check-all.json"
     if not path.exists():
-        return
+        return False
     rows = json.loads(path.read_text())
     print("All models, one run of `make check` (seconds include the JVM start):\n")
     print("| spec | models | as expected | twins and findings caught | largest distinct states |")
@@ -61,6 +67,7 @@ def check_tables(models_doc: Path | None) -> None:
             "model/manifest.json says what each model is for.\n\n" + "\n".join(lines) + "\n"
         )
         print(f"(every model's row written to {models_doc})\n")
+    return True
 
 
 def manifest_doc(out: Path) -> None:
@@ -91,7 +98,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.manifest_doc is not None:
         manifest_doc(args.manifest_doc)
-    check_tables(args.models_doc)
+    reported = check_tables(args.models_doc)
     models = _load("models")
     if models:
         print(f"Model checking (median of {models['runs']} runs; seconds include the JVM start):\n")
@@ -110,6 +117,12 @@ def main() -> int:
                       f"{w['seconds_median']} | {wo['seconds_median']} |")  # fmt: skip
             print()
     refimpl = _load("refimpl")
+    reported = reported or bool(models) or bool(refimpl) or bool(_load("conformance"))
+    if not reported and args.manifest_doc is None:
+        print(f"nothing to report: no {RESULTS}/check-all.json and no {RESULTS}/bench-*.json "
+              "here. Run `make bench` (and `python -m tlcrunner check --size all --json "
+              "results/check-all.json`) from the repository root first.", file=sys.stderr)  # fmt: skip
+        return NOTHING
     if refimpl:
         print(f"Reference implementation (median of {refimpl['runs']} runs of "
               f"{refimpl['ops_per_run']:,} operations):\n")  # fmt: skip

@@ -11,16 +11,22 @@ nothing.
 the spec's state graph with the reference implementation's: the equality test
 (tests/test_refimpl_equality.py) as a table, with timings. ``--override
 Discardable=DiscardableIgnoringDirty`` breaks the spec on purpose and shows the difference.
+
+Exit status (tlcrunner/exitcodes.py): 0 done (every graph equal); 1 a graph differs; 2 bad
+command line or input (a file that is not text, an unknown ``--override``); 3 TLC could not run.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
+
+from tlcrunner import exitcodes
 
 from .core.package import Refused
 from .pagestates.machine import Machine
@@ -30,7 +36,9 @@ from .pagestates.profile import (
 from .pagestates.program import ProgramError, Request, parse_program
 from .pagestates.state import LastOp, State
 
-EXIT_BAD_INPUT = 2
+EXIT_BAD_INPUT = exitcodes.USAGE
+EXIT_DIFFERENT = exitcodes.FAILED
+EXIT_TLC = exitcodes.SETUP
 
 
 def _profile_options(p: argparse.ArgumentParser, *, defaults: bool) -> None:
@@ -59,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
                          'JSON input: [{"op": "Write", "page": 0, "arg": 5}, ...].')
     _profile_options(run, defaults=True)
     run.add_argument("file", metavar="FILE|-", help="the operations; - for standard input")
-    equal = sub.add_parser("equal", help="compare the state graph with TLC's, per profile")
+    equal = sub.add_parser("equal", help="compare the state graph with TLC's, per profile",
+                           epilog="exit status: 0 every graph equal, 1 a graph differs, 2 bad "
+                           "options (an --override naming no operator or twin), 3 TLC could not run")
     _profile_options(equal, defaults=False)
     equal.add_argument("--override", action="append", default=[], metavar="OPERATOR=TWIN",
                        help="break the spec on purpose: a .cfg definition override, e.g. "
@@ -110,9 +120,12 @@ def run_program(profile: Profile, requests: Sequence[Request], out: TextIO) -> N
 
 
 def _read(file: str) -> tuple[str, str]:
+    # Bytes, decoded here, so standard input and files fail alike on text that is not UTF-8
+    # (a stdin replaced by a text stream, as in tests, is read as text).
     if file == "-":
-        return sys.stdin.read(), "<stdin>"
-    return Path(file).read_text(encoding="utf-8"), file
+        stdin = getattr(sys.stdin, "buffer", None)
+        return (stdin.read().decode("utf-8") if stdin else sys.stdin.read()), "<stdin>"
+    return Path(file).read_bytes().decode("utf-8"), file
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
@@ -120,6 +133,15 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         text, name = _read(args.file)
     except OSError as exc:
         print(f"error: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except UnicodeDecodeError as exc:
+        where = "standard input" if args.file == "-" else args.file
+        print(f"error: {where} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+              f"{exc.start}): give operations as text or JSON", file=sys.stderr)  # fmt: skip
+        return EXIT_BAD_INPUT
+    if "\0" in text:
+        print(f"error: {name} holds NUL bytes, so it is not a text file of operations",
+              file=sys.stderr)  # fmt: skip
         return EXIT_BAD_INPUT
     try:
         requests = parse_program(text, name)
@@ -146,6 +168,29 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
 
 # --------------------------------------------------------------------------- equal
 
+_DEFINITION = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*==", re.M)
+
+
+def definitions(module: Path) -> dict[str, int]:
+    """The operators a module defines at the start of a line, with their number of arguments."""
+    text = module.read_text(encoding="utf-8")
+    return {
+        m.group(1): len([a for a in (m.group(2) or "").split(",") if a.strip()])
+        for m in _DEFINITION.finditer(text)
+    }
+
+
+def override_problem(name: str, twin: str, spec: Path, graph: Path) -> str | None:
+    """Why ``name <- twin`` cannot be a definition override of ``spec`` from ``graph``, or None."""
+    ops, twins = definitions(spec), definitions(graph)
+    if name not in ops:
+        return f"{spec.name} defines no operator {name}"
+    if twin not in twins:
+        return f"{graph.name} defines no {twin} (its twins: {', '.join(sorted(twins)) or 'none'})"
+    if ops[name] != twins[twin]:
+        return f"{name} takes {ops[name]} argument(s) and {twin} {twins[twin]}"
+    return None
+
 
 def cmd_equal(args: argparse.Namespace, out: TextIO) -> int:
     from tlcrunner.fetch import FetchError, ensure_tlc
@@ -170,23 +215,27 @@ def cmd_equal(args: argparse.Namespace, out: TextIO) -> int:
         if not (eq and name.isidentifier() and twin.isidentifier()):
             print(f"error: --override {text}: expected OPERATOR=TWIN", file=sys.stderr)
             return EXIT_BAD_INPUT
+        problem = override_problem(name, twin, PAGE_STATES.spec, PAGE_STATES.graph_path)
+        if problem is not None:
+            print(f"error: --override {text}: {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         overrides[name] = twin
     try:
         java, jar = find_java(), ensure_tlc()
     except (TlcSetupError, FetchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_TLC
     width = max(len(p.describe()) for p in profiles)
     print(f"{'profile':<{width}} {'states':>7} {'edges':>8} {'TLC s':>6} {'total s':>7}  result",
           file=out)  # fmt: skip
-    failed = 0
+    failed = tlc_failed = 0
     for profile in profiles:
         start = time.monotonic()
         try:
             spec = tlc_state_graph(PAGE_STATES, profile, jar=jar, java=java, overrides=overrides)
         except TlcGraphError as exc:
             print(f"{profile.describe():<{width}} TLC failed: {exc}", file=out)
-            failed += 1
+            tlc_failed += 1
             continue
         diff = compare(spec.graph, PAGE_STATES.state_graph(profile), PAGE_STATES.show)
         total = time.monotonic() - start
@@ -197,7 +246,10 @@ def cmd_equal(args: argparse.Namespace, out: TextIO) -> int:
         if diff is not None:
             failed += 1
             print(diff.message, file=out)
-    return 1 if failed else 0
+    # A difference is a verdict; TLC failing is not one, and must not look like one.
+    if failed:
+        return EXIT_DIFFERENT
+    return EXIT_TLC if tlc_failed else exitcodes.OK
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -35,7 +35,8 @@ def test_not_installed_says_nothing_was_checked(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("APALACHE_HOME", raising=False)
     out = io.StringIO()
-    assert apalache.main(["--checks", str(CHECKS)], out=out) == 0
+    assert apalache.main(["--checks", str(CHECKS)], out=out) == 4  # nothing checked
+    assert apalache.main(["--checks", str(CHECKS), "--allow-missing"], out=io.StringIO()) == 0
     text = out.getvalue()
     assert "not installed" in text and "no\nApalache check was run" in text
     assert "releases" in text and "APALACHE_HOME" in text
@@ -66,3 +67,21 @@ def test_installed_runs_each_check_and_reads_exit_code(
     assert f"--cinit={first.cinit}" in calls[0] and f"--inv={first.inv}" in calls[0]
     assert f"--length={first.length}" in calls[0] and calls[0].endswith(first.module)
     assert word in out.getvalue()
+
+
+def test_make_apalache_without_apalache_exits_4_unless_allowed(tmp_path: Path) -> None:
+    """The Makefile passes the opt-out through; without it, `make apalache` fails with 4."""
+    import shutil
+    import subprocess
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make")
+    env = {**os.environ, "PATH": f"{Path(make).parent}:/nonexistent"}
+    env.pop("APALACHE_HOME", None)
+    run = lambda *extra: subprocess.run(  # noqa: E731
+        # -o: never rebuild the venv from inside a test, whatever pyproject.toml's time says.
+        [make, "-s", "-o", ".venv/.installed", "apalache", *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run().returncode != 0  # make reports the recipe's 4 as its own failure (exit 2)
+    assert run("APALACHE_OPTIONAL=1").returncode == 0

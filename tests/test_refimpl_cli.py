@@ -154,3 +154,35 @@ def test_equal_rejects_bad_options_before_running_tlc(capsys: pytest.CaptureFixt
     assert code == 2 and "--override Discardable: expected OPERATOR=TWIN" in err
     code, _, err = run_cli(["equal", "--variant", "NoVp", "--direct"], capsys)
     assert code == 2 and "allow no profile" in err
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [(b"\x89PNG\r\n\x1a\n\xff\xfe", "is not UTF-8 text (byte 0x89 at offset 0)"),
+     (b"Extract 0\n\x00\x00", "NUL bytes")],
+    ids=["undecodable", "nul"],
+)
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_binary_input_is_a_clear_error(data: bytes, message: str, via: str, tmp_path: Path) -> None:
+    path = tmp_path / "ops.bin"
+    path.write_bytes(data)
+    proc = subprocess.run(
+        [sys.executable, "-m", "refimpl", "run", str(path) if via == "file" else "-"],
+        input=data if via == "stdin" else None, capture_output=True, cwd=REPO, check=False,
+    )  # fmt: skip
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "override,message",
+    [("Discardable=NoSuchTwin", "MCGraph.tla defines no NoSuchTwin (its twins: "
+      "DiscardableIgnoringDirty, SSINDAlwaysSucceeds)"),
+     ("NoSuchOperator=DiscardableIgnoringDirty", "PageStates.tla defines no operator NoSuchOperator")],
+)  # fmt: skip
+def test_bad_override_is_a_usage_error_not_a_difference(
+    override: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(["equal", "--pages", "1", "--override", override], capsys)
+    assert (code, out) == (2, "")  # refused before TLC runs: no table
+    assert f"--override {override}: {message}" in err

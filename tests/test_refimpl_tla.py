@@ -8,7 +8,7 @@ from refimpl.core.graph import StateGraph, compare
 from refimpl.pagestates import PAGE_STATES
 from refimpl.pagestates.profile import NO_PAGE, Profile
 from refimpl.pagestates.state import LastOp, Page, State
-from refimpl.core.tlavalues import ModelValue, Record, TlaValueError, parse_state, parse_value
+from tlcrunner.tlavalues import ModelValue, Record, TlaValueError, parse_state, parse_value
 from refimpl.core.tlc import TlcGraphError, graph_cfg, read_dot
 
 SHOW = PAGE_STATES.show

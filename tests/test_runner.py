@@ -200,7 +200,7 @@ def full_check(tlc_jar: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
     out = tmp_path_factory.mktemp("check") / "check.json"
     status, table, results = run_check(
         "--manifest", str(FIXTURES / "manifest.json"), "--size", "all", "--json", str(out),
-        "--jar", str(tlc_jar),
+        "--jar", str(tlc_jar), "--traces",
     )  # fmt: skip
     return status, table, {r["name"]: r for r in results}
 
@@ -248,6 +248,23 @@ def test_check_deadlock(full_check: Any) -> None:
     row = full_check[2]["Deadlock"]
     assert row["result"] == "deadlock" and row["as_expected"]
     assert row["trace"][-1]["state"] == {"x": "2"}
+
+
+def test_traces_are_printed_as_tables(full_check: Any) -> None:
+    """--traces prints every counterexample, each a table of steps with what changed."""
+    text = full_check[1]
+    block = text[text.index("counterexample of InvFail (SmallInv):"):].split("\n\n")[0]
+    assert block.splitlines()[1:] == [
+        "  step  operation  outcome",
+        "     1  Init       -",
+        "          x = 0",
+        "          y = a",
+        "     2  Inc        -",
+        "          x = 1",
+        "     3  Inc        -",
+        "          x = 2",
+    ]
+    assert "counterexample of LiveFail" in text and "then back to state 1" in text
 
 
 def test_table_rows(full_check: Any) -> None:
@@ -319,6 +336,9 @@ def test_selection_without_tlc() -> None:
         "InvFail", "ActFail", "LiveFail",
     ]  # fmt: skip
     assert check.select(entries, "Dead*", "ci") == []
+    # A name (no glob characters) runs whatever its size; globs beside it keep the size filter.
+    assert [e.name for e in check.select(entries, "Deadlock", "ci")] == ["Deadlock"]
+    assert [e.name for e in check.select(entries, "Deadlock,*Fail", "deep")] == ["Deadlock"]
 
 
 def test_no_matching_model_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -358,6 +378,7 @@ def test_missing_java_via_JAVA(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 def test_missing_java_on_empty_path(tmp_path: Path) -> None:
+    """A setup fault is said once, before any model, with exit 3 and no results written."""
     env = {k: v for k, v in os.environ.items() if k != "JAVA"}
     env["PATH"] = ""
     proc = subprocess.run(
@@ -365,12 +386,10 @@ def test_missing_java_on_empty_path(tmp_path: Path) -> None:
          "--json", str(tmp_path / "r.json")],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert proc.returncode == 1
-    assert JAVA_HINT in proc.stderr
-    assert proc.stdout.splitlines()[-1] == "models: 0 as expected, 4 not"
-    rows = json.loads((tmp_path / "r.json").read_text())
-    assert {r["result"] for r in rows} == {"could not run"}
-    assert all(JAVA_HINT in r["note"] for r in rows)
+    assert proc.returncode == 3
+    assert JAVA_HINT in proc.stderr and proc.stderr.count(JAVA_HINT) == 1
+    assert proc.stdout == ""  # no table, no "NOT as expected" rows
+    assert not (tmp_path / "r.json").exists()
 
 
 def test_missing_jar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -379,12 +398,60 @@ def test_missing_jar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         "--manifest", str(FIXTURES / "manifest.json"), "--models", "Ok", "--jar", str(missing),
         "--json", str(tmp_path / "r.json"),
     )  # fmt: skip
-    assert status == 1
+    assert (status, table, results) == (3, "", [])
     err = capsys.readouterr().err
     assert str(missing) in err and "python -m tlcrunner.fetch" in err
-    assert results[0]["as_expected"] is False and str(missing) in results[0]["note"]
     with pytest.raises(TlcSetupError, match="python -m tlcrunner.fetch"):
         run_tlc(FIXTURES / "Ok.tla", FIXTURES / "Ok.cfg", jar=missing)
+
+
+def _zip_with(path: Path, members: dict[str, bytes]) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    "make_jar,message",
+    [
+        (lambda d: (d / "t.jar").write_bytes(b"not a zip") and d / "t.jar", "not a readable jar"),
+        (lambda d: _zip_with(d / "t.jar", {"README": b"x"}), "no tlc2/TLC.class"),
+        (lambda d: _zip_with(d / "t.jar", {"tlc2/TLC.class": b"x"}), "not the pinned"),
+    ],
+    ids=["corrupt", "not-tlc", "wrong-version"],
+)
+def test_bad_jar_is_a_setup_fault(
+    make_jar: Any, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jar = make_jar(tmp_path)
+    status, table, results = run_check(
+        "--manifest", str(FIXTURES / "manifest.json"), "--jar", str(jar),
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert (status, table, results) == (3, "", [])
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and message in err and "no model was checked" in err
+
+
+def test_broken_java_is_a_setup_fault(monkeypatch: pytest.MonkeyPatch, tlc_jar: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    monkeypatch.setenv("JAVA", "false")  # found on PATH, but cannot start anything
+    status, table, _ = run_check(
+        "--manifest", str(FIXTURES / "manifest.json"), "--jar", str(tlc_jar),
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert (status, table) == (3, "")
+    assert "-version exited 1" in capsys.readouterr().err
+
+
+def test_help_documents_every_exit_status_and_size() -> None:
+    text = check.build_parser().format_help()
+    for code in ("0", "1", "2", "3", "130"):
+        assert f"\n  {code} " in text, code
+    assert "--size" in text and "make test" in text
 
 
 # --------------------------------------------------------------------------- manifest validation

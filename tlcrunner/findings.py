@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from refimpl.core.tlavalues import Record, parse_value
+from tlcrunner.tlavalues import Record, parse_value
 
 from .check import check_entry, default_library
 from .fetch import default_jar
+from .locations import default_manifest
 from .manifest import load_manifest
 from .tool_output import TraceStep
 from .trace_text import format_trace
@@ -38,7 +39,7 @@ FINDINGS = (
         ("MCESSA_KVMClassic_F1", "MCESSA_KVMGmap_F1"),
         "the guest's assumption (and a departure of KVM from the paper's model)",
         "The paper's SetStableIfNotDiscarded makes a page stable unless it was discarded; KVM's "
-        "ORC 6 is \"set stable if resident\" (sources 2, 3) and leaves a page that is not resident "
+        "ORC 6 is \"set stable if resident\" (sources 2.2, 3.1) and leaves a page that is not resident "
         "as it was. The 2007 guest decides failure only from \"old state = V + zero\", so on a "
         "volatile page that the host swapped out (V + preserved) it believes the page stable "
         "while the host still has it volatile: `GuestStableBeliefInv` fails.",
@@ -47,7 +48,7 @@ FINDINGS = (
         "F2", "a discarded volatile page reads as zeros, without a discard fault",
         ("MCESSA_KVMClassic_F2", "MCESSA_KVMGmap_F2"),
         "the implementation, for a guest that relies on the discard fault",
-        "KVM never delivers a discard fault (sources 2): once the CBRL entry of a volatile "
+        "KVM never delivers a discard fault (sources 2.5): once the CBRL entry of a volatile "
         "page is processed, the next access faults in a fresh zero page. A 2007 guest keeps the "
         "page in its page cache and reads zeros where the file's data should be: "
         "`ReadResultInv` fails (and, if the guest then makes the page stable, it keeps the zeros "
@@ -59,7 +60,7 @@ FINDINGS = (
         ("MCESSA_KVMClassic_F3", "MCESSA_KVMGmap_F3"),
         "the implementation (the change bit is not tracked without storage keys)",
         "P exists so that the host consults the page's change bit. KVM consults GC, which it "
-        "copies from the storage key only when the VM uses storage keys (sources 2, [INFERENCE]). "
+        "copies from the storage key only when the VM uses storage keys (sources 2.2, [INFERENCE]). "
         "Without them, ORC 4 on a written page that was swapped out sees GC = 0, turns the page "
         "into V, sets Z and queues the discard: `ModifiedPContentKeptInv` fails. With storage "
         "keys the same models hold (`MCESSA_KVMClassicKeys`, `MCESSA_KVMGmapKeys`).",
@@ -70,7 +71,7 @@ FINDINGS = (
         "the paper's model (its discard is atomic with the ESSA; KVM's is asynchronous)",
         "ORC 2 or 3 on a page that is not resident sets Z, so ESSA reports content 3 "
         "(logically zero), but the swap copy is freed only when the CBRL is processed; an access "
-        "in between swaps the old content back in (sources 2, 3.2): `ReportedZeroReadsZeroInv` fails. "
+        "in between swaps the old content back in (sources 2, CBRL processing): `ReportedZeroReadsZeroInv` fails. "
         "Harmless for a correct guest (it does not read pages it freed), but the state ESSA "
         "reports is not the state the guest sees.",
     ),
@@ -110,9 +111,9 @@ FINDINGS = (
         ("MCESSA_KVMGmap_StickyZero",),
         "the implementation: the new gmap before the fix \"KVM: s390: always clear pgste.zero in "
         "_gmap_ptep_xchg\" (S9; Fixes: a2c17f9270cc \"KVM: s390: New gmap code\"), "
-        "`Bugs = {\"StickyZero\"}` (decision D89)",
+        "`Bugs = {\"StickyZero\"}` (decision D96)",
         "Today's Linux guest frees a page that is not resident (ORC 2 queues its discard and "
-        "sets Z) and reuses it at once: ORC 1, interpreted by the machine, leaves Z set (D90), "
+        "sets Z) and reuses it at once: ORC 1, interpreted by the machine, leaves Z set (D97), "
         "and the guest's store faults the page in through `_gmap_ptep_xchg`, which before the fix "
         "left Z alone. The page is now stable, holds the guest's data and still says \"discarded\". "
         "When the host swaps it out, the pending CBRL entry finds a non-present PTE with Z "
@@ -129,7 +130,7 @@ FINDINGS = (
         ("MCESSA_KVMGmap_CBRLGuestAddress",),
         "the implementation: the new gmap before the fix of `_essa_clear_cbrl` \"passed the guest "
         "absolute address instead of the host virtual one\" (S9; Fixes: e38c884df921 \"KVM: "
-        "s390: Switch to new gmap\"), `Bugs = {\"CBRLGuestAddress\"}` (decision D89)",
+        "s390: Switch to new gmap\"), `Bugs = {\"CBRLGuestAddress\"}` (decision D96)",
         "`_essa_clear_cbrl` checks the entry's own PTE (not present; unused or Z) and then asks "
         "`gmap_helper_zap_one_page` to drop the host page at the entry's address, but handed it "
         "the guest absolute address where a host virtual address belongs. Whatever host page "
@@ -147,7 +148,7 @@ FINDINGS = (
         ("MCESSA_KVMGmap_StaleUnusedBit",),
         "the implementation: the kernel before \"s390/mm: Fix handling of _PAGE_UNUSED pte bit\" "
         "(CVE-2026-72412, 7.0.0 up to but not including 7.1.5; S9), "
-        "`Bugs = {\"StaleUnusedBit\"}` (decision D89)",
+        "`Bugs = {\"StaleUnusedBit\"}` (decision D96)",
         "The guest frees a resident page (ORC 2: U). Core mm then changes the page's host PTE for "
         "some other reason; KVM's MMU notifier unmaps the gmap PTE and, not knowing why, marks the "
         "host PTE `_PAGE_UNUSED`, and core mm sets the PTE again without clearing the bit. The "
@@ -254,7 +255,7 @@ def render(trace: list[TraceStep], impl: str) -> str:
 
 def _impl(entry: Any) -> str:
     """The Impl constant of a model of spec/ESSA.tla, read from its .cfg."""
-    cfg = (Path("model") / entry.config).read_text(encoding="utf-8")
+    cfg = (default_manifest().parent / entry.config).read_text(encoding="utf-8")
     for line in cfg.splitlines():
         key, _, value = line.strip().partition("=")
         if key.strip() == "Impl":
@@ -266,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tlcrunner findings")
     parser.add_argument("--out", type=Path, default=Path("docs/findings.md"))
     args = parser.parse_args(argv)
-    manifest = load_manifest(Path("model/manifest.json"))
+    manifest = load_manifest(default_manifest())
     entries = {e.name: e for e in manifest.entries}
     jar, library = default_jar(), default_library(manifest)
     parts = [HEADER]

