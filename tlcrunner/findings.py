@@ -72,6 +72,8 @@ FINDINGS = (
         "ORC 2 or 3 on a page that is not resident sets Z, so ESSA reports content 3 "
         "(logically zero), but the swap copy is freed only when the CBRL is processed; an access "
         "in between swaps the old content back in (sources 2, CBRL processing): `ReportedZeroReadsZeroInv` fails. "
+        "In the new gmap the page may even be in its host frame (after a migration, or an unmap "
+        "by the MMU notifier), where the CBRL processing never discards it (sources 3.2, D101). "
         "Harmless for a correct guest (it does not read pages it freed), but the state ESSA "
         "reports is not the state the guest sees.",
     ),
