@@ -354,7 +354,7 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
     pg = s.pages[p]
     if op == "Writeback":
         # The spec's GuestWriteback on the host's variables: with storage keys an SSKE, which
-        # resets GC too and in the new gmap allocates the page table (D94).
+        # resets GC too and in the new gmap allocates the page table (D98).
         sske = profile.kvm and profile.storage_keys
         t = _with(s, p, pg._replace(keyDirty=False, gc=False if sske else pg.gc))
         return t._replace(pageTable=s.pageTable or (profile.gmap and profile.storage_keys)), \

@@ -25,20 +25,20 @@ MigratedContentResidentOnly(p) == IF valid[p] THEN data[p] ELSE 0
 \* Broken twin of MigrationArrivalProp: attributes that carry Z as well.
 ArrivalZCarried(p) == zbit[p]
 
-\* Broken twin of SpecificationExceptionProp under D100: the 2007 machine accepting
+\* Broken twin of SpecificationExceptionProp under D104: the 2007 machine accepting
 \* ORC 7 when facility 147 is set (a no-op, as the reference once had it).
 SpecificationExceptionFacilityOnly(orc) == orc > 7 \/ (orc = 7 /\ ~Facility147)
 
-\* Broken twin of ChangeBitTrackedInv (D95): GC cleared on arrival, the keys' change bit kept.
+\* Broken twin of ChangeBitTrackedInv (D99): GC cleared on arrival, the keys' change bit kept.
 ArrivalGCCleared(p) == FALSE
 
-\* Broken twin of GuestStableBeliefInv under a reset (D102): the usage survives it.
+\* Broken twin of GuestStableBeliefInv under a reset (D106): the usage survives it.
 ResetKeepsUsage(p) == usage[p]
 
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 
-\* Scenario of D101 (sources 3.4): an ESSA reports a page that is resident but aged
+\* Scenario of D105 (sources 3.4): an ESSA reports a page that is resident but aged
 \* as preserved.  Stated as an invariant that TLC must find violated; its twin
 \* (AgedPte <- AgedPteValid, aging that leaves the PTE valid) holds.
 NoAgedPageReportedPreserved ==

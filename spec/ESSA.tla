@@ -53,15 +53,15 @@ CONSTANTS
     \* @type: Int;
     CBRLSize,       \* entries the CBRL holds before ESSA intercepts (511 real; small here)
     \* @type: Set(Str);
-    Bugs,           \* KVMGmap before the 2026 fixes (S9): a subset of KnownBugs; {} = fixed (D96)
+    Bugs,           \* KVMGmap before the 2026 fixes (S9): a subset of KnownBugs; {} = fixed (D100)
     \* @type: Bool;
-    PrebuiltPageTables, \* KVMGmap: the gmap page table exists from the start; FALSE = a new VM (D93)
+    PrebuiltPageTables, \* KVMGmap: the gmap page table exists from the start; FALSE = a new VM (D97)
     \* @type: Bool;
-    MachineInterpretsESSA, \* KVMGmap: ESSA may be interpreted by the machine, keeping Z (D97)
+    MachineInterpretsESSA, \* KVMGmap: ESSA may be interpreted by the machine, keeping Z (D101)
     \* @type: Bool;
-    ModernGuest,    \* the guest is today's Linux: ORC 0, 1, 2, 7 only (sources 4; D98)
+    ModernGuest,    \* the guest is today's Linux: ORC 0, 1, 2, 7 only (sources 4; D102)
     \* @type: Bool;
-    CMMAEnabled     \* CMMA is enabled for the VM; else every ESSA is an operation exception (D99)
+    CMMAEnabled     \* CMMA is enabled for the VM; else every ESSA is an operation exception (D103)
 
 VARIABLES
     \* @type: PAGE -> Str;
@@ -83,11 +83,11 @@ VARIABLES
     \* @type: Seq(PAGE);
     cbrl,           \* pages whose discard ESSA queued
     \* @type: Bool;
-    pageTable,      \* KVMGmap: the gmap page table of the pages' segment exists (D93)
+    pageTable,      \* KVMGmap: the gmap page table of the pages' segment exists (D97)
     \* @type: PAGE -> Str;
     gmapPte,        \* KVMGmap: the gmap PTE, "Valid", "Aged" or "Empty"; "Empty" elsewhere
     \* @type: PAGE -> Bool;
-    pteUnused,      \* KVMGmap: _PAGE_UNUSED on the host PTE of a resident page (D96)
+    pteUnused,      \* KVMGmap: _PAGE_UNUSED on the host PTE of a resident page (D100)
     \* @type: PAGE -> Int;
     owed,           \* ghost: what the guest is owed on a read; -1: nothing
     \* @type: PAGE -> Str;
@@ -130,14 +130,14 @@ ContentBits(p) ==
 ResultByte(p) == ContentBits(p) + UsageBits(usage[p]) + (IF nodat[p] THEN 32 ELSE 0)
 ExceptionIndication == 16
 \* "Anything higher raises a specification exception"; ORC 7 needs facility 147,
-\* which the 2007 machine never had (ORC 7 did not exist; D100).
+\* which the 2007 machine never had (ORC 7 did not exist; D104).
 SpecificationException(orc) ==
     orc > 7 \/ (orc = 7 /\ (~Facility147 \/ Impl = "Paper2007"))
 \* With CMMA not enabled for the VM, ESSA is an operation exception (S2 handle_essa).
 CMMAOn == CMMAEnabled
-\* KVMGmap: dat_perform_essa walks the gmap without allocating (D93).
+\* KVMGmap: dat_perform_essa walks the gmap without allocating (D97).
 PageTableNeeded == Gmap
-\* The 2007 model's ORC 5 pages the page in: Sp -> Sr drops the swap copy (D100).
+\* The 2007 model's ORC 5 pages the page in: Sp -> Sr drops the swap copy (D104).
 Orc5DropsSwap == TRUE
 
 \* Every step but Migrate records itself here, and so leaves migrated alone.
@@ -163,7 +163,7 @@ Effect(u, n, z, queue, drop) == [u |-> u, n |-> n, z |-> z, queue |-> queue, dro
 
 \* Sources 6 and the paper's section 2 (Figure 3 machine).  ORC 5 makes the page
 \* resident (its name in the 2007 series: SET_STABLE_MAKE_RESIDENT); ORC 6
-\* fails on Vz; ORC 7 did not exist (a specification exception, D100).
+\* fails on Vz; ORC 7 did not exist (a specification exception, D104).
 Paper2007Effect(orc, p) ==
     LET u == usage[p]
         preserved == ~valid[p] /\ swapped[p]
@@ -233,16 +233,16 @@ EssaEffect(orc, p) ==
 \* migration mode.  The machine keeps Z unless it queues a discard, as classic
 \* KVM's imitation of it does [INFERENCE from the S9 fix: "If a discarded page
 \* is reused before _essa_clear_cbrl() is called, and the pgste.zero bit is not
-\* cleared"; D97].  It needs the page table; without one ESSA is intercepted.
+\* cleared"; D101].  It needs the page table; without one ESSA is intercepted.
 InterpretedPaths == IF MachineInterpretsESSA /\ Gmap /\ pageTable THEN {FALSE, TRUE} ELSE {FALSE}
 
 \* One ESSA by the guest in supervisor state, on a page in guest memory.
 \* The checks of handle_essa come first, in its order (S2, S7): CMMA enabled
-\* (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D93).  A queued discard
+\* (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D97).  A queued discard
 \* needs room on the CBRL: a full list makes the instruction intercept, and the
 \* host empties it first (HostProcessCBRL).  ORC 5 in the 2007 model pages the
 \* page in (the fault is the host's): the page becomes resident, its swap copy
-\* is dropped (Sp -> Sr; D100).
+\* is dropped (Sp -> Sr; D104).
 ESSA(op, orc, p) ==
     LET e == EssaEffect(orc, p)
         r == ResultByte(p)
@@ -326,13 +326,13 @@ GuestSetStableNoDat(p) ==
 GuestBadOrc(p) == ESSA("GuestBadOrc", 8, p) /\ UNCHANGED GuestVars
 
 \* ESSA from problem state (a user program): handle_essa raises the
-\* privileged-operation exception (PIC 2) after the CMMA check (S2; D99).
+\* privileged-operation exception (PIC 2) after the CMMA check (S2; D103).
 GuestEssaProblemState(p) ==
     /\ IF ~CMMAOn THEN Refuse("GuestEssaProblemState", p, 1, NoValue, "OperationException")
        ELSE Refuse("GuestEssaProblemState", p, 1, NoValue, "PrivilegedOperation")
     /\ UNCHANGED GuestVars
 
-\* ESSA on an address beyond guest memory (D99): classic KVM finds no host
+\* ESSA on an address beyond guest memory (D103): classic KVM finds no host
 \* mapping and raises an addressing exception (PIC 5, S2 __do_essa); the new
 \* gmap's walk fails and R1 = 0x10 for every ORC (S7: the PIC 5 check was
 \* removed); the 2007 model raises an addressing exception.  The checks of
@@ -351,7 +351,7 @@ GuestEssaBeyondMemory ==
 (* clears Z (classic: ptep_set_pte_at; the new gmap: _gmap_ptep_xchg,      *)
 (* since the StickyZero fix) and no program interruption reaches the guest *)
 (* (sources 2).  In the new gmap a fault installs the gmap PTE, allocating *)
-(* the page table (D93), and a page that aging or an unmap left resident   *)
+(* the page table (D97), and a page that aging or an unmap left resident   *)
 (* is simply mapped again.  The 2007 model raises the discard fault on Vz  *)
 (* and an addressing exception on U.                                       *)
 (***************************************************************************)
@@ -359,7 +359,7 @@ DiscardFault(p) == ~KVM /\ usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]
 AddressingException(p) == ~KVM /\ usage[p] = "U"
 
 \* _gmap_ptep_xchg clears Z since the fix "always clear pgste.zero in
-\* _gmap_ptep_xchg" (S9); before it, Z survived the exchange (D96).
+\* _gmap_ptep_xchg" (S9); before it, Z survived the exchange (D100).
 XchgZ(p) == IF "StickyZero" \in Bugs THEN zbit[p] ELSE FALSE
 
 \* The fault of an access: the page is mapped for ESSA afterwards.
@@ -407,7 +407,7 @@ GuestWrite(p) ==
 \* With storage keys that is an SSKE; on a page that is not resident KVM
 \* stores the key in the PGSTE (set_guest_storage_key, dat_set_storage_key),
 \* GC included, so GC is reset too; in the new gmap SSKE allocates the page
-\* table (D94).
+\* table (D98).
 WritebackResetsGC == TRUE
 GuestWriteback(p) ==
     /\ modified[p]
@@ -432,7 +432,7 @@ SavedGC(p) == IF KVM /\ StorageKeys THEN keyDirty[p] ELSE gc[p]
 \* a stable one.  In the new gmap, what marks the page unused for core mm is
 \* _PAGE_UNUSED on the host PTE: KVM's MMU notifier sets it when it unmaps a
 \* present gmap PTE of a U page; a bit left from an earlier unmap counts too
-\* (StaleUnusedBit, D96).  The unmap is a _gmap_ptep_xchg (XchgZ).
+\* (StaleUnusedBit, D100).  The unmap is a _gmap_ptep_xchg (XchgZ).
 HostReclaim(p) ==
     /\ valid[p]
     /\ valid' = [valid EXCEPT ![p] = FALSE]
@@ -462,7 +462,7 @@ HostReclaim(p) ==
 \* xchg) and, since "KVM has no way to know why a page is being unmapped", sets
 \* _PAGE_UNUSED on the host PTE of a U page (gmap_helper_try_set_pte_unused).
 \* Core mm then sets the host PTE again: since the CVE-2026-72412 fix every
-\* set_pte of a present PTE clears the bit; before it, it stayed (D96).
+\* set_pte of a present PTE clears the bit; before it, it stayed (D100).
 HostUnmapGmap(p) ==
     /\ Gmap
     /\ gmapPte[p] # "Empty"
@@ -475,7 +475,7 @@ HostUnmapGmap(p) ==
                    owed, belief, modified>>
 
 \* KVMGmap: aging (gmap_clear_young_pte) sets the gmap PTE's invalid bit and
-\* leaves it present: ESSA sees a resident page as not valid (sources 3.4; D101).
+\* leaves it present: ESSA sees a resident page as not valid (sources 3.4; D105).
 AgedPte == "Aged"
 HostAge(p) ==
     /\ Gmap
@@ -514,7 +514,7 @@ HostProcessCBRL ==
                    owed, belief, modified>>
 
 \* CMMA reset (KVM): every page becomes S with N cleared; Z is left alone
-\* (ptep_zap_unused with reset, dat_reset_cmma; sources 2, 3; D102).  The VM is
+\* (ptep_zap_unused with reset, dat_reset_cmma; sources 2, 3; D106).  The VM is
 \* reset with it: the guest starts again, believes every page stable and is
 \* owed nothing it has not written since.
 ResetUsage(p) == "S"
@@ -541,7 +541,7 @@ HostResetCMMA ==
 (* device (s390-skeys) and are set on the destination through               *)
 (* set_guest_storage_key / dat_set_storage_key, which write GC from the    *)
 (* key's change bit: one rule, GC = the migrated change bit, kept only     *)
-(* with storage keys (D95).  Modelled as one step at the end of migration, *)
+(* with storage keys (D99).  Modelled as one step at the end of migration, *)
 (* when QEMU applies the attributes ("DONE").                               *)
 (***************************************************************************)
 MigratedContent(p) == IF valid[p] \/ swapped[p] THEN data[p] ELSE 0
@@ -570,7 +570,7 @@ Migrate ==
 (***************************************************************************)
 (* A page starts stable and logically zero: in the 2007 model Sz; in KVM   *)
 (* no mapping, no swap, Z clear (which KVM reports as preserved, sources   *)
-(* 2).  A new gmap VM has no page table yet (D93).  The guest starts with  *)
+(* 2).  A new gmap VM has no page table yet (D97).  The guest starts with  *)
 (* every page in use and owed zero.                                       *)
 (***************************************************************************)
 Init ==

@@ -76,7 +76,7 @@ ReportedZeroReadsZeroInv == \A p \in Pages : ReportedZero(p) => Readable(p) = 0
 (***************************************************************************)
 (* SpecificationExceptionProp.  Sources 1: "ORCs 0-6 are always accepted, *)
 (* 7 only with facility 147, anything higher raises a specification       *)
-(* exception"; the 2007 machine had no ORC 7 (D100).  With CMMA enabled    *)
+(* exception"; the 2007 machine had no ORC 7 (D104).  With CMMA enabled    *)
 (* (the check before it), such an ESSA raises it and changes nothing.     *)
 (***************************************************************************)
 SpecificationExceptionStep ==
@@ -122,7 +122,7 @@ MigrationArrivalProp == [][MigrationArrivalStep]_vars
 (* is not resident "writes the key into the PGSTE (GC included)"; sources  *)
 (* 5: the keys travel with s390-skeys and are set on the destination.      *)
 (* With storage keys, whenever the PTE ESSA looks at is invalid (so that   *)
-(* ORC 4 consults GC) GC is the guest's change bit (D94, D95).             *)
+(* ORC 4 consults GC) GC is the guest's change bit (D98, D99).             *)
 (***************************************************************************)
 ChangeBitTrackedInv ==
     (KVM /\ StorageKeys) => \A p \in Pages : ~EssaValid(p) => gc[p] = keyDirty[p]
@@ -132,7 +132,7 @@ ChangeBitTrackedInv ==
 (* for the frame (the walk does not allocate), R1 = 0x10 for every ORC,    *)
 (* including 0, and nothing changes."  Without a gmap page table there are *)
 (* no PGSTEs: every page has the reset attributes and nothing is queued    *)
-(* (D93).                                                                   *)
+(* (D97).                                                                   *)
 (***************************************************************************)
 UnallocatedUnchangedInv ==
     ~pageTable => /\ \A p \in Pages : usage[p] = "S" /\ ~nodat[p] /\ ~zbit[p]
@@ -142,7 +142,7 @@ UnallocatedUnchangedInv ==
 (* PaperContentStateInv.  Sources 6: the content states are resident,      *)
 (* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
 (* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
-(* host's swap (D100).                                                       *)
+(* host's swap (D104).                                                       *)
 (***************************************************************************)
 PaperContentStateInv ==
     Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
@@ -153,7 +153,7 @@ PaperContentStateInv ==
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
 (* ESSA from problem state is refused with PIC 2 when CMMA is enabled,     *)
 (* every ESSA with PIC 1 when it is not, and a refused ESSA (any program   *)
-(* interruption or the exception indication 0x10) changes nothing (D99).   *)
+(* interruption or the exception indication 0x10) changes nothing (D103).   *)
 (***************************************************************************)
 EssaOps == {"GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
             "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",

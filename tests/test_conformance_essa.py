@@ -25,7 +25,7 @@ DOCUMENTED = {
     ("Paper2007", "KVMGmap"): ("F1-classic", 1),
     ("KVMClassic", "Paper2007"): ("F1-classic", 1),
     ("KVMGmap", "Paper2007"): ("F1-classic", 1),
-    # A new gmap VM has no page table: its first ESSA answers 0x10 (D93).
+    # A new gmap VM has no page table: its first ESSA answers 0x10 (D97).
     ("KVMClassic", "KVMGmap"): ("F1-classic", 1),
     ("KVMGmap", "KVMClassic"): ("F1-classic", 1),
 }
@@ -49,7 +49,7 @@ def test_classic_and_gmap_part_at_the_missing_gmap_page_table() -> None:
     c = classify(ENGINES["KVMClassic"]())
     d = next(v.divergence for v in c.verdicts if v.profile.impl == "KVMGmap")
     assert d is not None and d.request == EssaRequest("ESSA", 0, 3)
-    # the new gmap's walk finds no page table: exception indication, nothing changes (D93)
+    # the new gmap's walk finds no page table: exception indication, nothing changes (D97)
     assert d.expected.result == 0x10 and d.expected.pages[0].usage == "S"
     assert d.observed.result == 0x02 and d.observed.pages[0].usage == "V"
 

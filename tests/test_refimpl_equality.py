@@ -95,7 +95,7 @@ PROBE_PAPER = essa_job(EssaProfile("Paper2007", facility147=True), "Probe")
 PROBE_CLASSIC = essa_job(EssaProfile("KVMClassic", storage_keys=True), "Probe")
 PROBE_GMAP = essa_job(EssaProfile("KVMGmap"), "Probe")
 QUEUE_CLASSIC = essa_job(EssaProfile("KVMClassic", facility147=True, cbrl_size=2, pages=2), "Queue")
-# The kernel-fidelity options of issue 12 (decisions D93-D102): the fixed new gmap under today's
+# The kernel-fidelity options of issue 12 (decisions D97-D106): the fixed new gmap under today's
 # guest with the machine's interpretation, each 2026 bug, prebuilt page tables, CMMA off; the
 # misdirected CBRL zap on two pages through the queue model (one page has no other page to hit).
 GMAP_FIXED = EssaProfile("KVMGmap", storage_keys=True, facility147=True,
@@ -234,7 +234,7 @@ def test_every_effect_table_row_decides_a_compared_step(tlc_jobs: TlcJobs) -> No
     for impl, table in essa_rules.EFFECT_TABLES.items():
         # The KVM tables have rows for every ORC 0 .. 7, and 8 raises the specification
         # exception; the 2007 table lacks only ORC 7, which the 2007 machine refuses whatever
-        # Facility147 says (D100): no OTHER arm is ever reached (in the spec neither).
+        # Facility147 says (D104): no OTHER arm is ever reached (in the spec neither).
         dead = {(essa_rules.OTHER, "any")}
         missing = sorted(set(table) - hit[impl] - dead)
         assert not missing, f"{impl}: rows that decide no step of a compared graph: {missing}"

@@ -121,7 +121,7 @@ ALL_PROFILES = [
 
 def _r1_encodes(before: EssaState, p: int, r1: int, profile: EssaProfile) -> bool:
     """The R1 byte against the state before, from the variables (sources 1): in the new gmap the
-    gmap PTE is what ESSA sees, and without a page table the answer is 0x10 (D93)."""
+    gmap PTE is what ESSA sees, and without a page table the answer is 0x10 (D97)."""
     pg = before.pages[p]
     kvm, gmap = profile.kvm, profile.impl == "KVMGmap"
     if gmap and not before.pageTable:
@@ -215,7 +215,7 @@ FINDINGS: list[tuple[str, str, bool, Steps, list[int | None], str]] = [
     # (id, Impl, storage keys, steps, R1 bytes, violated property)
     ("F1-KVMClassic", "KVMClassic", True, [MV3, MIGRATE, MS], [0x02, None, 0x0E],
      "GuestStableBeliefInv"),
-    # A new gmap VM has no page table: a read allocates it first (D93).
+    # A new gmap VM has no page table: a read allocates it first (D97).
     ("F1-KVMGmap", "KVMGmap", True, [RD, MV3, MIGRATE, MS], [None, 0x00, None, 0x0E],
      "GuestStableBeliefInv"),
     *((f"F2-{impl}", impl, True, [W, WB, RC, MV3, CB, RD], [None, None, None, 0x02, None, None],

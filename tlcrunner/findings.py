@@ -73,7 +73,7 @@ FINDINGS = (
         "(logically zero), but the swap copy is freed only when the CBRL is processed; an access "
         "in between swaps the old content back in (sources 2, CBRL processing): `ReportedZeroReadsZeroInv` fails. "
         "In the new gmap the page may even be in its host frame (after a migration, or an unmap "
-        "by the MMU notifier), where the CBRL processing never discards it (sources 3.2, D101). "
+        "by the MMU notifier), where the CBRL processing never discards it (sources 3.2, D105). "
         "Harmless for a correct guest (it does not read pages it freed), but the state ESSA "
         "reports is not the state the guest sees.",
     ),
@@ -113,9 +113,9 @@ FINDINGS = (
         ("MCESSA_KVMGmap_StickyZero",),
         "the implementation: the new gmap before the fix \"KVM: s390: always clear pgste.zero in "
         "_gmap_ptep_xchg\" (S9; Fixes: a2c17f9270cc \"KVM: s390: New gmap code\"), "
-        "`Bugs = {\"StickyZero\"}` (decision D96)",
+        "`Bugs = {\"StickyZero\"}` (decision D100)",
         "Today's Linux guest frees a page that is not resident (ORC 2 queues its discard and "
-        "sets Z) and reuses it at once: ORC 1, interpreted by the machine, leaves Z set (D97), "
+        "sets Z) and reuses it at once: ORC 1, interpreted by the machine, leaves Z set (D101), "
         "and the guest's store faults the page in through `_gmap_ptep_xchg`, which before the fix "
         "left Z alone. The page is now stable, holds the guest's data and still says \"discarded\". "
         "When the host swaps it out, the pending CBRL entry finds a non-present PTE with Z "
@@ -132,7 +132,7 @@ FINDINGS = (
         ("MCESSA_KVMGmap_CBRLGuestAddress",),
         "the implementation: the new gmap before the fix of `_essa_clear_cbrl` \"passed the guest "
         "absolute address instead of the host virtual one\" (S9; Fixes: e38c884df921 \"KVM: "
-        "s390: Switch to new gmap\"), `Bugs = {\"CBRLGuestAddress\"}` (decision D96)",
+        "s390: Switch to new gmap\"), `Bugs = {\"CBRLGuestAddress\"}` (decision D100)",
         "`_essa_clear_cbrl` checks the entry's own PTE (not present; unused or Z) and then asks "
         "`gmap_helper_zap_one_page` to drop the host page at the entry's address, but handed it "
         "the guest absolute address where a host virtual address belongs. Whatever host page "
@@ -150,7 +150,7 @@ FINDINGS = (
         ("MCESSA_KVMGmap_StaleUnusedBit",),
         "the implementation: the kernel before \"s390/mm: Fix handling of _PAGE_UNUSED pte bit\" "
         "(CVE-2026-72412, 7.0.0 up to but not including 7.1.5; S9), "
-        "`Bugs = {\"StaleUnusedBit\"}` (decision D96)",
+        "`Bugs = {\"StaleUnusedBit\"}` (decision D100)",
         "The guest frees a resident page (ORC 2: U). Core mm then changes the page's host PTE for "
         "some other reason; KVM's MMU notifier unmaps the gmap PTE and, not knowing why, marks the "
         "host PTE `_PAGE_UNUSED`, and core mm sets the PTE again without clearing the bit. The "

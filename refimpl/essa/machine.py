@@ -47,7 +47,7 @@ GUEST_ACTIONS: Final = (
     "GuestSetStableNoDat", "GuestBadOrc", "GuestEssaProblemState", "GuestRead", "GuestWrite",
     "GuestWriteback",
 )  # fmt: skip
-#: Guest actions of no page: ESSA on an address beyond guest memory (D99).
+#: Guest actions of no page: ESSA on an address beyond guest memory (D103).
 PAGELESS_GUEST_ACTIONS: Final = ("GuestEssaBeyondMemory",)
 HOST_ACTIONS: Final = ("HostProcessCBRL", "Migrate", "HostResetCMMA", "HostReclaim",
                        "HostUnmapGmap", "HostAge")  # fmt: skip
@@ -59,7 +59,7 @@ PAGELESS: Final = frozenset({"HostProcessCBRL", "Migrate", "HostResetCMMA", "Gue
 #: GuestEssaBeyondMemory(orc): the ORCs it issues.
 BEYOND_MEMORY_ORCS: Final = (0, 1)
 #: The actions whose step may end in more than one state: ESSA (intercepted or interpreted by
-#: the machine, D97) and HostProcessCBRL (the zap's target under CBRLGuestAddress, D96).
+#: the machine, D101) and HostProcessCBRL (the zap's target under CBRLGuestAddress, D100).
 ESSA_ACTIONS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeStable", "GuestMakeVolatile", "GuestExtract",
     "GuestSetStableNoDat", "GuestBadOrc",
@@ -82,7 +82,7 @@ class SpecificationException(NamedTuple):
 
 class ProgramInterruption(NamedTuple):
     """Another program interruption instead of an R1: the operation exception (code 1) of ESSA
-    with CMMA not enabled for the VM (D99)."""
+    with CMMA not enabled for the VM (D103)."""
 
     outcome: str
     code: int
@@ -110,7 +110,7 @@ def fault_in(profile: EssaProfile, s: EssaState, p: int) -> tuple[EssaPage, bool
     """Spec: FaultIn(p), when the access faults: the page's new values and pageTable'. The host
     page comes from swap, or is a fresh zero page, unless it is still resident; Z is cleared
     (classic: ptep_set_pte_at; the new gmap: _gmap_ptep_xchg, :func:`rules.xchg_z`); in the new
-    gmap the gmap PTE is installed, allocating the page table (D93)."""
+    gmap the gmap PTE is installed, allocating the page table (D97)."""
     pg = s.pages[p]
     if not faults(profile, pg):
         return pg, s.pageTable
@@ -124,7 +124,7 @@ def fault_in(profile: EssaProfile, s: EssaState, p: int) -> tuple[EssaPage, bool
 
 
 def interpreted_paths(profile: EssaProfile, s: EssaState) -> tuple[bool, ...]:
-    """Spec: InterpretedPaths. Whether an ESSA may be interpreted by the machine (D97): with
+    """Spec: InterpretedPaths. Whether an ESSA may be interpreted by the machine (D101): with
     MachineInterpretsESSA, in the new gmap, once the page table exists."""
     if profile.machine_interprets_essa and profile.gmap and s.pageTable:
         return (False, True)
@@ -136,7 +136,7 @@ def essa_operator(
 ) -> Result:
     """Spec: ESSA(op, orc, p), on the path ``interpreted`` (one of :func:`interpreted_paths`).
     The guest's variables are left to the caller. The checks of handle_essa come first: CMMA
-    enabled (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D93)."""
+    enabled (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D97)."""
     pg = s.pages[p]
     if not profile.cmma_enabled:
         return s._replace(lastOp=_record(op, p, "OperationException", orc=orc))
@@ -263,14 +263,14 @@ def guest_bad_orc(profile: EssaProfile, s: EssaState, p: int, _orc: int,
 
 def guest_essa_problem_state(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
     """Spec: GuestEssaProblemState(p). A user program's ESSA (ORC 1): the privileged-operation
-    exception (PIC 2), after the CMMA check (PIC 1); nothing changes (D99)."""
+    exception (PIC 2), after the CMMA check (PIC 1); nothing changes (D103)."""
     outcome = "PrivilegedOperation" if profile.cmma_enabled else "OperationException"
     return s._replace(lastOp=_record("GuestEssaProblemState", p, outcome, orc=1))
 
 
 def guest_essa_beyond_memory(profile: EssaProfile, s: EssaState, _p: int, orc: int) -> Result:
     """Spec: GuestEssaBeyondMemory (its ORC 0 or 1 as ``orc``). Classic KVM and the 2007 model:
-    an addressing exception (PIC 5); the new gmap: R1 = 0x10; CMMA off: PIC 1 (D99)."""
+    an addressing exception (PIC 5); the new gmap: R1 = 0x10; CMMA off: PIC 1 (D103)."""
     op = "GuestEssaBeyondMemory"
     if not profile.cmma_enabled:
         return s._replace(lastOp=_record(op, NO_PAGE, "OperationException", orc=orc))
@@ -314,7 +314,7 @@ def guest_write(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result
 def guest_writeback(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
     """Spec: GuestWriteback(p). The guest writes the page to disk and resets the change bit;
     with storage keys that is an SSKE, which resets GC too and in the new gmap allocates the
-    page table (D94)."""
+    page table (D98)."""
     pg = s.pages[p]
     if not pg.modified:
         return Refused("GuestWriteback", p, NO_VALUE, "no store since the last writeback")
@@ -354,7 +354,7 @@ def host_reclaim(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Resul
 def host_unmap_gmap(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
     """Spec: HostUnmapGmap(p). The new gmap: KVM's MMU notifier empties the gmap PTE of a resident
     page for a reason other than reclaim; a U page's host PTE gets _PAGE_UNUSED, which stays only
-    before the CVE-2026-72412 fix (StaleUnusedBit, D96)."""
+    before the CVE-2026-72412 fix (StaleUnusedBit, D100)."""
     pg = s.pages[p]
     if not profile.gmap:
         return Refused("HostUnmapGmap", p, NO_VALUE, "only the new gmap has gmap PTEs")
@@ -368,7 +368,7 @@ def host_unmap_gmap(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Re
 
 def host_age(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
     """Spec: HostAge(p). The new gmap: aging sets the gmap PTE's invalid bit and leaves it
-    present (sources 3.4, D101)."""
+    present (sources 3.4, D105)."""
     pg = s.pages[p]
     if not profile.gmap:
         return Refused("HostAge", p, NO_VALUE, "only the new gmap has gmap PTEs")
@@ -381,7 +381,7 @@ def host_age(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
 
 def host_reset_cmma(profile: EssaProfile, s: EssaState, _p: int, _orc: int) -> Result:
     """Spec: HostResetCMMA. KVM: every page S with N cleared, Z left alone; the guest starts
-    again, believes every page stable and is owed nothing (D102)."""
+    again, believes every page stable and is owed nothing (D106)."""
     if not profile.kvm:
         return Refused("HostResetCMMA", NO_PAGE, NO_VALUE, "the 2007 model has no CMMA reset")
     pages = tuple(pg._replace(usage="S", nodat=False, belief="S", owed=NO_VALUE, modified=False)
@@ -463,7 +463,7 @@ assert frozenset(ESSA_STEP) == ESSA_ACTIONS
 
 
 def init(profile: EssaProfile) -> EssaState:
-    """Spec: Init under ``profile``: a new gmap VM has no page table (D93)."""
+    """Spec: Init under ``profile``: a new gmap VM has no page table (D97)."""
     return init_state(profile.pages, not profile.gmap or profile.prebuilt_page_tables)
 
 
@@ -528,8 +528,8 @@ def enabled_steps(profile: EssaProfile, state: EssaState) -> Iterator[tuple[Step
 
 
 def successors(profile: EssaProfile, state: EssaState, request: Step) -> Iterator[EssaState]:
-    """Every successor of one step of Next: an ESSA may be intercepted or interpreted (D97), and
-    under CBRLGuestAddress the zap of HostProcessCBRL may land on any of its targets (D96);
+    """Every successor of one step of Next: an ESSA may be intercepted or interpreted (D101), and
+    under CBRLGuestAddress the zap of HostProcessCBRL may land on any of its targets (D100);
     :func:`step` takes the first of each."""
     action, page, orc = request
     if action in ESSA_ACTIONS:

@@ -3,7 +3,7 @@
 A profile holds what a TLC model's .cfg sets: ``Impl`` (``"Paper2007"``, ``"KVMClassic"`` or
 ``"KVMGmap"``), ``StorageKeys``, ``Facility147``, ``CBRLSize``, the kernel-fidelity options of
 issue 12 (``Bugs``, ``PrebuiltPageTables``, ``MachineInterpretsESSA``, ``ModernGuest``,
-``CMMAEnabled``; decisions D93-D102) and the number of pages (the spec's ``Pages``, here the
+``CMMAEnabled``; decisions D97-D106) and the number of pages (the spec's ``Pages``, here the
 indices ``0 .. pages-1``; ``NoPage`` is :data:`NO_PAGE`). Constructing one
 checks the spec's ASSUME, so a profile the spec rejects cannot exist.
 
@@ -100,7 +100,7 @@ CONSTANTS: Final = (
              "the VM uses storage keys: KVM keeps the change bit in GC on unmapping"),
     Constant("Facility147", "facility147", (False, True), "ORC 7 (ESSA_SET_STABLE_NODAT) exists"),
     Constant("CBRLSize", "cbrl_size", (1, 2), "entries of the CBRL before ESSA intercepts"),
-    # Issue 12 (D93-D102). A conformance run tries the fixed kernel and each bug alone (each needs
+    # Issue 12 (D97-D106). A conformance run tries the fixed kernel and each bug alone (each needs
     # Impl = "KVMGmap"; other combinations are not profiles); page tables as a new VM has them,
     # and prebuilt; CMMA on and off. ESSA interpreted by the machine and today's guest only shape
     # the spec's own models (the first makes Z nondeterministic, the second restricts the guest),
@@ -108,11 +108,11 @@ CONSTANTS: Final = (
     Constant("Bugs", "bugs", (frozenset(),) + tuple(frozenset({b}) for b in KNOWN_BUGS),
              "the new gmap before the 2026 fixes (S9): StickyZero, CBRLGuestAddress, StaleUnusedBit"),
     Constant("PrebuiltPageTables", "prebuilt_page_tables", (False, True),
-             "the new gmap's page table exists from the start (FALSE: a new VM, D93)"),
+             "the new gmap's page table exists from the start (FALSE: a new VM, D97)"),
     Constant("MachineInterpretsESSA", "machine_interprets_essa", (False,),
-             "the new gmap's ESSA may be interpreted by the machine, which keeps Z (D97)"),
+             "the new gmap's ESSA may be interpreted by the machine, which keeps Z (D101)"),
     Constant("ModernGuest", "modern_guest", (False,),
-             "the guest is today's Linux: ORC 0, 1, 2, 7 only (D98)"),
+             "the guest is today's Linux: ORC 0, 1, 2, 7 only (D102)"),
     Constant("CMMAEnabled", "cmma_enabled", (True, False),
-             "CMMA is enabled for the VM; else every ESSA is an operation exception (D99)"),
+             "CMMA is enabled for the VM; else every ESSA is an operation exception (D103)"),
 )  # fmt: skip

@@ -30,7 +30,7 @@ HIGHEST_ORC: Final = 8
 USAGE_BITS: Final[dict[str, int]] = {"S": 0, "U": 4, "P": 8, "V": 12}
 NODAT_BIT: Final = 32
 #: Spec: ExceptionIndication: the new gmap's answer without a page table, or beyond guest memory
-#: (D93, D99).
+#: (D97, D103).
 EXCEPTION_INDICATION: Final = 16
 
 
@@ -57,7 +57,7 @@ def result_byte(profile: EssaProfile, pg: EssaPage) -> int:
 
 def specification_exception(profile: EssaProfile, orc: int) -> bool:
     """Spec: SpecificationException(orc). sources 1.1: "Anything higher raises a specification
-    exception"; ORC 7 needs facility 147, which the 2007 machine never had (D100)."""
+    exception"; ORC 7 needs facility 147, which the 2007 machine never had (D104)."""
     return orc > 7 or (orc == 7 and (not profile.facility147 or profile.impl == "Paper2007"))
 
 
@@ -109,7 +109,7 @@ EffectTable = dict[tuple[int, str], EffectEntry]
 #: Spec: Paper2007Effect. sources 6.2 and the paper's section 2 (the Figure 3 machine): N is never
 #: touched, Z is unused (always cleared), nothing is queued; Sp -> Uz and Sp -> Vz drop the swap
 #: copy at once. ORC 5 also makes the page resident and drops its swap copy (:data:`MAKES_RESIDENT`,
-#: D100); ORC 7 did not exist (a specification exception, D100; the OTHER row is never reached).
+#: D104); ORC 7 did not exist (a specification exception, D104; the OTHER row is never reached).
 PAPER2007_EFFECT: Final[EffectTable] = {
     (0, "any"):              EffectEntry(KEEP, KEEP, False),
     (1, "any"):              EffectEntry("S",  KEEP, False),
@@ -179,7 +179,7 @@ EFFECT_TABLES: Final[dict[str, EffectTable]] = {
 
 #: (Impl, ORC) whose ESSA makes a page that is not resident resident, dropping its swap copy
 #: (ESSA.tla: "ORC 5 in the 2007 model pages the page in", Sp -> Sr; its 2007 name is
-#: SET_STABLE_MAKE_RESIDENT; D100).
+#: SET_STABLE_MAKE_RESIDENT; D104).
 MAKES_RESIDENT: Final[frozenset[tuple[str, int]]] = frozenset({("Paper2007", 5)})
 
 
@@ -260,20 +260,20 @@ RECLAIM: Final[dict[str, ReclaimTable]] = {
 
 def saved_gc(profile: EssaProfile, pg: EssaPage) -> bool:
     """Spec: SavedGC(p). When the PTE ESSA looks at goes invalid KVM saves the storage key into the
-    PGSTE, GC being the key's change bit, if the VM uses storage keys (sources 2, D94)."""
+    PGSTE, GC being the key's change bit, if the VM uses storage keys (sources 2, D98)."""
     return pg.keyDirty if profile.kvm and profile.storage_keys else pg.gc
 
 
 def xchg_z(profile: EssaProfile, pg: EssaPage) -> bool:
     """Spec: XchgZ(p). Z after a gmap PTE exchange: cleared since the fix "always clear pgste.zero
-    in _gmap_ptep_xchg" (S9); kept before it (Bugs StickyZero, D96)."""
+    in _gmap_ptep_xchg" (S9); kept before it (Bugs StickyZero, D100)."""
     return pg.zbit if "StickyZero" in profile.bugs else False
 
 
 def reclaim_drops(profile: EssaProfile, pg: EssaPage) -> bool | None:
     """HostReclaim in the new gmap: whether core mm drops the page (else it swaps it out). KVM's
     MMU notifier sets _PAGE_UNUSED when it unmaps a present gmap PTE of a U page; a bit left from
-    an earlier unmap counts too (StaleUnusedBit, D96). None for the other implementations, whose
+    an earlier unmap counts too (StaleUnusedBit, D100). None for the other implementations, whose
     reclaim is :data:`RECLAIM`."""
     if not profile.gmap:
         return None
@@ -282,7 +282,7 @@ def reclaim_drops(profile: EssaProfile, pg: EssaPage) -> bool | None:
 
 def zap_targets(profile: EssaProfile, p: int) -> tuple[int, ...]:
     """Spec: ZapTargets(p). The host page the zap of p's CBRL entry lands on: p when fixed; before
-    the fix (CBRLGuestAddress, D96) another page or nothing (NO_PAGE)."""
+    the fix (CBRLGuestAddress, D100) another page or nothing (NO_PAGE)."""
     if "CBRLGuestAddress" in profile.bugs:
         return tuple(q for q in range(profile.pages) if q != p) + (-1,)
     return (p,)
@@ -313,5 +313,5 @@ def arrival_z(pg: EssaPage) -> bool:
 def arrival_gc(profile: EssaProfile, pg: EssaPage) -> bool:
     """Spec: ArrivalGC(p). The change bit of the migrated storage key, set on the destination
     through set_guest_storage_key / dat_set_storage_key; no keys travel without storage keys
-    (D95)."""
+    (D99)."""
     return profile.storage_keys and pg.keyDirty
