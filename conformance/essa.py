@@ -372,10 +372,6 @@ def _with(s: EssaState, p: int, pg: EssaPage) -> EssaState:
     return s._replace(pages=s.pages[:p] + (pg,) + s.pages[p + 1 :])
 
 
-def _fault_in(pg: EssaPage) -> EssaPage:
-    return pg if pg.valid else pg._replace(valid=True, swapped=False, zbit=False)
-
-
 def oracle_step(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaState, EssaReply]:
     """The reference's answer to ``req`` in state ``s``: the successor and the reply."""
     t, outcome, result, value, reason = _oracle(profile, s, req)
@@ -391,6 +387,8 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
         t, r1 = r
         if isinstance(r1, oracle.SpecificationException):
             return t, "SpecificationException", NONE, NONE, ""
+        if isinstance(r1, oracle.ProgramInterruption):
+            return t, r1.outcome, NONE, NONE, ""
         return t, "Done", r1, NONE, ""
     if op in ("HostReclaim", "HostProcessCBRL", "Migrate"):
         r2 = oracle.step(profile, s, op, NONE if op in PAGELESS_OPS else p)
@@ -399,16 +397,23 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
         return r2, r2.lastOp.outcome, NONE, NONE, ""
     pg = s.pages[p]
     if op == "Writeback":
-        return _with(s, p, pg._replace(keyDirty=False)), "Done", NONE, NONE, ""
+        # The spec's GuestWriteback on the host's variables: with storage keys an SSKE, which
+        # resets GC too and in the new gmap allocates the page table (D98).
+        sske = profile.kvm and profile.storage_keys
+        t = _with(s, p, pg._replace(keyDirty=False, gc=False if sske else pg.gc))
+        return t._replace(pageTable=s.pageTable or (profile.gmap and profile.storage_keys)), \
+            "Done", NONE, NONE, ""
     if rules.discard_fault(profile, pg):
         return s, "DiscardFault", NONE, NONE, ""
     if rules.addressing_exception(profile, pg):
         return s, "AddressingException", NONE, NONE, ""
+    faulted, table = oracle.fault_in(profile, s, p)
     if op == "Read":
-        return _with(s, p, _fault_in(pg)), "Value", NONE, pg.data, ""
+        return _with(s, p, faulted)._replace(pageTable=table), "Value", NONE, pg.data, ""
     assert op == "Write", op
     value = WRITTEN if req.arg == NONE else req.arg
-    return _with(s, p, _fault_in(pg)._replace(data=value, keyDirty=True)), "Done", NONE, NONE, ""
+    t = _with(s, p, faulted._replace(data=value, keyDirty=True))._replace(pageTable=table)
+    return t, "Done", NONE, NONE, ""
 
 
 # --------------------------------------------------------------------------- the driver's view
@@ -514,8 +519,9 @@ def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
         if not s.cbrl:
             return "HostProcessCBRL of an empty CBRL: refused"
         head = s.pages[s.cbrl[0]]
+        zaps = rules.cbrl_asked(profile, head) and rules.zappable(head)
         return (f"HostProcessCBRL of page {s.cbrl[0]} (the CBRL's head): zap if not valid, "
-                f"swapped, and U or Z: {'zapped' if rules.cbrl_zaps(head) else 'kept'}")  # fmt: skip
+                f"swapped, and U or Z: {'zapped' if zaps else 'kept'}")  # fmt: skip
     if req.op == "Migrate":
         return "Migrate: usage and N travel; valid iff content; swapped, Z, GC, CBRL cleared"
     pg = s.pages[req.page]

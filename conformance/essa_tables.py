@@ -38,7 +38,7 @@ def effect_table(impl: str) -> str:
             name = "any other"
         else:
             name = f"{orc} {ORC_NAMES[orc]}"
-        resident = " + `valid` set" if (impl, orc) in rules.MAKES_RESIDENT else ""
+        resident = " + `valid` set, `swapped` cleared" if (impl, orc) in rules.MAKES_RESIDENT else ""
         lines.append(
             f"| {name} | {CONDITION_TEXT[cond]} | {_keep(e.u, 'u')} | {_keep(e.n, 'n')} | "
             f"{_keep(e.z, 'z')} | {'append page' if e.queue else '-'} | "

@@ -10,6 +10,11 @@ EXTENDS ESSAProperties, TLC
 
 Symmetry == Permutations(Pages)
 
+\* Next and the bare instruction: every ORC on every page, the guest's view unchanged, as a
+\* conformance harness sends it.  It reaches what no guest of Next issues (ORC 5).
+ESSAInstruction(p, orc) == ESSA("ESSA", orc, p) /\ UNCHANGED GuestVars
+InstructionSpec == Init /\ [][Next \/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)]_vars
+
 \* Broken twin of SpecificationExceptionProp: ORC 7 accepted without facility 147.
 SpecificationExceptionIgnoringFacility(orc) == orc > 7
 
@@ -19,5 +24,27 @@ MigratedContentResidentOnly(p) == IF valid[p] THEN data[p] ELSE 0
 
 \* Broken twin of MigrationArrivalProp: attributes that carry Z as well.
 ArrivalZCarried(p) == zbit[p]
+
+\* Broken twin of SpecificationExceptionProp under D104: the 2007 machine accepting
+\* ORC 7 when facility 147 is set (a no-op, as the reference once had it).
+SpecificationExceptionFacilityOnly(orc) == orc > 7 \/ (orc = 7 /\ ~Facility147)
+
+\* Broken twin of ChangeBitTrackedInv (D99): GC cleared on arrival, the keys' change bit kept.
+ArrivalGCCleared(p) == FALSE
+
+\* Broken twin of GuestStableBeliefInv under a reset (D106): the usage survives it.
+ResetKeepsUsage(p) == usage[p]
+
+\* Twin of the aging scenario: aging that leaves the gmap PTE valid.
+AgedPteValid == "Valid"
+
+\* Scenario of D105 (sources 3.4): an ESSA reports a page that is resident but aged
+\* as preserved.  Stated as an invariant that TLC must find violated; its twin
+\* (AgedPte <- AgedPteValid, aging that leaves the PTE valid) holds.
+NoAgedPageReportedPreserved ==
+    ~(/\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
+      /\ lastOp.page \in Pages
+      /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = "Aged"
+      /\ lastOp.result % 4 = 2)
 
 =============================================================================

@@ -18,6 +18,9 @@ EssaTypeOK ==
     /\ belief \in [Pages -> {"S", "U", "V", "P"}]
     /\ modified \in [Pages -> BOOLEAN]
     /\ migrated \in BOOLEAN
+    /\ pageTable \in BOOLEAN
+    /\ gmapPte \in [Pages -> {"Valid", "Aged", "Empty"}]
+    /\ pteUnused \in [Pages -> BOOLEAN]
 
 \* What a read of the page would return now (a fault-in reads the swap copy).
 Readable(p) == IF valid[p] \/ swapped[p] THEN data[p] ELSE 0
@@ -67,18 +70,18 @@ ReadResultInv ==
 (* considered to be zero."  A page whose content state ESSA reports as    *)
 (* logically zero (3) reads as zero.                                       *)
 (***************************************************************************)
-ReportedZero(p) ==
-    ~valid[p] /\ (IF Impl = "Paper2007" THEN ~swapped[p] ELSE zbit[p])
+ReportedZero(p) == ContentBits(p) = 3
 ReportedZeroReadsZeroInv == \A p \in Pages : ReportedZero(p) => Readable(p) = 0
 
 (***************************************************************************)
-(* SpecificationExceptionProp.  RI 1.1: "ORCs 0-6 are always accepted.     *)
-(* ORC 7 is accepted only when the guest has facility 147.  Anything       *)
-(* higher raises a specification exception."  Such an ESSA changes        *)
-(* nothing.                                                                *)
+(* SpecificationExceptionProp.  Sources 1: "ORCs 0-6 are always accepted, *)
+(* 7 only with facility 147, anything higher raises a specification       *)
+(* exception"; the 2007 machine had no ORC 7 (D104).  With CMMA enabled    *)
+(* (the check before it), such an ESSA raises it and changes nothing.     *)
 (***************************************************************************)
 SpecificationExceptionStep ==
-    (lastOp'.orc > 7 \/ (lastOp'.orc = 7 /\ ~Facility147))
+    (CMMAEnabled /\ lastOp'.op # "GuestEssaProblemState"
+       /\ (lastOp'.orc > 7 \/ (lastOp'.orc = 7 /\ (~Facility147 \/ Impl = "Paper2007"))))
     => /\ lastOp'.outcome = "SpecificationException"
        /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl>>
 SpecificationExceptionProp == [][SpecificationExceptionStep]_vars
@@ -97,12 +100,13 @@ MigrationStep ==
 MigrationKeepsStableContentProp == [][MigrationStep]_vars
 
 (***************************************************************************)
-(* MigrationArrivalProp.  The states a page can arrive in (RI 5.1: "Z,     *)
+(* MigrationArrivalProp.  The states a page can arrive in (sources 5: "Z,  *)
 (* residency, GC and pending CBRL entries are not migrated"): its usage    *)
-(* and N as they were, no Z, so content state 0 (resident) for a page with *)
-(* content and 2 (preserved) for a zero page; never 3 (logically zero).   *)
-(* So a page that was Uz or Vz arrives as U or V + preserved (0x06, 0x0E;  *)
-(* RI (b)15), and a 2007 guest's page_discarded test no longer sees it.    *)
+(* and N as they were, no Z; a page with content resident in the host, a  *)
+(* zero page not; so content state 0 or 2 (in the new gmap always 2: no    *)
+(* gmap PTE exists yet), never 3 (logically zero).                         *)
+(* So a page that was Uz or Vz arrives as U or V + preserved (0x06, 0x0E), *)
+(* and a 2007 guest's page_discarded test no longer sees it.               *)
 (***************************************************************************)
 MigrationArrivalStep ==
     lastOp'.op = "Migrate" =>
@@ -111,5 +115,58 @@ MigrationArrivalStep ==
             /\ ~zbit'[p] /\ ~swapped'[p]
             /\ valid'[p] = (data'[p] # 0)
 MigrationArrivalProp == [][MigrationArrivalStep]_vars
+
+(***************************************************************************)
+(* ChangeBitTrackedInv.  Sources 1: GC is "the guest's storage-key change  *)
+(* bit as the host keeps it"; sources 2: the guest's SSKE on a page that   *)
+(* is not resident "writes the key into the PGSTE (GC included)"; sources  *)
+(* 5: the keys travel with s390-skeys and are set on the destination.      *)
+(* With storage keys, whenever the PTE ESSA looks at is invalid (so that   *)
+(* ORC 4 consults GC) GC is the guest's change bit (D98, D99).             *)
+(***************************************************************************)
+ChangeBitTrackedInv ==
+    (KVM /\ StorageKeys) => \A p \in Pages : ~EssaValid(p) => gc[p] = keyDirty[p]
+
+(***************************************************************************)
+(* UnallocatedUnchangedInv.  Sources 3: "When the gmap has no page table   *)
+(* for the frame (the walk does not allocate), R1 = 0x10 for every ORC,    *)
+(* including 0, and nothing changes."  Without a gmap page table there are *)
+(* no PGSTEs: every page has the reset attributes and nothing is queued    *)
+(* (D97).                                                                   *)
+(***************************************************************************)
+UnallocatedUnchangedInv ==
+    ~pageTable => /\ \A p \in Pages : usage[p] = "S" /\ ~nodat[p] /\ ~zbit[p]
+                  /\ cbrl = <<>>
+
+(***************************************************************************)
+(* PaperContentStateInv.  Sources 6: the content states are resident,      *)
+(* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
+(* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
+(* host's swap (D104).                                                       *)
+(***************************************************************************)
+PaperContentStateInv ==
+    Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
+
+(***************************************************************************)
+(* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
+(* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
+(* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
+(* ESSA from problem state is refused with PIC 2 when CMMA is enabled,     *)
+(* every ESSA with PIC 1 when it is not, and a refused ESSA (any program   *)
+(* interruption or the exception indication 0x10) changes nothing (D103).   *)
+(***************************************************************************)
+EssaOps == {"GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
+            "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
+            "GuestEssaProblemState", "GuestEssaBeyondMemory"}
+Refusals == {"OperationException", "PrivilegedOperation", "SpecificationException",
+             "AddressingException", "ExceptionIndication"}
+RefusalStep ==
+    /\ (lastOp'.op \in EssaOps /\ ~CMMAEnabled) => lastOp'.outcome = "OperationException"
+    /\ (lastOp'.op = "GuestEssaProblemState" /\ CMMAEnabled)
+         => lastOp'.outcome = "PrivilegedOperation"
+    /\ (lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals)
+         => UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl,
+                       pageTable, gmapPte, pteUnused>>
+RefusalProp == [][RefusalStep]_vars
 
 =============================================================================

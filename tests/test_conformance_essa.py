@@ -27,8 +27,9 @@ DOCUMENTED = {
     ("Paper2007", "KVMGmap"): ("F1-classic", 1),
     ("KVMClassic", "Paper2007"): ("F1-classic", 1),
     ("KVMGmap", "Paper2007"): ("F1-classic", 1),
-    ("KVMClassic", "KVMGmap"): ("F1-gmap", 2),  # ORC 0 clears Z under gmap only
-    ("KVMGmap", "KVMClassic"): ("F1-gmap", 2),
+    # A new gmap VM has no page table: its first ESSA answers 0x10 (D97).
+    ("KVMClassic", "KVMGmap"): ("F1-classic", 1),
+    ("KVMGmap", "KVMClassic"): ("F1-classic", 1),
 }
 
 
@@ -47,12 +48,22 @@ def test_reference_engines_are_classified(impl: str, keys: bool) -> None:
             assert (d.sequence, d.step) == DOCUMENTED[impl, v.profile.impl]
 
 
-def test_classic_and_gmap_part_at_the_z_clearing_of_orc0() -> None:
+def test_classic_and_gmap_part_at_the_missing_gmap_page_table() -> None:
     c = classify(ENGINES["KVMClassic"](), ONE_SET)
     d = next(v.divergence for v in c.verdicts if v.profile.impl == "KVMGmap")
-    assert d is not None and d.request == EssaRequest("ESSA", 0, 0)
-    assert d.expected.result == d.observed.result == 0x0F
-    assert d.expected.pages[0].zbit is False and d.observed.pages[0].zbit is True
+    assert d is not None and d.request == EssaRequest("ESSA", 0, 3)
+    # the new gmap's walk finds no page table: exception indication, nothing changes (D97)
+    assert d.expected.result == 0x10 and d.expected.pages[0].usage == "S"
+    assert d.observed.result == 0x02 and d.observed.pages[0].usage == "V"
+
+
+def test_a_gmap_access_allocates_the_page_table_of_every_page() -> None:
+    e = EssaReferenceEngine("KVMGmap")
+    e.hello(EssaProfileRequest(pages=2))
+    assert e.step(EssaRequest("ESSA", 0, 2)).result == 0x10  # no page table yet
+    assert e.step(EssaRequest("Read", 1)).outcome == "Value"  # a fault-in of page 1 ...
+    r = e.step(EssaRequest("ESSA", 0, 2))  # ... makes page 0's ESSA take effect
+    assert r.result == 0x02 and r.pages[0].usage == "U" and r.pages[0].zbit
 
 
 def test_a_lying_r1_byte_is_caught() -> None:
@@ -64,7 +75,7 @@ def test_a_lying_r1_byte_is_caught() -> None:
 
 
 def test_specification_exception_and_facility147() -> None:
-    e = EssaReferenceEngine("KVMGmap")
+    e = EssaReferenceEngine("KVMClassic")
     e.hello(EssaProfileRequest(facility147=False))
     assert e.step(EssaRequest("ESSA", 0, 7)).outcome == "SpecificationException"
     assert e.step(EssaRequest("ESSA", 0, 9)).outcome == "SpecificationException"

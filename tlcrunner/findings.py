@@ -72,6 +72,8 @@ FINDINGS = (
         "ORC 2 or 3 on a page that is not resident sets Z, so ESSA reports content 3 "
         "(logically zero), but the swap copy is freed only when the CBRL is processed; an access "
         "in between swaps the old content back in (sources 2, CBRL processing): `ReportedZeroReadsZeroInv` fails. "
+        "In the new gmap the page may even be in its host frame (after a migration, or an unmap "
+        "by the MMU notifier), where the CBRL processing never discards it (sources 3.2, D105). "
         "Harmless for a correct guest (it does not read pages it freed), but the state ESSA "
         "reports is not the state the guest sees.",
     ),
@@ -106,43 +108,138 @@ FINDINGS = (
         "is pinned (`MCMemoryDowngradeCompare_AnyRoomUnpinned*`).",
         table=False,
     ),
+    Finding(
+        "F7", "a page freed and reused keeps Z, and a CBRL pass discards it (fixed 2026)",
+        ("MCESSA_KVMGmap_StickyZero",),
+        "the implementation: the new gmap before the fix \"KVM: s390: always clear pgste.zero in "
+        "_gmap_ptep_xchg\" (S9; Fixes: a2c17f9270cc \"KVM: s390: New gmap code\"), "
+        "`Bugs = {\"StickyZero\"}` (decision D100)",
+        "Today's Linux guest frees a page that is not resident (ORC 2 queues its discard and "
+        "sets Z) and reuses it at once: ORC 1, interpreted by the machine, leaves Z set (D101), "
+        "and the guest's store faults the page in through `_gmap_ptep_xchg`, which before the fix "
+        "left Z alone. The page is now stable, holds the guest's data and still says \"discarded\". "
+        "When the host swaps it out, the pending CBRL entry finds a non-present PTE with Z "
+        "set and zaps the swap slot: the guest reads zeros where its data was, and "
+        "`StableContentOwedInv` fails (sources 3.3). *How the spec would have caught it:* the "
+        "fix is one line, `pgste.zero = 0`, in a function the ESSA table never mentions; the "
+        "property that breaks is the guest's oldest assumption, that a stable page keeps its "
+        "content. With the exchange's effect on Z written down as one operator (`XchgZ`) and the "
+        "model checked against that property, TLC returns this trace in seconds on one page, "
+        "before a guest ever ran on the code.",
+    ),
+    Finding(
+        "F8", "the zap of a CBRL entry lands on another page (fixed 2026)",
+        ("MCESSA_KVMGmap_CBRLGuestAddress",),
+        "the implementation: the new gmap before the fix of `_essa_clear_cbrl` \"passed the guest "
+        "absolute address instead of the host virtual one\" (S9; Fixes: e38c884df921 \"KVM: "
+        "s390: Switch to new gmap\"), `Bugs = {\"CBRLGuestAddress\"}` (decision D100)",
+        "`_essa_clear_cbrl` checks the entry's own PTE (not present; unused or Z) and then asks "
+        "`gmap_helper_zap_one_page` to drop the host page at the entry's address, but handed it "
+        "the guest absolute address where a host virtual address belongs. Whatever host page "
+        "lives at that address is zapped if it is swapped out; when that is another guest page, "
+        "a stable page the guest wrote loses its swap copy and reads as zeros: "
+        "`StableContentOwedInv` fails on the other page (sources 3.2). It needs two pages, so the "
+        "one-page models could not show it. *How the spec would have caught it:* the spec names "
+        "the page the zap lands on (`ZapTargets`) separately from the page whose state is "
+        "checked; writing the code's translation there, and checking the two-page model (seconds) "
+        "against the guest's data property, finds the wrong page at once. A test of the fixed "
+        "kernel with one page passes.",
+    ),
+    Finding(
+        "F9", "_PAGE_UNUSED outlives the reuse of a page, and reclaim throws the page away: CVE-2026-72412",
+        ("MCESSA_KVMGmap_StaleUnusedBit",),
+        "the implementation: the kernel before \"s390/mm: Fix handling of _PAGE_UNUSED pte bit\" "
+        "(CVE-2026-72412, 7.0.0 up to but not including 7.1.5; S9), "
+        "`Bugs = {\"StaleUnusedBit\"}` (decision D100)",
+        "The guest frees a resident page (ORC 2: U). Core mm then changes the page's host PTE for "
+        "some other reason; KVM's MMU notifier unmaps the gmap PTE and, not knowing why, marks the "
+        "host PTE `_PAGE_UNUSED`, and core mm sets the PTE again without clearing the bit. The "
+        "guest reuses the page (ORC 1) and writes it; KVM has no way to clear the bit. When the "
+        "host reclaims the page, `try_to_unmap_one` sees `_PAGE_UNUSED` and drops the page "
+        "instead of swapping it: the guest's data is gone and `StableContentOwedInv` fails "
+        "(sources 3.3). *How the spec would have caught it:* the bit is host state with a "
+        "lifetime, and the spec gives it a variable (`pteUnused`) with every action that sets or "
+        "clears it; a host action that unmaps without reclaiming is one of the host's ordinary "
+        "moves. The guest's data property then fails on one page, six steps in, a run of "
+        "seconds: the same check that keeps passing on the fixed kernel.",
+    ),
 )
 
 HEADER = """# Findings: where real implementations break the model's assumptions
 
 Generated by `python -m tlcrunner findings` (`make findings`) from TLC's shortest
-counterexamples (F1-F4 on spec/ESSA.tla, F5 on spec/LinuxGuestProtocol.tla, F6 on
+counterexamples (F1-F4 and F7-F9 on spec/ESSA.tla, F5 on spec/LinuxGuestProtocol.tla, F6 on
 spec/MemoryDowngradeCompare.tla); do not edit by hand. Each finding names the models that
 reproduce it (in model/manifest.json, run by `make check`), the property that fails, and whose
-defect it is: the implementation's, the guest's assumptions, or the paper's model. "sources x.y"
-is a section of docs/sources.md. The 2007 model (`MCESSA_Paper2007`) keeps every property.
+defect it is: the implementation's, the guest's assumptions, or the paper's model. "Sources x" is
+section x of [docs/sources.md](sources.md). The 2007 model (`MCESSA_Paper2007`) keeps every
+property; the new gmap with the three 2026 fixes (`MCESSA_KVMGmapFixed`, `MCESSA_KVMGmapFixedTwo`)
+keeps every property F7-F9 break.
 
-Columns of the F1-F4 tables: the step and its operation code; R1, the byte ESSA returned (the state before it:
-content 0 resident, 2 preserved, 3 zero; usage 0 S, 4 U, 8 P, 12 V); the host's view of the page
-(usage, valid = mapped, swap = a swap copy exists, Z, data); the CBRL; the guest's view (the usage
-it believes, what it is owed, stores not written back).
+Columns of the tables on spec/ESSA.tla: the step, with its operation code, and for ESSA whether the
+machine interpreted it; R1, the byte ESSA returned (the state before it: content 0 resident,
+2 preserved, 3 zero; usage 0 S, 4 U, 8 P, 12 V; 0x10 the exception indication); each page in the
+two-letter notation (usage S U V P, then the content state ESSA reports: r resident, p preserved,
+z logically zero), then where its content is (frame or swap, with the value, or none), and its
+flags: Z, N, C (the storage key's change bit), GC, and for the new gmap its gmap PTE (valid, aged,
+empty) and UNUSED (`_PAGE_UNUSED` on the host PTE); whether the gmap page table exists; the CBRL;
+and the guest's view of each page (the usage it believes, what it is owed, "mod" for stores not
+written back).
 """
-
-
-def _one(value: Any) -> Any:
-    # A function of the single page: its value for that page.
-    if isinstance(value, dict) and not isinstance(value, Record) and len(value) == 1:
-        return next(iter(value.values()))
-    return value
 
 
 def _flag(b: Any) -> str:
     return "yes" if b is True else "no" if b is False else str(b)
 
 
-def render(trace: list[TraceStep]) -> str:
-    rows = ["| # | step | R1 | usage | valid | swap | Z | data | CBRL | believes | owed | modified |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for step in trace:
-        v = {k: _one(parse_value(t)) for k, t in step.state.items()}
+def _page_cell(v: dict[str, Any], p: Any, gmap: bool, kvm: bool) -> str:
+    """One page in the two-letter notation, then where its content is and its flags."""
+    valid = v["valid"][p] is True
+    swapped = v["swapped"][p] is True
+    essa_valid = v["gmapPte"][p] == "Valid" if gmap else valid
+    if essa_valid:
+        content = "r"
+    elif kvm:
+        content = "z" if v["zbit"][p] is True else "p"
+    else:
+        content = "p" if swapped else "z"
+    where = f"frame {v['data'][p]}" if valid else f"swap {v['data'][p]}" if swapped else "none"
+    flags = [name for name, var in (("Z", "zbit"), ("N", "nodat"), ("C", "keyDirty"), ("GC", "gc"))
+             if v[var][p] is True]  # fmt: skip
+    if gmap:
+        flags.append(f"gmap {str(v['gmapPte'][p]).lower()}")
+        if v["pteUnused"][p] is True:
+            flags.append("UNUSED")
+    return f"{v['usage'][p]}{content} ({where}{'; ' + ', '.join(flags) if flags else ''})"
+
+
+def _guest_cell(v: dict[str, Any], p: Any) -> str:
+    owed = v["owed"][p]
+    text = f"{v['belief'][p]}, owed {'-' if owed == -1 else owed}"
+    return text + (", mod" if v["modified"][p] is True else "")
+
+
+def render(trace: list[TraceStep], impl: str) -> str:
+    """The trace of a model of spec/ESSA.tla as a table, one column per page and per view."""
+    gmap, kvm = impl == "KVMGmap", impl != "Paper2007"
+    states: list[dict[str, Any]] = [
+        {k: parse_value(t) for k, t in step.state.items()} for step in trace
+    ]
+    pages = sorted(states[0]["usage"], key=str)
+    many = len(pages) > 1
+
+    def named(title: str, p: Any) -> str:
+        return f"{title} {p}" if many else title
+
+    head = (["#", "step", "R1"] + [named("page", p) for p in pages]
+            + (["page table"] if gmap else []) + ["CBRL"] + [named("guest", p) for p in pages])  # fmt: skip
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for step, v in zip(trace, states, strict=True):
         op = v["lastOp"]
         assert isinstance(op, Record)
         name = "Init" if op["op"] == "Init" else str(op["op"])
+        if many and op["page"] in pages:
+            name += f" {op['page']}"
         if isinstance(op["orc"], int) and op["orc"] >= 0:
             name += f" (ORC {op['orc']})"
         if op["outcome"] not in ("Done", "None"):
@@ -150,14 +247,22 @@ def render(trace: list[TraceStep]) -> str:
             if op["outcome"] == "Value":
                 name += f" {op['value']}"
         r1 = f"0x{op['result']:02X}" if isinstance(op["result"], int) and op["result"] >= 0 else ""
-        owed = v["owed"] if v["owed"] != -1 else "-"
         cbrl = ", ".join(str(x) for x in v["cbrl"]) if v["cbrl"] else ""
-        rows.append(
-            f"| {step.index} | {name} | {r1} | {v['usage']} | {_flag(v['valid'])} | "
-            f"{_flag(v['swapped'])} | {_flag(v['zbit'])} | {v['data']} | {cbrl} | {v['belief']} | "
-            f"{owed} | {_flag(v['modified'])} |"
-        )
+        cells = ([str(step.index), name, r1] + [_page_cell(v, p, gmap, kvm) for p in pages]
+                 + ([_flag(v["pageTable"])] if gmap else []) + [cbrl]
+                 + [_guest_cell(v, p) for p in pages])  # fmt: skip
+        rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def _impl(entry: Any) -> str:
+    """The Impl constant of a model of spec/ESSA.tla, read from its .cfg."""
+    cfg = (default_manifest().parent / entry.config).read_text(encoding="utf-8")
+    for line in cfg.splitlines():
+        key, _, value = line.strip().partition("=")
+        if key.strip() == "Impl":
+            return str(value.strip().strip('"'))
+    raise ValueError(f"{entry.config}: no Impl constant")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             if not row.as_expected or not row.trace:
                 print(f"error: {name} did not reproduce its finding: {row.note}", file=sys.stderr)
                 return 1
-            shown = render(row.trace) if f.table else (
+            shown = render(row.trace, _impl(entries[name])) if f.table else (
                 "```\n" + format_trace(row.trace, row.back_to_state, row.stuttering) + "\n```"
             )
             parts.append(f"`{name}` (violates `{row.violated}`, {len(row.trace) - 1} steps):\n\n"

@@ -19,7 +19,8 @@ decision tables of each implementation), :mod:`~refimpl.essa.machine` (``step``,
 from ..core.package import Refused
 from .machine import (
     ACTION_NAMES, GUEST_ACTIONS, HOST_ACTIONS, MAX_ORC_FIELD, ORC_CODES, PAGELESS, Result,
-    SpecificationException, Step, enabled_steps, essa, init, requests, step,
+    ProgramInterruption, SpecificationException, Step, enabled_steps, essa, fault_in, init,
+    requests, step, successors,
 )  # fmt: skip
 from .package import ESSA
 from .profile import CONSTANTS, IMPLS, NO_PAGE, NO_VALUE, EssaProfile, EssaProfileError
@@ -28,6 +29,7 @@ from .state import USAGES, WRITTEN, EssaLastOp, EssaPage, EssaState
 __all__ = [
     "ACTION_NAMES", "CONSTANTS", "ESSA", "GUEST_ACTIONS", "HOST_ACTIONS", "IMPLS", "MAX_ORC_FIELD",
     "NO_PAGE", "NO_VALUE", "ORC_CODES", "PAGELESS", "USAGES", "WRITTEN", "EssaLastOp", "EssaPage",
-    "EssaProfile", "EssaProfileError", "EssaState", "Refused", "Result", "SpecificationException",
-    "Step", "enabled_steps", "essa", "init", "requests", "step",
+    "EssaProfile", "EssaProfileError", "EssaState", "ProgramInterruption", "Refused", "Result",
+    "SpecificationException", "Step", "enabled_steps", "essa", "fault_in", "init", "requests",
+    "step", "successors",
 ]  # fmt: skip

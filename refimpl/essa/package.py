@@ -28,12 +28,12 @@ from ..core.graph import Presenter, Successors
 from ..core.package import GraphModel, MachinePackage, Refused, labelled
 from ..core.tlc import TlcGraphError, TlcStateReader, field
 from tlcrunner.tlavalues import Record
-from .machine import ORC_CODES, enabled_steps, essa, init
+from .machine import ORC_CODES, enabled_steps, essa, init, interpreted_paths
 from .profile import CONSTANTS, EssaProfile
 from .properties import PROPERTIES
 from .state import EssaLastOp, EssaPage, EssaState, show_cbrl, show_last_op, show_page, show_state
 
-VARIABLES: Final = frozenset(EssaPage._fields + ("cbrl", "migrated", "lastOp"))
+VARIABLES: Final = frozenset(EssaPage._fields + ("cbrl", "pageTable", "migrated", "lastOp"))
 
 #: The action label of the bare instruction (MCEssaGraph.tla's ESSAInstruction).
 INSTRUCTION_LABEL: Final = "ESSAInstruction"
@@ -54,9 +54,10 @@ def instruction_steps(profile: EssaProfile, s: EssaState) -> Iterator[tuple[str,
     yield from next_steps(profile, s)
     for p in range(profile.pages):
         for orc in ORC_CODES:
-            r = essa(profile, s, orc, p)
-            if not isinstance(r, Refused):
-                yield INSTRUCTION_LABEL, r[0]
+            for interpreted in interpreted_paths(profile, s):
+                r = essa(profile, s, orc, p, interpreted=interpreted)
+                if not isinstance(r, Refused):
+                    yield INSTRUCTION_LABEL, r[0]
 
 
 def probe_steps(profile: EssaProfile, s: EssaState) -> Iterator[tuple[str, EssaState]]:
@@ -115,6 +116,7 @@ class EssaStateReader(TlcStateReader):
         return EssaState(
             tuple(EssaPage(*c) for c in columns),
             self.cached("cbrl", parts["cbrl"], self._cbrl),
+            self.boolean("pageTable", parts["pageTable"]),
             self.boolean("migrated", parts["migrated"]),
             self.record("lastOp", parts["lastOp"], EssaLastOp._fields, self._last_op),
         )

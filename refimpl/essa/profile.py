@@ -1,8 +1,10 @@
 """The constants of spec/ESSA.tla: :class:`EssaProfile`, and :data:`CONSTANTS`, their one list.
 
 A profile holds what a TLC model's .cfg sets: ``Impl`` (``"Paper2007"``, ``"KVMClassic"`` or
-``"KVMGmap"``), ``StorageKeys``, ``Facility147``, ``CBRLSize`` and the number of pages (the spec's
-``Pages``, here the indices ``0 .. pages-1``; ``NoPage`` is :data:`NO_PAGE`). Constructing one
+``"KVMGmap"``), ``StorageKeys``, ``Facility147``, ``CBRLSize``, the kernel-fidelity options of
+issue 12 (``Bugs``, ``PrebuiltPageTables``, ``MachineInterpretsESSA``, ``ModernGuest``,
+``CMMAEnabled``; decisions D97-D106) and the number of pages (the spec's ``Pages``, here the
+indices ``0 .. pages-1``; ``NoPage`` is :data:`NO_PAGE`). Constructing one
 checks the spec's ASSUME, so a profile the spec rejects cannot exist.
 
 A new constant of the spec is a field of :class:`EssaProfile` (with its check in
@@ -21,6 +23,8 @@ from ..core.constants import Constant
 
 #: The spec's Impls: the 2007 model and the two Linux KVM implementations.
 IMPLS: Final = ("Paper2007", "KVMClassic", "KVMGmap")
+#: The spec's KnownBugs: the three 2026 fixes to the new gmap (S9), named by what was wrong.
+KNOWN_BUGS: Final = ("StickyZero", "CBRLGuestAddress", "StaleUnusedBit")
 NO_VALUE: Final = -1  # the spec's NoValue
 NO_PAGE: Final = -1  # the spec's model value NoPage
 
@@ -38,6 +42,12 @@ class EssaProfile:
     facility147: bool = False
     cbrl_size: int = 1
     pages: int = 1
+    # Issue 12 (after pages, so that positional profiles of the first four constants keep working)
+    bugs: frozenset[str] = frozenset()
+    prebuilt_page_tables: bool = False
+    machine_interprets_essa: bool = False
+    modern_guest: bool = False
+    cmma_enabled: bool = True
 
     def __post_init__(self) -> None:
         # ASSUME Impl \in Impls /\ CBRLSize >= 1
@@ -47,25 +57,42 @@ class EssaProfile:
             raise EssaProfileError(f"CBRLSize must be a positive integer, not {self.cbrl_size!r}")
         if not isinstance(self.pages, int) or self.pages < 1:
             raise EssaProfileError(f"pages must be a positive integer, not {self.pages!r}")
-        for name in ("storage_keys", "facility147"):
+        for name in ("storage_keys", "facility147", "prebuilt_page_tables",
+                     "machine_interprets_essa", "modern_guest", "cmma_enabled"):
             if not isinstance(getattr(self, name), bool):
                 raise EssaProfileError(f"{name} must be a bool, not {getattr(self, name)!r}")
+        # ASSUME Bugs \subseteq KnownBugs /\ (Bugs # {} => Impl = "KVMGmap")
+        if not isinstance(self.bugs, frozenset) or not self.bugs <= frozenset(KNOWN_BUGS):
+            raise EssaProfileError(f"Bugs must be a set of {', '.join(KNOWN_BUGS)}, not {self.bugs!r}")
+        if self.bugs and self.impl != "KVMGmap":
+            raise EssaProfileError("Bugs are bugs of the new gmap: Impl must be KVMGmap")
 
     @property
     def kvm(self) -> bool:
         """Spec: KVM == Impl # "Paper2007"."""
         return self.impl != "Paper2007"
 
+    @property
+    def gmap(self) -> bool:
+        """Spec: Gmap == Impl = "KVMGmap"."""
+        return self.impl == "KVMGmap"
+
     def describe(self) -> str:
         keys = "storage keys" if self.storage_keys else "no storage keys"
         fac = "facility 147" if self.facility147 else "no facility 147"
+        extra = [f"bugs {', '.join(sorted(self.bugs))}" if self.bugs else ""]
+        extra += [text for on, text in (
+            (self.prebuilt_page_tables, "prebuilt page tables"),
+            (self.machine_interprets_essa, "ESSA interpreted by the machine"),
+            (self.modern_guest, "today's Linux guest"),
+            (not self.cmma_enabled, "CMMA disabled")) if on]  # fmt: skip
         return (
             f"{self.impl}, {keys}, {fac}, CBRL size {self.cbrl_size}, {self.pages} page"
-            f"{'s' if self.pages != 1 else ''}"
+            f"{'s' if self.pages != 1 else ''}" + "".join(f", {e}" for e in extra if e)
         )
 
 
-#: The spec's constants (besides Pages and NoPage), in the order of EssaProfile's fields. The
+#: The spec's constants (besides Pages and NoPage), in the order of EssaProfile's fields (pages aside). The
 #: domain is what a conformance run tries; its first value is the default.
 CONSTANTS: Final = (
     Constant("Impl", "impl", IMPLS, "which implementation of ESSA"),
@@ -73,4 +100,19 @@ CONSTANTS: Final = (
              "the VM uses storage keys: KVM keeps the change bit in GC on unmapping"),
     Constant("Facility147", "facility147", (False, True), "ORC 7 (ESSA_SET_STABLE_NODAT) exists"),
     Constant("CBRLSize", "cbrl_size", (1, 2), "entries of the CBRL before ESSA intercepts"),
+    # Issue 12 (D97-D106). A conformance run tries the fixed kernel and each bug alone (each needs
+    # Impl = "KVMGmap"; other combinations are not profiles); page tables as a new VM has them,
+    # and prebuilt; CMMA on and off. ESSA interpreted by the machine and today's guest only shape
+    # the spec's own models (the first makes Z nondeterministic, the second restricts the guest),
+    # so a run keeps their defaults.
+    Constant("Bugs", "bugs", (frozenset(),) + tuple(frozenset({b}) for b in KNOWN_BUGS),
+             "the new gmap before the 2026 fixes (S9): StickyZero, CBRLGuestAddress, StaleUnusedBit"),
+    Constant("PrebuiltPageTables", "prebuilt_page_tables", (False, True),
+             "the new gmap's page table exists from the start (FALSE: a new VM, D97)"),
+    Constant("MachineInterpretsESSA", "machine_interprets_essa", (False,),
+             "the new gmap's ESSA may be interpreted by the machine, which keeps Z (D101)"),
+    Constant("ModernGuest", "modern_guest", (False,),
+             "the guest is today's Linux: ORC 0, 1, 2, 7 only (D102)"),
+    Constant("CMMAEnabled", "cmma_enabled", (True, False),
+             "CMMA is enabled for the VM; else every ESSA is an operation exception (D103)"),
 )  # fmt: skip

@@ -14,7 +14,7 @@ from typing import Final
 
 from ..core.properties import PropertySet, boxed, by_name
 from .profile import NO_VALUE, EssaProfile
-from .state import USAGES, WRITTEN, EssaState
+from .state import GMAP_PTES, USAGES, WRITTEN, EssaPage, EssaState
 
 # ruff: noqa: N802 - the spec's names
 
@@ -31,11 +31,13 @@ def EssaTypeOK(profile: EssaProfile, s: EssaState) -> bool:
             and pg.owed in (NO_VALUE, 0, WRITTEN)
             and pg.belief in USAGES
             and isinstance(pg.modified, bool)
+            and pg.gmapPte in GMAP_PTES and isinstance(pg.pteUnused, bool)
             for pg in s.pages
         )
         and all(0 <= p < profile.pages for p in s.cbrl)
         and len(s.cbrl) <= profile.cbrl_size
         and isinstance(s.migrated, bool)
+        and isinstance(s.pageTable, bool)
     )  # fmt: skip
 
 
@@ -76,10 +78,17 @@ def ReadResultInv(profile: EssaProfile, s: EssaState) -> bool:
     return lo.value == s.pages[lo.page].owed
 
 
+def _essa_valid(profile: EssaProfile, pg: EssaPage) -> bool:
+    """Spec: EssaValid(p): the host PTE, or in the new gmap the gmap PTE, is valid."""
+    return pg.gmapPte == "Valid" if profile.impl == "KVMGmap" else pg.valid
+
+
 def ReportedZero(profile: EssaProfile, s: EssaState, p: int) -> bool:
-    """The page's content state as ESSA reports it is 3, logically zero."""
+    """The page's content state as ESSA reports it is 3, logically zero (ContentBits(p) = 3)."""
     pg = s.pages[p]
-    return not pg.valid and (not pg.swapped if profile.impl == "Paper2007" else pg.zbit)
+    if _essa_valid(profile, pg):
+        return False
+    return not pg.swapped if profile.impl == "Paper2007" else pg.zbit
 
 
 def ReportedZeroReadsZeroInv(profile: EssaProfile, s: EssaState) -> bool:
@@ -87,6 +96,25 @@ def ReportedZeroReadsZeroInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(
         Readable(s, p) == 0 for p in range(len(s.pages)) if ReportedZero(profile, s, p)
     )
+
+
+def ChangeBitTrackedInv(profile: EssaProfile, s: EssaState) -> bool:
+    """With storage keys, GC is the guest's change bit whenever ESSA sees the page not valid."""
+    if not (profile.kvm and profile.storage_keys):
+        return True
+    return all(pg.gc == pg.keyDirty for pg in s.pages if not _essa_valid(profile, pg))
+
+
+def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
+    """Without a gmap page table there is no CMMA state and nothing is queued."""
+    if s.pageTable:
+        return True
+    return not s.cbrl and all(pg.usage == "S" and not pg.nodat and not pg.zbit for pg in s.pages)
+
+
+def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In the 2007 model a page is never both in a frame and in swap."""
+    return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
 
 
 def _host_unchanged(s: EssaState, t: EssaState) -> bool:
@@ -100,7 +128,9 @@ def _host_unchanged(s: EssaState, t: EssaState) -> bool:
 
 def SpecificationExceptionStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     orc = t.lastOp.orc
-    if not (orc > 7 or (orc == 7 and not profile.facility147)):
+    if not profile.cmma_enabled or t.lastOp.op == "GuestEssaProblemState":
+        return True
+    if not (orc > 7 or (orc == 7 and (not profile.facility147 or profile.impl == "Paper2007"))):
         return True
     return t.lastOp.outcome == "SpecificationException" and _host_unchanged(s, t)
 
@@ -123,15 +153,46 @@ def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )  # fmt: skip
 
 
+ESSA_OPS: Final = frozenset({
+    "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
+    "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
+    "GuestEssaProblemState", "GuestEssaBeyondMemory",
+})  # fmt: skip
+REFUSALS: Final = frozenset({
+    "OperationException", "PrivilegedOperation", "SpecificationException",
+    "AddressingException", "ExceptionIndication",
+})  # fmt: skip
+
+
+def RefusalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    lo = t.lastOp
+    if lo.op in ESSA_OPS and not profile.cmma_enabled and lo.outcome != "OperationException":
+        return False
+    if lo.op == "GuestEssaProblemState" and profile.cmma_enabled and lo.outcome != "PrivilegedOperation":
+        return False
+    if lo.op in ESSA_OPS and lo.outcome in REFUSALS:
+        return s.cbrl == t.cbrl and s.pageTable == t.pageTable and all(
+            (a.usage, a.valid, a.swapped, a.zbit, a.nodat, a.data, a.keyDirty, a.gc, a.gmapPte,
+             a.pteUnused)
+            == (b.usage, b.valid, b.swapped, b.zbit, b.nodat, b.data, b.keyDirty, b.gc, b.gmapPte,
+                b.pteUnused)
+            for a, b in zip(s.pages, t.pages)
+        )  # fmt: skip
+    return True
+
+
 SpecificationExceptionProp = boxed("SpecificationExceptionProp", SpecificationExceptionStep)
 MigrationKeepsStableContentProp = boxed("MigrationKeepsStableContentProp", MigrationStep)
 MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
+RefusalProp = boxed("RefusalProp", RefusalStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
-            ReadResultInv, ReportedZeroReadsZeroInv),
-    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp),
+            ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
+            UnallocatedUnchangedInv, PaperContentStateInv),
+    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
+            RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties

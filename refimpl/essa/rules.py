@@ -29,15 +29,21 @@ HIGHEST_ORC: Final = 8
 #: Spec: UsageBits(u), the usage field of the R1 byte.
 USAGE_BITS: Final[dict[str, int]] = {"S": 0, "U": 4, "P": 8, "V": 12}
 NODAT_BIT: Final = 32
-#: Spec: ExceptionIndication. No modelled step sets it (sources 2.2 and 3.1 set it only when the
-#: host has no mapping or page table for the frame, which the spec leaves out).
+#: Spec: ExceptionIndication: the new gmap's answer without a page table, or beyond guest memory
+#: (D97, D103).
 EXCEPTION_INDICATION: Final = 16
+
+
+def essa_valid(profile: EssaProfile, pg: EssaPage) -> bool:
+    """Spec: EssaValid(p). The PTE ESSA looks at is valid: the host PTE (classic, 2007), the
+    gmap PTE (the new gmap, sources 3)."""
+    return pg.gmapPte == "Valid" if profile.gmap else pg.valid
 
 
 def content_bits(profile: EssaProfile, pg: EssaPage) -> int:
     """Spec: ContentBits(p). 0 resident, 2 preserved, 3 logically zero; for KVM the state
     __do_essa reports (sources 1.2): valid -> 0, else Z clear -> 2, Z set -> 3."""
-    if pg.valid:
+    if essa_valid(profile, pg):
         return 0
     if profile.kvm:
         return 3 if pg.zbit else 2
@@ -51,8 +57,8 @@ def result_byte(profile: EssaProfile, pg: EssaPage) -> int:
 
 def specification_exception(profile: EssaProfile, orc: int) -> bool:
     """Spec: SpecificationException(orc). sources 1.1: "Anything higher raises a specification
-    exception"; ORC 7 needs facility 147."""
-    return orc > 7 or (orc == 7 and not profile.facility147)
+    exception"; ORC 7 needs facility 147, which the 2007 machine never had (D104)."""
+    return orc > 7 or (orc == 7 and (not profile.facility147 or profile.impl == "Paper2007"))
 
 
 # --------------------------------------------------------------------------- ESSA's effect
@@ -102,8 +108,8 @@ EffectTable = dict[tuple[int, str], EffectEntry]
 
 #: Spec: Paper2007Effect. sources 6.2 and the paper's section 2 (the Figure 3 machine): N is never
 #: touched, Z is unused (always cleared), nothing is queued; Sp -> Uz and Sp -> Vz drop the swap
-#: copy at once. ORC 5 also makes the page resident (:data:`MAKES_RESIDENT`); ORC 7 did not
-#: exist, so it changes nothing (and raises the specification exception without facility 147).
+#: copy at once. ORC 5 also makes the page resident and drops its swap copy (:data:`MAKES_RESIDENT`,
+#: D104); ORC 7 did not exist (a specification exception, D104; the OTHER row is never reached).
 PAPER2007_EFFECT: Final[EffectTable] = {
     (0, "any"):              EffectEntry(KEEP, KEEP, False),
     (1, "any"):              EffectEntry("S",  KEEP, False),
@@ -171,15 +177,19 @@ EFFECT_TABLES: Final[dict[str, EffectTable]] = {
     "KVMGmap": GMAP_EFFECT,
 }
 
-#: (Impl, ORC) whose ESSA makes a page that is not resident resident (ESSA.tla: "ORC 5 in the
-#: 2007 model pages the page in"; its 2007 name is SET_STABLE_MAKE_RESIDENT).
+#: (Impl, ORC) whose ESSA makes a page that is not resident resident, dropping its swap copy
+#: (ESSA.tla: "ORC 5 in the 2007 model pages the page in", Sp -> Sr; its 2007 name is
+#: SET_STABLE_MAKE_RESIDENT; D104).
 MAKES_RESIDENT: Final[frozenset[tuple[str, int]]] = frozenset({("Paper2007", 5)})
 
 
 def effect_row(profile: EssaProfile, orc: int, pg: EssaPage) -> tuple[int, str]:
     """The row of the Impl's effect table that decides ESSA ``orc`` on ``pg``: the first of
-    ``orc`` whose condition holds, else of OTHER."""
+    ``orc`` whose condition holds, else of OTHER. The condition "valid" is the spec's ``v``:
+    EssaValid(p) (the gmap PTE in the new gmap)."""
     table = EFFECT_TABLES[profile.impl]
+    if profile.gmap:
+        pg = pg._replace(valid=essa_valid(profile, pg))
     for key in (orc, OTHER):
         for row_orc, condition in table:
             if row_orc == key and CONDITIONS[condition](pg):
@@ -255,16 +265,46 @@ RECLAIM: Final[dict[str, ReclaimTable]] = {
 }
 
 
-def reclaim_gc(profile: EssaProfile, pg: EssaPage) -> bool:
-    """Spec: HostReclaim's gc'. KVM copies the key's change bit into GC on unmapping, only when
-    the VM uses storage keys (sources 2.2); Paper2007 has no GC."""
+def saved_gc(profile: EssaProfile, pg: EssaPage) -> bool:
+    """Spec: SavedGC(p). When the PTE ESSA looks at goes invalid KVM saves the storage key into the
+    PGSTE, GC being the key's change bit, if the VM uses storage keys (sources 2, D98)."""
     return pg.keyDirty if profile.kvm and profile.storage_keys else pg.gc
 
 
-def cbrl_zaps(pg: EssaPage) -> bool:
-    """Spec: HostProcessCBRL's zap (__gmap_zap, _essa_clear_cbrl): the page is still a swap
-    entry (not valid, swapped) and U or Z: its swap copy is freed."""
-    return not pg.valid and pg.swapped and (pg.usage == "U" or pg.zbit)
+def xchg_z(profile: EssaProfile, pg: EssaPage) -> bool:
+    """Spec: XchgZ(p). Z after a gmap PTE exchange: cleared since the fix "always clear pgste.zero
+    in _gmap_ptep_xchg" (S9); kept before it (Bugs StickyZero, D100)."""
+    return pg.zbit if "StickyZero" in profile.bugs else False
+
+
+def reclaim_drops(profile: EssaProfile, pg: EssaPage) -> bool | None:
+    """HostReclaim in the new gmap: whether core mm drops the page (else it swaps it out). KVM's
+    MMU notifier sets _PAGE_UNUSED when it unmaps a present gmap PTE of a U page; a bit left from
+    an earlier unmap counts too (StaleUnusedBit, D100). None for the other implementations, whose
+    reclaim is :data:`RECLAIM`."""
+    if not profile.gmap:
+        return None
+    return pg.pteUnused or (pg.usage == "U" and pg.gmapPte != "Empty")
+
+
+def zap_targets(profile: EssaProfile, p: int) -> tuple[int, ...]:
+    """Spec: ZapTargets(p). The host page the zap of p's CBRL entry lands on: p when fixed; before
+    the fix (CBRLGuestAddress, D100) another page or nothing (NO_PAGE)."""
+    if "CBRLGuestAddress" in profile.bugs:
+        return tuple(q for q in range(profile.pages) if q != p) + (-1,)
+    return (p,)
+
+
+def cbrl_asked(profile: EssaProfile, pg: EssaPage) -> bool:
+    """HostProcessCBRL: the entry's PTE is not present (classic: the host PTE is not valid; the new
+    gmap: its gmap PTE is empty) and the page is U or Z (sources 2, 3.2)."""
+    not_present = (not pg.valid) or (profile.gmap and pg.gmapPte == "Empty")
+    return not_present and (pg.usage == "U" or pg.zbit)
+
+
+def zappable(pg: EssaPage) -> bool:
+    """The zap drops a host PTE only if it is a swap entry (not valid, swapped)."""
+    return not pg.valid and pg.swapped
 
 
 def migrated_content(pg: EssaPage) -> int:
@@ -276,3 +316,9 @@ def arrival_z(pg: EssaPage) -> bool:
     """Spec: ArrivalZ(p). The CMMA attributes carry no Z (sources 5.1)."""
     return False
 
+
+def arrival_gc(profile: EssaProfile, pg: EssaPage) -> bool:
+    """Spec: ArrivalGC(p). The change bit of the migrated storage key, set on the destination
+    through set_guest_storage_key / dat_set_storage_key; no keys travel without storage keys
+    (D99)."""
+    return profile.storage_keys and pg.keyDirty

@@ -1,8 +1,9 @@
 """The variables of spec/ESSA.tla: :class:`EssaState`.
 
 The spec's variables are functions of the page except ``cbrl`` (a sequence of pages),
-``migrated`` and ``lastOp``, so a state is stored page by page: ``EssaState.pages[p]`` is an
-:class:`EssaPage` with the eleven per-page values under the spec's names
+``pageTable``, ``migrated`` and ``lastOp``, so a state is stored page by page:
+``EssaState.pages[p]`` is an :class:`EssaPage` with the thirteen per-page values under the spec's
+names
 (``state.pages[p].usage`` is the spec's ``usage[p]``).
 """
 
@@ -27,6 +28,8 @@ class EssaPage(NamedTuple):
     data: int
     keyDirty: bool  # noqa: N815 - the spec's name
     gc: bool
+    gmapPte: str  # noqa: N815 - the spec's name; "Valid", "Aged" or "Empty"
+    pteUnused: bool  # noqa: N815 - the spec's name
     owed: int
     belief: str
     modified: bool
@@ -48,6 +51,7 @@ class EssaState(NamedTuple):
 
     pages: tuple[EssaPage, ...]
     cbrl: tuple[int, ...]
+    pageTable: bool  # noqa: N815 - the spec's name
     migrated: bool
     lastOp: EssaLastOp  # noqa: N815 - the spec's name
 
@@ -55,14 +59,16 @@ class EssaState(NamedTuple):
 #: Every page in Init: stable and logically zero, in use by the guest and owed zero.
 INIT_PAGE: Final = EssaPage(
     usage="S", valid=False, swapped=False, zbit=False, nodat=False, data=0, keyDirty=False,
-    gc=False, owed=0, belief="S", modified=False,
+    gc=False, gmapPte="Empty", pteUnused=False, owed=0, belief="S", modified=False,
 )  # fmt: skip
+GMAP_PTES: Final = ("Valid", "Aged", "Empty")
 INIT_LAST_OP: Final = EssaLastOp("Init", NO_PAGE, NO_VALUE, NO_VALUE, "None", NO_VALUE)
 
 
-def init_state(pages: int) -> EssaState:
-    """Spec: Init, for ``pages`` pages (0 .. pages-1)."""
-    return EssaState((INIT_PAGE,) * pages, (), False, INIT_LAST_OP)
+def init_state(pages: int, page_table: bool = True) -> EssaState:
+    r"""Spec: Init, for ``pages`` pages (0 .. pages-1); ``page_table`` is the spec's
+    ``~Gmap \/ PrebuiltPageTables``."""
+    return EssaState((INIT_PAGE,) * pages, (), page_table, False, INIT_LAST_OP)
 
 
 # --------------------------------------------------------------------------- showing states
@@ -72,8 +78,11 @@ def show_page(pg: EssaPage) -> str:
     """A page in a few words: ``V swapped Z data=1 | owed=1 believes V``."""
     host = [pg.usage]
     host += [name for name, on in (("valid", pg.valid), ("swapped", pg.swapped), ("Z", pg.zbit),
-                                   ("N", pg.nodat), ("keyDirty", pg.keyDirty), ("GC", pg.gc))
+                                   ("N", pg.nodat), ("keyDirty", pg.keyDirty), ("GC", pg.gc),
+                                   ("UNUSED", pg.pteUnused))
              if on]  # fmt: skip
+    if pg.gmapPte != "Empty":
+        host.append(f"gmap {pg.gmapPte}")
     host.append(f"data={pg.data}")
     owed = "-" if pg.owed == NO_VALUE else str(pg.owed)
     guest = f"owed={owed} believes {pg.belief}{' modified' if pg.modified else ''}"
@@ -99,4 +108,5 @@ def show_state(s: EssaState) -> str:
     """A state in one line, for messages."""
     pages = "; ".join(f"page {i}: {show_page(pg)}" for i, pg in enumerate(s.pages))
     mig = " migrated" if s.migrated else ""
-    return f"[{pages}; cbrl {show_cbrl(s.cbrl)}{mig}] after {show_last_op(s.lastOp)}"
+    table = "" if s.pageTable else " no page table"
+    return f"[{pages}; cbrl {show_cbrl(s.cbrl)}{table}{mig}] after {show_last_op(s.lastOp)}"
