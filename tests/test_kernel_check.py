@@ -1,34 +1,53 @@
-"""make kernel-check's parts that need no toolchain: the random drive (against the reference
-engines) and the parsing of the harness's reply lines."""
+"""make kernel-check's parts that need no toolchain: classify and the driver's run per profile
+(against the reference engines and a mutant), the table, and the parsing of the harness's reply
+lines. The README block is checked against the real kernel's table where the toolchain is."""
 
 from __future__ import annotations
 
+import io
+import os
+import re
+from pathlib import Path
+
 import pytest
 
-from conformance.engines.linux.check import drive
+from conformance.engines.linux import check
 from conformance.engines.linux.engine import parse_reply
-from conformance.essa import EssaProfileRequest, HostPage, KVMClassicEngine, LyingR1Engine
+from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
+from conformance.essa import HostPage, KVMClassicEngine
+from conformance.essa_mutants import SecondPageReportsFirst
 from conformance.protocol import EngineFault
-from refimpl.essa import EssaProfile
 
-PROFILE = EssaProfile("KVMClassic", storage_keys=True, facility147=True, cbrl_size=1, pages=2)
-
-
-def test_the_drive_finds_nothing_in_the_reference_itself() -> None:
-    engine = KVMClassicEngine()
-    engine.hello(EssaProfileRequest.of(PROFILE))
-    steps, found = drive(engine, PROFILE, 600, seed=1)
-    assert steps >= 600 and found == []
+README = Path(__file__).resolve().parents[1] / "README.md"
+SMALL = {"examples": 5, "max_steps": 10}
 
 
-def test_the_drive_finds_a_lying_r1_byte_with_a_short_report() -> None:
-    engine = LyingR1Engine()
-    engine.hello(EssaProfileRequest.of(PROFILE))
-    _, found = drive(engine, PROFILE, 600, seed=1)
-    assert found, "an engine reporting R1 after the operation must diverge"
-    first = found[0]
-    assert first.program[-1].op == "ESSA" and first.expected.result != first.observed.result
-    assert first.report().startswith(first.program[0].describe())
+def test_the_reference_itself_is_identified_and_passes_every_profile(tmp_path: Path) -> None:
+    c, rows = check.check(KVMClassicEngine(), KVMClassicEngine, "KVMClassic", tmp_path, **SMALL)
+    assert c.identified == "KVMClassic"
+    assert len(rows) == 8 and {r.profile.pages for r in rows} == {check.PAGES}
+    assert all(r.classify == "matches" and not r.diverged and not r.report for r in rows)
+    assert not any(tmp_path.iterdir()), "nothing to reproduce"
+
+
+def test_a_two_page_bug_is_reported_with_the_drivers_reproducers(tmp_path: Path) -> None:
+    c, rows = check.check(SecondPageReportsFirst(), SecondPageReportsFirst, "KVMClassic",
+                          tmp_path, **SMALL)  # fmt: skip
+    assert c.identified is None
+    assert all(r.classify.startswith("diverges (tour of page 1") for r in rows)
+    diverged = [r for r in rows if r.diverged]
+    assert diverged, "run over two pages must catch a bug of page 1"
+    first = diverged[0]
+    assert "DIVERGENCE at step" in first.report
+    saved = tmp_path / check.ESSA_DRIVER.short_name(first.profile)
+    for name in ("report.txt", "trace.jsonl", "trace.itf.json"):
+        assert (saved / name).is_file() and str(saved / name) in first.report
+    assert (saved / "ConformanceTrace.tla").is_file()
+    out = io.StringIO()
+    check.table("A mutant", c, rows, out)
+    text = out.getvalue()
+    assert "classify: matches no Impl" in text
+    assert text.count("| diverged (") == text.count("DIVERGENCE at step") == len(diverged)
 
 
 def test_parse_reply() -> None:
@@ -42,3 +61,24 @@ def test_parse_reply() -> None:
                 "Done 0 -1 S00000x"):
         with pytest.raises(EngineFault):
             parse_reply(bad, 1)
+
+
+_missing = toolchain_missing() or (
+    "" if os.environ.get("KERNEL_SRC") or DEFAULT_TARBALL.is_file()
+    else f"no KERNEL_SRC and no {DEFAULT_TARBALL}: apt-get install {' '.join(APT_PACKAGES)}"
+)  # fmt: skip
+
+
+def readme_block() -> str:
+    """The README's quote of kernel-check's output: between its two marker comments."""
+    m = re.search(r"<!-- kernel-check: begin -->\n(.*?)<!-- kernel-check: end -->",
+                  README.read_text(encoding="utf-8"), re.S)  # fmt: skip
+    assert m, "README.md lacks the kernel-check block"
+    return m.group(1)
+
+
+@pytest.mark.skipif(bool(_missing), reason=f"the kernel's ESSA code: {_missing}")
+def test_the_readme_quotes_what_kernel_check_prints(tmp_path: Path) -> None:
+    out = io.StringIO()
+    assert check.main(["--out", str(check.OUT)], out) == 0
+    assert readme_block() == out.getvalue()

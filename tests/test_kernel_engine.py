@@ -31,7 +31,7 @@ def kernel() -> Iterator[ClassicKernelEngine]:
 
 
 def test_the_classic_kernel_code_is_kvm_classic_without_storage_keys(kernel: ClassicKernelEngine) -> None:
-    c = classify(kernel, EssaProfileRequest(None, False, True, 1, 2))
+    c = classify(kernel, EssaProfileRequest(storage_keys=False, facility147=True, cbrl_size=1, pages=2))
     assert c.matched == ("KVMClassic",), [v.divergence for v in c.verdicts]
     assert c.engine.name.startswith("Linux ")
 
@@ -40,7 +40,7 @@ def test_with_storage_keys_the_guests_sske_resets_gc(kernel: ClassicKernelEngine
     """Issue 12 (b), observed: set_guest_storage_key clears the PGSTE's GC with the key's change
     bit, where the spec's Writeback keeps GC (so a later ORC 4 discards in the kernel and answers
     S in the spec). When the spec follows the kernel, this test fails and becomes a match."""
-    kernel.hello(EssaProfileRequest("KVMClassic", True, False, 1, 1))
+    kernel.hello(EssaProfileRequest(impl="KVMClassic", storage_keys=True, facility147=False, cbrl_size=1, pages=1))
     kernel.reset()
     kernel.step(EssaRequest("Write", 0))
     reclaimed = kernel.step(EssaRequest("HostReclaim", 0)).pages[0]
@@ -49,13 +49,13 @@ def test_with_storage_keys_the_guests_sske_resets_gc(kernel: ClassicKernelEngine
     assert (written_back.gc, written_back.dirty) == (False, False)
     essa = kernel.step(EssaRequest("ESSA", 0, 4))
     assert (essa.result, essa.pages[0].usage, essa.pages[0].zbit) == (2, "V", True)
-    c = classify(kernel, EssaProfileRequest(None, True, False, 1, 1))
+    c = classify(kernel, EssaProfileRequest(storage_keys=True, facility147=False, cbrl_size=1, pages=1))
     (classic,) = [v for v in c.verdicts if v.profile.impl == "KVMClassic"]
     assert classic.divergence is not None  # the spec's GC differs (Writeback, or Migrate: 12 (c))
 
 
 def test_a_discard_on_a_full_cbrl_is_rolled_back_and_refused(kernel: ClassicKernelEngine) -> None:
-    kernel.hello(EssaProfileRequest("KVMClassic", False, False, 1, 2))
+    kernel.hello(EssaProfileRequest(impl="KVMClassic", storage_keys=False, facility147=False, cbrl_size=1, pages=2))
     kernel.reset()
     first = kernel.step(EssaRequest("ESSA", 0, 3))
     assert (first.outcome, first.result, first.pages[0].zbit) == ("Done", 2, True)
@@ -71,7 +71,7 @@ def test_over_json_lines() -> None:
     command = shlex.join([sys.executable, "-m", "conformance.engines.linux"])
     engine = EssaJsonLinesEngine(command)
     try:
-        c = classify(engine, EssaProfileRequest(None, False, False, 1, 1))
+        c = classify(engine, EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1, pages=1))
     finally:
         engine.close()
     assert c.matched == ("KVMClassic",)
