@@ -31,9 +31,14 @@ check: venv tlc
 # worker); TEST_JOBS=0 runs them in this process. -v names every test as it finishes (the
 # percentage says how far the run is), -rs lists the skipped tests with their reasons, and
 # --durations the slowest. Measured on 2 busy cores: see the README ("Running the tests").
+# tests/test_runner_interrupt.py runs on its own, in one process, after the rest: its Ctrl-C test
+# timed out (the runner did not exit within 30 s of SIGINT) in each of three full runs on two
+# workers, and passed in each run of the file alone, with or without workers; cause not found.
 TEST_JOBS ?= 2
+SEPARATE := tests/test_runner_interrupt.py
 test: venv tlc engines
-	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal -v -rs --durations=10
+	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal -v -rs --durations=10 --ignore $(SEPARATE)
+	$(PY) -m pytest -v -rs $(SEPARATE)
 
 # The conformance suite's second engine, in C (conformance/engines/): plain cc, no libraries.
 ENGINES := conformance/engines/build/cmma-engine
