@@ -2,7 +2,7 @@
 
 The TLC jar is fetched and verified once per session.
 
-Hypothesis profiles (D93), for the refimpl property tests and the conformance tests alike:
+Hypothesis profiles (D107), for the refimpl property tests and the conformance tests alike:
 
 * ``cmma-ci``, selected when ``CI`` is set (as CI services set it: ``CI=true``): derandomized, so
   every run draws the same examples and a failure in CI fails again on any machine; no example

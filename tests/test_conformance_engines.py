@@ -7,7 +7,7 @@ on a few profiles that differ in every constant, to keep CI short. Set
 CMMA_CONFORMANCE_ALL_PROFILES=1 to run hypothesis on every profile (and
 CMMA_CONFORMANCE_PROFILE=thorough for the thorough settings).
 
-The hypothesis runs follow the profile tests/conftest.py selected (D93): in CI derandomized with
+The hypothesis runs follow the profile tests/conftest.py selected (D107): in CI derandomized with
 no example database; locally the session's seed (printed when a test fails; replayed with
 CMMA_HYPOTHESIS_SEED) and the example database in .hypothesis/conformance."""
 

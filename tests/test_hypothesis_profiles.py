@@ -1,4 +1,4 @@
-"""The hypothesis profile follows the environment (tests/conftest.py, D93): derandomized without a
+"""The hypothesis profile follows the environment (tests/conftest.py, D107): derandomized without a
 database when CI is set, a printed seed and the example database otherwise, and the refimpl
 property tests and the conformance settings inherit it."""
 

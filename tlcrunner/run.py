@@ -128,7 +128,7 @@ def _verify_jar_once(jar: Path, size: int, mtime_ns: int) -> None:
 #: JVM options of a run that may take minutes (the deep models): the parallel collector and the
 #: full JIT, C2 included, as TLC's own scripts run it.
 JVM_OPTIONS: tuple[str, ...] = ("-XX:+UseParallelGC",)
-#: JVM options of a run that finishes in seconds (the CI-sized models, D94): the C1 compiler
+#: JVM options of a run that finishes in seconds (the CI-sized models, D108): the C1 compiler
 #: alone and the serial collector, so the JVM spends no CPU on C2 compilations and GC threads
 #: that such a run never repays. Measured (medians of 3-4 runs on 2 busy cores): a model of 2
 #: states 4.3 s -> 3.2 s, 1,141 states 11.0 s -> 5.8 s; the largest CI models (21,173 and
