@@ -5,7 +5,11 @@ base class an engine's own CI would subclass.
 Every profile the spec allows is toured (every transition, deterministically); hypothesis runs
 on a few profiles that differ in every constant, to keep CI short. Set
 CMMA_CONFORMANCE_ALL_PROFILES=1 to run hypothesis on every profile (and
-CMMA_CONFORMANCE_PROFILE=thorough for the thorough settings)."""
+CMMA_CONFORMANCE_PROFILE=thorough for the thorough settings).
+
+The hypothesis runs follow the profile tests/conftest.py selected (D107): in CI derandomized with
+no example database; locally the session's seed (printed when a test fails; replayed with
+CMMA_HYPOTHESIS_SEED) and the example database in .hypothesis/conformance."""
 
 from __future__ import annotations
 
@@ -19,6 +23,10 @@ from conformance.protocol import ProfileRequest
 from conformance.runner import connect, run_hypothesis, run_tour, skipped_operations
 from conformance.stateful import settings_for
 from conformance.testing import EngineContract
+from conftest import SESSION_SEED
+
+#: A failure is kept for the next run only where there is a next run (not in CI).
+_DATABASE = None if SESSION_SEED is None else "default"
 
 _ALL = os.environ.get("CMMA_CONFORMANCE_ALL_PROFILES") == "1"
 # Each constant takes each of its values at least once.
@@ -32,13 +40,15 @@ _SOME = [
 class TestCEngine(EngineContract):
     engine_command = str(ensure_built())
     hypothesis_profiles: ClassVar[list[ProfileRequest] | None] = None if _ALL else _SOME
-    database = None
+    seed = SESSION_SEED
+    database = _DATABASE
 
 
 class TestReferenceEngine(EngineContract):
     engine_class = "conformance.engine:ReferenceEngine"
     hypothesis_profiles: ClassVar[list[ProfileRequest] | None] = None if _ALL else _SOME[:1]
-    database = None
+    seed = SESSION_SEED
+    database = _DATABASE
 
 
 def test_an_engine_without_clear_dirty_is_tested_on_the_rest() -> None:

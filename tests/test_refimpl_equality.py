@@ -152,8 +152,12 @@ class TlcJobs:
 @pytest.fixture(scope="session")
 def tlc_jobs(request: pytest.FixtureRequest, tlc_jar: Path) -> Iterator[TlcJobs]:
     jobs = TlcJobs(tlc_jar, find_java())
-    # Start every run a selected test of this module needs, in the order the tests run.
-    for item in request.session.items:
+    # Start every run a selected test of this module needs, in the order the tests run. Not
+    # under pytest-xdist: a worker collects every test but runs only those it is handed (which
+    # is decided as the run goes), so it would run the other workers' TLC jobs too (measured: the
+    # first test waited 137 s); there each test starts its own run and the workers run side by side.
+    in_xdist_worker = "PYTEST_XDIST_WORKER" in os.environ
+    for item in [] if in_xdist_worker else request.session.items:
         callspec = getattr(item, "callspec", None)
         job = callspec.params.get("job") if callspec is not None else None
         if isinstance(job, Job):

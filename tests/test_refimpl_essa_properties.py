@@ -36,6 +36,8 @@ from refimpl.essa.properties import (
 )  # fmt: skip
 
 DEEP = os.environ.get("REFIMPL_HYPOTHESIS_PROFILE") == "refimpl-deep"
+# Inherits the profile tests/conftest.py loaded (D107): derandomized without a database when CI
+# is set, the example database otherwise.
 SETTINGS = settings(
     max_examples=2000 if DEEP else 20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

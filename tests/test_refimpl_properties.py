@@ -28,6 +28,8 @@ from refimpl.pagestates.properties import (
 )  # fmt: skip
 from refimpl.pagestates.state import OPS, State
 
+# Both inherit the profile tests/conftest.py loaded (D107): derandomized without a database when
+# CI is set, the example database otherwise.
 settings.register_profile(
     "refimpl-ci", max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

@@ -18,7 +18,8 @@ from tlcrunner import check, fetch
 from tlcrunner.cfg import checked_names
 from tlcrunner.manifest import ManifestError, load_manifest, parse_expect
 from tlcrunner.run import (
-    JAVA_HINT, RunResult, TlcSetupError, attribute_violation, find_java, run_tlc,
+    JAVA_HINT, JVM_OPTIONS, SHORT_RUN_JVM_OPTIONS, RunResult, TlcSetupError, attribute_violation,
+    find_java, run_tlc,
 )
 from tlcrunner.tool_output import Outcome, ToolResult, parse_messages, parse_tool_output
 
@@ -278,6 +279,31 @@ def test_parse_error_run(tlc_jar: Path) -> None:
     r = run_tlc(FIXTURES / "ParseFail.tla", FIXTURES / "ParseFail.cfg", jar=tlc_jar, timeout=60)
     assert r.outcome is Outcome.PARSE_ERROR and r.exit_code == 150
     assert "***Parse Error***" in r.tool.error
+
+
+@pytest.mark.parametrize("short", [True, False], ids=["short", "long"])
+def test_jvm_options_by_run_length(short: bool, tlc_jar: Path) -> None:
+    r = run_tlc(FIXTURES / "Ok.tla", FIXTURES / "Ok.cfg", jar=tlc_jar, timeout=120, short=short)
+    assert (r.outcome, r.tool.distinct) == (Outcome.HOLDS, 3)
+    options = SHORT_RUN_JVM_OPTIONS if short else JVM_OPTIONS
+    other = JVM_OPTIONS if short else SHORT_RUN_JVM_OPTIONS
+    assert r.command[1 : 1 + len(options)] == list(options)
+    assert not set(other) & set(r.command)
+
+
+def test_ci_sized_models_run_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: dict[Path, bool] = {}
+
+    def fake_run_tlc(module: Path, config: Path, **kwargs: Any) -> RunResult:
+        asked[Path(config)] = kwargs["short"]
+        raise TlcSetupError("not run")
+
+    monkeypatch.setattr(check, "run_tlc", fake_run_tlc)
+    manifest = load_manifest(FIXTURES / "manifest.json")
+    for entry in manifest.entries:
+        check.check_entry(entry, jar=Path("unused.jar"), library=None)
+    assert asked == {Path(e.config): e.size == "ci" for e in manifest.entries}
+    assert {e.size for e in manifest.entries} == {"ci", "deep"}
 
 
 def test_timeout_is_reported(tlc_jar: Path) -> None:

@@ -155,11 +155,12 @@ def default_library(manifest: Manifest) -> Path | None:
 
 
 def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None) -> Row:
-    """Run one manifest entry and judge it. The single code path for the CLI and the tests."""
+    """Run one manifest entry and judge it. The single code path for the CLI and the tests.
+    A CI-sized model runs in a JVM tuned for short runs (D108)."""
     try:
         run = run_tlc(
             entry.module, entry.config, jar=jar, library=library,
-            workers=entry.workers, timeout=entry.timeout,
+            workers=entry.workers, timeout=entry.timeout, short=entry.size == "ci",
         )  # fmt: skip
     except TlcSetupError as exc:
         return not_run(entry, str(exc))
