@@ -97,7 +97,7 @@ FINDINGS = (
         "F6", "incremental and bulk memory removal can end differently",
         ("MCMemoryDowngradeCompare_AnyRoomPinned3",),
         "the seed's advice, under one move policy (decision D68)",
-        "Seed 001 recommends removing memory incrementally. spec/MemoryDowngradeCompare.tla runs "
+        "The z/VM DMD report ([Z2]) recommends removing memory incrementally. spec/MemoryDowngradeCompare.tla runs "
         "the same removal in bulk and one frame at a time and compares the outcomes (whether all "
         "of it went offline, which frames, and what every page reads). When the host may copy or "
         "page out as it likes (`MovePolicy = \"AnyRoom\"`), an incremental removal can spend the "
