@@ -29,7 +29,7 @@ from typing import Any, Final, NamedTuple, Protocol, TextIO, runtime_checkable
 
 from refimpl import essa as oracle
 from refimpl.core.constants import from_json as constants_from_json
-from refimpl.core.constants import combinations, json_value
+from refimpl.core.constants import json_value
 from refimpl.core.package import Refused
 from refimpl.essa import CONSTANTS, ESSA, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState, rules
 
@@ -46,6 +46,8 @@ PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate"})
 ESSA_OUTCOMES: Final = (
     "Done", "SpecificationException", "Zapped", "Kept", "Value", "DiscardFault",
     "AddressingException", "Refused",
+    # issue 12: CMMA disabled, ESSA in problem state, a CBRL entry zapping another page
+    "OperationException", "PrivilegedOperation", "ZappedOtherPage",
 )  # fmt: skip
 NONE: Final = -1  # no page, no ORC, no R1 byte, no value
 #: The ORC field of ESSA is four bits.
@@ -271,8 +273,14 @@ class EssaProfileRequest:
     reaches the hello, its JSON and every profile list without a change here."""
 
     ATTRS: Final = tuple(c.attr for c in CONSTANTS) + ("pages",)
+    #: The order of positional arguments (the first version's fields; the later constants are
+    #: keyword-only).
+    POSITIONAL: Final = ("impl", "storage_keys", "facility147", "cbrl_size", "pages")
 
-    def __init__(self, **fields: Any) -> None:
+    def __init__(self, *args: Any, **fields: Any) -> None:
+        if len(args) > len(self.POSITIONAL):
+            raise TypeError(f"at most {len(self.POSITIONAL)} positional fields: {self.POSITIONAL}")
+        fields = {**dict(zip(self.POSITIONAL, args)), **fields}
         unknown = sorted(set(fields) - set(self.ATTRS))
         if unknown:
             raise TypeError(f"unknown profile field(s) {', '.join(unknown)}")
@@ -606,9 +614,9 @@ class EssaDriver:
         return tours(profile)
 
     def profiles(self, fixed: EssaProfileRequest, pages: int) -> list[EssaProfile]:
-        """Every combination of the constants ``fixed`` leaves open, on ``pages`` pages."""
-        return [EssaProfile(**f, pages=pages)
-                for f in combinations(CONSTANTS, fixed.without("pages").fields)]  # fmt: skip
+        """Every combination of the constants ``fixed`` leaves open that is a profile of the
+        spec (its ASSUME holds), on ``pages`` pages."""
+        return ESSA.profiles(fixed.without("pages").fields, pages)
 
     def itf_state(self, profile: EssaProfile, reply: EssaReply | None,
                   request: EssaRequest | None) -> dict[str, Any]:  # fmt: skip

@@ -73,7 +73,7 @@ Trace == <<
 
 VARIABLE cursor   \\* the next step of Trace to replay
 
-GuestView == <<owed, belief, modified>>
+TraceGuestView == <<owed, belief, modified>>
 
 \\* Every page as the engine reported it after the step (a bit it did not report: -1).
 Seen(e) ==
@@ -86,51 +86,51 @@ Seen(e) ==
         /\\ e.seen[q].dirty # -1 => keyDirty'[q] = (e.seen[q].dirty = 1)
         /\\ e.seen[q].gc # -1 => gc'[q] = (e.seen[q].gc = 1)
 
-Faults(p) == DiscardFault(p) \\/ AddressingException(p)
-FaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"
-PageIn(p) == IF valid[p] THEN UNCHANGED <<valid, swapped, zbit>> ELSE FaultIn(p)
+TraceFaults(p) == DiscardFault(p) \\/ AddressingException(p)
+TraceFaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"
+TracePageIn(p) == IF valid[p] THEN UNCHANGED <<valid, swapped, zbit>> ELSE FaultIn(p)
 
-HarnessRead(e) ==
+TraceRead(e) ==
     LET p == e.page IN
-    IF Faults(p)
-    THEN e.outcome = FaultOutcome(p) /\\ UNCHANGED vars
+    IF TraceFaults(p)
+    THEN e.outcome = TraceFaultOutcome(p) /\\ UNCHANGED vars
     ELSE /\\ e.outcome = "Value" /\\ e.value = data[p]
-         /\\ PageIn(p)
+         /\\ TracePageIn(p)
          /\\ UNCHANGED <<usage, nodat, data, keyDirty, gc, cbrl, migrated, lastOp>>
-         /\\ UNCHANGED GuestView
+         /\\ UNCHANGED TraceGuestView
 
-HarnessWrite(e) ==
+TraceWrite(e) ==
     LET p == e.page IN
-    IF Faults(p)
-    THEN e.outcome = FaultOutcome(p) /\\ UNCHANGED vars
+    IF TraceFaults(p)
+    THEN e.outcome = TraceFaultOutcome(p) /\\ UNCHANGED vars
     ELSE /\\ e.outcome = "Done"
-         /\\ PageIn(p)
+         /\\ TracePageIn(p)
          /\\ data' = [data EXCEPT ![p] = e.arg]
          /\\ keyDirty' = [keyDirty EXCEPT ![p] = TRUE]
          /\\ UNCHANGED <<usage, nodat, gc, cbrl, migrated, lastOp>>
-         /\\ UNCHANGED GuestView
+         /\\ UNCHANGED TraceGuestView
 
-HarnessWriteback(e) ==
+TraceWriteback(e) ==
     /\\ e.outcome = "Done"
     /\\ keyDirty' = [keyDirty EXCEPT ![e.page] = FALSE]
     /\\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, gc, cbrl, migrated, lastOp>>
-    /\\ UNCHANGED GuestView
+    /\\ UNCHANGED TraceGuestView
 
 \\* A host action or the instruction: performed with the observed outcome, or refused.
-Spec1(e, A) ==
+TraceStep(e, A) ==
     IF e.outcome = "Refused"
     THEN ~ENABLED A /\\ UNCHANGED vars
-    ELSE A /\\ lastOp'.outcome = e.outcome /\\ UNCHANGED GuestView
+    ELSE A /\\ lastOp'.outcome = e.outcome /\\ UNCHANGED TraceGuestView
 
 Replay(e) ==
-    /\\ CASE e.op = "ESSA" -> /\\ Spec1(e, ESSA("ESSA", e.orc, e.page))
+    /\\ CASE e.op = "ESSA" -> /\\ TraceStep(e, ESSA("ESSA", e.orc, e.page))
                              /\\ e.outcome = "Done" => lastOp'.result = e.result
-          [] e.op = "HostReclaim" -> Spec1(e, HostReclaim(e.page))
-          [] e.op = "HostProcessCBRL" -> Spec1(e, HostProcessCBRL)
-          [] e.op = "Migrate" -> Spec1(e, Migrate)
-          [] e.op = "Read" -> HarnessRead(e)
-          [] e.op = "Write" -> HarnessWrite(e)
-          [] e.op = "Writeback" -> HarnessWriteback(e)
+          [] e.op = "HostReclaim" -> TraceStep(e, HostReclaim(e.page))
+          [] e.op = "HostProcessCBRL" -> TraceStep(e, HostProcessCBRL)
+          [] e.op = "Migrate" -> TraceStep(e, Migrate)
+          [] e.op = "Read" -> TraceRead(e)
+          [] e.op = "Write" -> TraceWrite(e)
+          [] e.op = "Writeback" -> TraceWriteback(e)
     /\\ Seen(e)
 
 {TRACE_WALK}{"=" * 77}

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conformance.classify import classify
+from refimpl.essa import CONSTANTS
 from conformance.cli import main
 from conformance.essa import (
     ENGINES, EssaJsonLinesEngine, EssaProfileRequest, EssaReferenceEngine, EssaRequest,
@@ -41,7 +42,10 @@ def test_reference_engines_are_classified(impl: str, keys: bool) -> None:
     assert c.matched == (impl,)
     for v in c.verdicts:
         if v.profile.impl == impl:
-            assert v.divergence is None and v.steps > 1000
+            assert v.divergence is None and v.steps > 100
+        elif not all(getattr(v.profile, k.attr) == k.domain[0]
+                     for k in CONSTANTS if not k.always_named):  # fmt: skip
+            continue  # an option (CMMA off: every ESSA an operation exception) may hide the parting
         else:
             d = v.divergence
             assert d is not None

@@ -129,7 +129,7 @@ for line in sys.stdin:
         print(json.dumps({"id": o["id"]}), flush=True)
     else:
         n += 1
-        if n == 3:
+        if n == 1:
             sys.exit(7)
         page = {"usage": "S", "valid": False, "swapped": False, "zbit": False, "nodat": False}
         print(json.dumps({"id": o["id"], "outcome": "Done", "result": 2,
@@ -146,7 +146,7 @@ def test_a_fault_gets_the_full_report(tmp_path: Path) -> None:
     text = out.getvalue()
     assert code == 3, text
     assert "profile KVMGmap-nokeys-nof147-cbrl1-2p" in text
-    assert "ENGINE FAULT (crash) at step 1 (ESSA ORC 2" in text and "exit status 7" in text
+    assert "ENGINE FAULT (crash) at step 1 (ESSA ORC 0" in text and "exit status 7" in text
     assert (tmp_path / "out" / "KVMGmap-nokeys-nof147-cbrl1-2p" / "trace.jsonl").exists()
 
 
@@ -190,7 +190,7 @@ class _MutantContract(EssaEngineContract):
 def test_the_contract_fails_on_a_mutant_with_the_report(tmp_path: Path) -> None:
     contract = _MutantContract()
     contract.report_dir = tmp_path  # type: ignore[misc]
-    with pytest.raises(pytest.fail.Exception, match="DIVERGENCE at step 2"):
+    with pytest.raises(pytest.fail.Exception, match="DIVERGENCE at step"):
         contract.test_tour({"storage_keys": False, "facility147": False, "cbrl_size": 1})
 
 

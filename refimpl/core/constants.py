@@ -35,6 +35,9 @@ class Constant:
     attr: str
     domain: tuple[ConstantValue, ...]
     doc: str = ""
+    #: Whether a profile's short name always names it; False: only when it is not its first
+    #: value (an option most profiles leave at its default).
+    always_named: bool = True
 
 
 def tla_literal(value: ConstantValue) -> str:
@@ -120,11 +123,12 @@ def combinations(
     constants: Sequence[Constant], fixed: Mapping[str, Any] | None = None
 ) -> Iterator[dict[str, Any]]:
     """Every combination of the constants' domains, as profile fields; ``fixed`` (field -> value)
-    pins some of them."""
+    pins some of them. The first constant varies fastest, so the combinations of the first few
+    (a machine's basic constants) all come before a later one (an option) leaves its first value."""
     fixed = dict(fixed or {})
     axes = [(c.attr, (fixed[c.attr],) if c.attr in fixed else c.domain) for c in constants]
-    for values in itertools.product(*(domain for _, domain in axes)):
-        yield dict(zip((attr for attr, _ in axes), values))
+    for values in itertools.product(*(domain for _, domain in reversed(axes))):
+        yield dict(zip((attr for attr, _ in reversed(axes)), values))
 
 
 def short_name(constants: Sequence[Constant], profile: object) -> str:
@@ -132,6 +136,8 @@ def short_name(constants: Sequence[Constant], profile: object) -> str:
     parts: list[str] = []
     for c in constants:
         v = getattr(profile, c.attr)
+        if not c.always_named and v == c.domain[0]:
+            continue
         if isinstance(v, bool):
             parts.append(_FLAG_NAMES.get(c.tla, c.tla) if v else "no" + _FLAG_NAMES.get(c.tla, c.tla))
         elif isinstance(v, frozenset):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Generic, NamedTuple, Protocol, TypeVar
 
-from .constants import Constant, short_name
+from .constants import Constant, combinations, short_name
 from .graph import Presenter, StateGraph, Successors, reachable_graph
 from .properties import PropertySet
 
@@ -89,6 +89,18 @@ class MachinePackage(Generic[P, S]):
     def profile(self, **fields: Any) -> P:
         """A profile of this machine from its fields (checked by the spec's ASSUME)."""
         return self.profile_type(**fields)
+
+    def profiles(self, fixed: Mapping[str, Any] | None = None, pages: int = 1) -> list[P]:
+        """Every combination of the constants' domains (``fixed``: field -> value pins some),
+        on ``pages`` pages, leaving out the combinations the spec's ASSUME rejects (the profile
+        type raises ValueError for them)."""
+        out = []
+        for fields in combinations(self.constants, fixed):
+            try:
+                out.append(self.profile_type(**fields, pages=pages))
+            except ValueError:
+                continue
+        return out
 
     def short_name(self, profile: P) -> str:
         return short_name(self.constants, profile)
