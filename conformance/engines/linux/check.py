@@ -46,7 +46,7 @@ from .kernels import Built, build
 
 PAGES: Final = 2
 #: ``run --profile thorough``'s sizes (examples, steps per example): with the quick ones (643
-#: steps per profile) hypothesis did not find the storage-key divergence classify's tour finds (D97).
+#: steps per profile) hypothesis did not find the storage-key divergence classify's tour finds (D109).
 EXAMPLES, MAX_STEPS = SIZES["thorough"]
 SEED: Final = 0
 #: Where the driver saves the reproducers (relative, so the printed paths are the same anywhere).
