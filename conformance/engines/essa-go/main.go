@@ -23,7 +23,19 @@ type page struct {
 	dirty   bool
 	gc      bool
 	content int64
+	// KVMGmap only: the guest mapping of the page (gmap PTE) and the host PTE's stale
+	// _PAGE_UNUSED (Bugs: StaleUnusedBit).
+	gmapPte   byte // pteEmpty, pteValid, pteAged
+	pteUnused bool
 }
+
+const (
+	pteEmpty = iota
+	pteValid
+	pteAged
+)
+
+var gmapPteNames = [...]string{"Empty", "Valid", "Aged"}
 
 type profile struct {
 	Impl        string
@@ -31,6 +43,12 @@ type profile struct {
 	Facility147 bool
 	CBRLSize    int
 	Pages       int
+	// the constants added for kernel fidelity
+	Bugs                  map[string]bool // StickyZero, StaleUnusedBit (CBRLGuestAddress: unsupported)
+	PrebuiltPageTables    bool
+	MachineInterpretsESSA bool // always false: nondeterministic, not for an engine
+	ModernGuest           bool // shapes the spec's guest only; ignored
+	CMMAEnabled           bool
 }
 
 type machine struct {
@@ -38,6 +56,8 @@ type machine struct {
 	pages    []page
 	cbrl     []int
 	migrated bool
+	// KVMGmap: the gmap page table of the pages' (one) segment exists
+	pageTable bool
 }
 
 func (m *machine) reset() {
@@ -47,9 +67,19 @@ func (m *machine) reset() {
 	}
 	m.cbrl = nil
 	m.migrated = false
+	m.pageTable = m.prof.PrebuiltPageTables
 }
 
-func (m *machine) isKVM() bool { return m.prof.Impl != "Paper2007" }
+func (m *machine) isKVM() bool  { return m.prof.Impl != "Paper2007" }
+func (m *machine) isGmap() bool { return m.prof.Impl == "KVMGmap" }
+
+// xchgZ: the zbit after _gmap_ptep_xchg (a fault, reclaim, unmap or aging under KVMGmap):
+// cleared, or kept with the StickyZero bug.
+func (m *machine) xchgZ(p *page) {
+	if !m.prof.Bugs["StickyZero"] {
+		p.zbit = false
+	}
+}
 
 // bit operations of a table row on zbit / nodat
 const (
@@ -75,7 +105,7 @@ type row struct {
 	zbit     int
 	appendCB bool
 	drop     bool // content dropped: swapped cleared, content 0
-	setValid bool // Paper2007 ORC 5
+	setValid bool // Paper2007 ORC 5: valid set, swapped cleared (paged in, content kept)
 }
 
 func (m *machine) essaRow(orc int, p *page) row {
@@ -83,9 +113,10 @@ func (m *machine) essaRow(orc int, p *page) row {
 	case "Paper2007":
 		return paper2007Row(orc, p)
 	case "KVMClassic":
-		return kvmRow(orc, p, false)
+		return kvmRow(orc, p.valid, p, false)
 	default:
-		return kvmRow(orc, p, true)
+		// the new gmap's rows test the gmap PTE (the guest mapping), not the host frame
+		return kvmRow(orc, p.gmapPte == pteValid, p, true)
 	}
 }
 
@@ -130,7 +161,7 @@ func paper2007Row(orc int, p *page) row {
 
 // kvmRow: KVMClassic (pgste_perform_essa) and KVMGmap (dat_perform_essa).
 // gmap clears Z in every row that does not set it, and its ORC 4 fallback keeps the usage.
-func kvmRow(orc int, p *page, gmap bool) row {
+func kvmRow(orc int, valid bool, p *page, gmap bool) row {
 	z := keep
 	if gmap {
 		z = clr
@@ -145,12 +176,12 @@ func kvmRow(orc int, p *page, gmap bool) row {
 		if orc == 3 {
 			u = 'V'
 		}
-		if p.valid {
+		if valid {
 			return row{name: "valid", usage: u, zbit: z}
 		}
 		return row{name: "otherwise", usage: u, zbit: set, appendCB: true}
 	case 4:
-		if p.valid {
+		if valid {
 			return row{name: "valid", usage: 'P', zbit: z}
 		}
 		if p.zbit {
@@ -169,7 +200,7 @@ func kvmRow(orc int, p *page, gmap bool) row {
 	case 5:
 		return row{name: "otherwise", usage: 'S', zbit: z}
 	case 6:
-		if p.valid {
+		if valid {
 			return row{name: "valid", usage: 'S', zbit: z}
 		}
 		return row{name: "otherwise", usage: '=', zbit: z}
@@ -196,6 +227,12 @@ func usageBits(u byte) int {
 func (m *machine) r1(p *page) int {
 	var c int
 	switch {
+	case m.isGmap() && p.gmapPte == pteValid:
+		c = 0 // KVMGmap: the content bits come from the gmap PTE
+	case m.isGmap() && p.zbit:
+		c = 3
+	case m.isGmap():
+		c = 2
 	case p.valid:
 		c = 0
 	case m.isKVM() && p.zbit:
@@ -221,12 +258,29 @@ type result struct {
 	reason  string
 }
 
-func (m *machine) essa(pg, orc int) result {
-	if orc < 0 || orc > 15 {
-		return result{outcome: "error"}
+// essa performs the instruction. The checks in order: CMMA enabled (operation exception),
+// problem state (privileged operation), the ORC (specification exception), an address beyond
+// guest memory, KVMGmap's missing page table, the row, a full CBRL.
+func (m *machine) essa(pg, orc int, problemState, beyondMemory bool) result {
+	if !m.prof.CMMAEnabled {
+		return result{outcome: "OperationException", reason: "CMMA is not enabled for the VM (code 1)"}
 	}
-	if orc >= 8 || (orc == 7 && !m.prof.Facility147) {
+	if problemState {
+		return result{outcome: "PrivilegedOperation", reason: "ESSA in problem state (code 2)"}
+	}
+	if orc >= 8 || (orc == 7 && (!m.prof.Facility147 || !m.isKVM())) {
 		return result{outcome: "SpecificationException", reason: fmt.Sprintf("ORC %d is not defined", orc)}
+	}
+	if beyondMemory {
+		if m.isGmap() {
+			r := 0x10
+			return result{outcome: "Done", result: &r, reason: "KVMGmap: an address beyond guest memory, the walk fails (exception indication)"}
+		}
+		return result{outcome: "AddressingException", reason: "an address beyond guest memory (code 5)"}
+	}
+	if m.isGmap() && !m.pageTable {
+		r := 0x10
+		return result{outcome: "Done", result: &r, reason: "KVMGmap: no gmap page table yet (exception indication)"}
 	}
 	p := &m.pages[pg]
 	rw := m.essaRow(orc, p)
@@ -245,6 +299,7 @@ func (m *machine) essa(pg, orc int) result {
 	}
 	if rw.setValid {
 		p.valid = true
+		p.swapped = false
 	}
 	if rw.appendCB {
 		m.cbrl = append(m.cbrl, pg)
@@ -260,7 +315,9 @@ func (m *machine) hostReclaim(pg int) result {
 	toSwap := true
 	switch p.usage {
 	case 'U':
-		toSwap = false
+		// KVMGmap: the host learns that a page is unused from the gmap PTE it unmaps; a page
+		// the guest has not mapped (after Migrate) goes to swap as any other
+		toSwap = m.isGmap() && p.gmapPte == pteEmpty
 	case 'V':
 		toSwap = m.isKVM()
 	case 'P':
@@ -273,6 +330,13 @@ func (m *machine) hostReclaim(pg int) result {
 			}
 		}
 	}
+	reason := ""
+	if p.pteUnused {
+		// StaleUnusedBit: the host PTE still says _PAGE_UNUSED, so reclaim drops the page
+		toSwap = false
+		p.pteUnused = false
+		reason = "the host PTE's stale _PAGE_UNUSED drops the page (StaleUnusedBit)"
+	}
 	p.valid = false
 	if toSwap {
 		p.swapped = true
@@ -283,7 +347,12 @@ func (m *machine) hostReclaim(pg int) result {
 	if m.isKVM() && m.prof.StorageKeys {
 		p.gc = p.dirty
 	}
-	return result{outcome: "Done"}
+	if m.isGmap() && p.gmapPte != pteEmpty {
+		// the gmap PTE is exchanged for an empty one (_gmap_ptep_xchg)
+		p.gmapPte = pteEmpty
+		m.xchgZ(p)
+	}
+	return result{outcome: "Done", reason: reason}
 }
 
 func (m *machine) hostProcessCBRL() result {
@@ -293,6 +362,9 @@ func (m *machine) hostProcessCBRL() result {
 	pg := m.cbrl[0]
 	m.cbrl = m.cbrl[1:]
 	p := &m.pages[pg]
+	if m.isGmap() && p.gmapPte == pteAged {
+		return result{outcome: "Kept", reason: fmt.Sprintf("page %d: its gmap PTE is aged, the entry is skipped", pg)}
+	}
 	if !p.valid && p.swapped && (p.usage == 'U' || p.zbit) {
 		p.swapped = false
 		p.content = 0
@@ -318,10 +390,17 @@ func (m *machine) migrate() result {
 		p.valid = c != 0
 		p.swapped = false
 		p.zbit = false
-		p.gc = false
+		// the storage key travels (s390-skeys) and is set on the destination, GC included
+		p.gc = m.prof.StorageKeys && p.dirty
+		// the destination's pages are not yet mapped for the guest
+		p.gmapPte = pteEmpty
+		p.pteUnused = false
 	}
 	m.cbrl = nil
 	m.migrated = true
+	if m.isGmap() {
+		m.pageTable = true // SET_CMMA_BITS
+	}
 	return result{outcome: "Done"}
 }
 
@@ -336,6 +415,16 @@ func (m *machine) access(pg int, write bool, arg int64) result {
 			return result{outcome: "AddressingException"}
 		}
 	}
+	if m.isGmap() {
+		// the fault maps the page for the guest and creates the segment's page table
+		if !p.valid || p.gmapPte != pteValid {
+			m.xchgZ(p)
+		}
+		p.gmapPte = pteValid
+		m.pageTable = true
+	} else if !p.valid {
+		p.zbit = false
+	}
 	if !p.valid {
 		// fault in: from swap, or a fresh zero page (content is already 0 then)
 		if !p.swapped {
@@ -343,7 +432,6 @@ func (m *machine) access(pg int, write bool, arg int64) result {
 		}
 		p.valid = true
 		p.swapped = false
-		p.zbit = false
 	}
 	if write {
 		p.content = arg
@@ -355,20 +443,64 @@ func (m *machine) access(pg int, write bool, arg int64) result {
 }
 
 func (m *machine) writeback(pg int) result {
-	m.pages[pg].dirty = false
+	p := &m.pages[pg]
+	p.dirty = false
+	if m.isKVM() && m.prof.StorageKeys {
+		// the guest's SSKE: clears GC too, and under KVMGmap creates the page table
+		p.gc = false
+		if m.isGmap() {
+			m.pageTable = true
+		}
+	}
+	return result{outcome: "Done"}
+}
+
+func (m *machine) hostUnmapGmap(pg int) result {
+	p := &m.pages[pg]
+	if !m.isGmap() || p.gmapPte == pteEmpty {
+		return result{outcome: "Refused", reason: "no gmap PTE to unmap"}
+	}
+	p.gmapPte = pteEmpty
+	m.xchgZ(p)
+	if m.prof.Bugs["StaleUnusedBit"] && p.usage == 'U' {
+		p.pteUnused = true
+	}
+	return result{outcome: "Done"}
+}
+
+func (m *machine) hostAge(pg int) result {
+	p := &m.pages[pg]
+	if !m.isGmap() || p.gmapPte != pteValid {
+		return result{outcome: "Refused", reason: "no valid gmap PTE to age"}
+	}
+	p.gmapPte = pteAged
+	m.xchgZ(p)
+	return result{outcome: "Done"}
+}
+
+func (m *machine) hostResetCMMA() result {
+	if !m.isKVM() {
+		return result{outcome: "Refused", reason: "no CMMA reset in the 2007 model"}
+	}
+	for i := range m.pages {
+		m.pages[i].usage = 'S'
+		m.pages[i].nodat = false
+	}
 	return result{outcome: "Done"}
 }
 
 // ---------------------------------------------------------------- the protocol
 
 type pageJSON struct {
-	Usage   string `json:"usage"`
-	Valid   bool   `json:"valid"`
-	Swapped bool   `json:"swapped"`
-	Zbit    bool   `json:"zbit"`
-	Nodat   bool   `json:"nodat"`
-	Dirty   *bool  `json:"dirty,omitempty"`
-	Gc      *bool  `json:"gc,omitempty"`
+	Usage     string  `json:"usage"`
+	Valid     bool    `json:"valid"`
+	Swapped   bool    `json:"swapped"`
+	Zbit      bool    `json:"zbit"`
+	Nodat     bool    `json:"nodat"`
+	Dirty     *bool   `json:"dirty,omitempty"`
+	Gc        *bool   `json:"gc,omitempty"`
+	GmapPte   *string `json:"gmapPte,omitempty"`
+	PteUnused *bool   `json:"pteUnused,omitempty"`
 }
 
 type stepReply struct {
@@ -383,6 +515,7 @@ type stepReply struct {
 var (
 	out         = bufio.NewWriter(os.Stdout)
 	reportExtra = true
+	reportGmap  = false // KVMGmap: report gmapPte and pteUnused (-gmap-pte)
 )
 
 func send(v interface{}) {
@@ -409,19 +542,27 @@ func (m *machine) pagesJSON() []pageJSON {
 			d, g := p.dirty, p.gc
 			ps[i].Dirty, ps[i].Gc = &d, &g
 		}
+		if reportGmap && m.isGmap() {
+			g, u := gmapPteNames[p.gmapPte], p.pteUnused
+			ps[i].GmapPte, ps[i].PteUnused = &g, &u
+		}
 	}
 	return ps
 }
 
 // fixed: the profile fields the command line fixes (nil: the driver's choice).
 type fixedProfile struct {
-	impl        string
-	storageKeys *bool
-	facility147 *bool
-	cbrlSize    *int
-	pages       *int
-	announceImp bool
-	leaveOpen   bool // announce only the fields the driver asked for or the command line fixed
+	impl           string
+	storageKeys    *bool
+	facility147    *bool
+	cbrlSize       *int
+	pages          *int
+	bugs           *[]string
+	prebuilt       *bool
+	cmma           *bool
+	cmmaDisabledOK bool
+	announceImp    bool
+	leaveOpen      bool // announce only the fields the driver asked for or the command line fixed
 }
 
 func boolField(raw map[string]json.RawMessage, name string) (*bool, error) {
@@ -460,6 +601,21 @@ func strField(raw map[string]json.RawMessage, name string) (*string, error) {
 	return &s, nil
 }
 
+func strListField(raw map[string]json.RawMessage, name string) (*[]string, error) {
+	r, ok := raw[name]
+	if !ok || string(r) == "null" {
+		return nil, nil
+	}
+	var l []string
+	if err := json.Unmarshal(r, &l); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if l == nil {
+		l = []string{}
+	}
+	return &l, nil
+}
+
 // hello answers a hello; it returns the machine to run, or nil.
 func hello(id int64, raw map[string]json.RawMessage, fx fixedProfile) *machine {
 	mode, err := strField(raw, "machine")
@@ -483,7 +639,12 @@ func hello(id int64, raw map[string]json.RawMessage, fx fixedProfile) *machine {
 	askF, e3 := boolField(req, "Facility147")
 	askC, e4 := intField(req, "CBRLSize")
 	askP, e5 := intField(req, "Pages")
-	for _, e := range []error{e1, e2, e3, e4, e5} {
+	askBugs, e6 := strListField(req, "Bugs")
+	askPre, e7 := boolField(req, "PrebuiltPageTables")
+	askMI, e8 := boolField(req, "MachineInterpretsESSA")
+	askMG, e9 := boolField(req, "ModernGuest")
+	askCMMA, e10 := boolField(req, "CMMAEnabled")
+	for _, e := range []error{e1, e2, e3, e4, e5, e6, e7, e8, e9, e10} {
 		if e != nil {
 			sendError(id, "BadRequest", "profile: "+e.Error())
 			return nil
@@ -514,6 +675,40 @@ func hello(id int64, raw map[string]json.RawMessage, fx fixedProfile) *machine {
 		CBRLSize:    pickI(fx.cbrlSize, askC, 1),
 		Pages:       pickI(fx.pages, askP, 2),
 	}
+	bugs := []string{}
+	if fx.bugs != nil {
+		bugs = *fx.bugs
+	} else if askBugs != nil {
+		bugs = *askBugs
+	}
+	p.Bugs = map[string]bool{}
+	for _, b := range bugs {
+		switch b {
+		case "StickyZero", "StaleUnusedBit":
+		case "CBRLGuestAddress":
+			sendError(id, "Unsupported", "Bugs: CBRLGuestAddress is not implemented (which page the zap frees is not specified)")
+			return nil
+		default:
+			sendError(id, "Unsupported", "Bugs: unknown bug "+b)
+			return nil
+		}
+		if fx.impl != "KVMGmap" {
+			sendError(id, "Unsupported", "Bugs are KVMGmap's only")
+			return nil
+		}
+		p.Bugs[b] = true
+	}
+	p.PrebuiltPageTables = pick(fx.prebuilt, askPre, false)
+	p.CMMAEnabled = pick(fx.cmma, askCMMA, true)
+	if !p.CMMAEnabled && !fx.cmmaDisabledOK {
+		sendError(id, "Unsupported", "CMMAEnabled false answers OperationException, an outcome the driver's reply check does not know yet (run with -cmma-disabled to accept it)")
+		return nil
+	}
+	p.ModernGuest = pick(nil, askMG, false)
+	if askMI != nil && *askMI {
+		sendError(id, "Unsupported", "MachineInterpretsESSA is nondeterministic: not for an engine")
+		return nil
+	}
 	if p.CBRLSize < 1 || p.Pages < 1 {
 		sendError(id, "Unsupported", "CBRLSize and Pages must be at least 1")
 		return nil
@@ -538,6 +733,23 @@ func hello(id int64, raw map[string]json.RawMessage, fx fixedProfile) *machine {
 	if fx.announceImp {
 		prof["Impl"] = p.Impl
 	}
+	// the constants added for kernel fidelity: announced when asked for or fixed by a flag
+	// (left out, they are the driver's choice, whose defaults the engine runs)
+	if askBugs != nil || fx.bugs != nil {
+		prof["Bugs"] = bugs
+	}
+	if askPre != nil || fx.prebuilt != nil {
+		prof["PrebuiltPageTables"] = p.PrebuiltPageTables
+	}
+	if askMI != nil {
+		prof["MachineInterpretsESSA"] = false
+	}
+	if askMG != nil {
+		prof["ModernGuest"] = p.ModernGuest
+	}
+	if askCMMA != nil || fx.cmma != nil {
+		prof["CMMAEnabled"] = p.CMMAEnabled
+	}
 	send(map[string]interface{}{
 		"id": id, "version": 1, "machine": "ESSA",
 		"engine":  "essa-go " + p.Impl,
@@ -557,6 +769,11 @@ func main() {
 	noImpl := flag.Bool("hide-impl", false, "do not announce Impl in the hello reply")
 	leaveOpen := flag.Bool("leave-open", false, "announce only the profile fields the driver asked for or the flags fix (the others are\nthe driver's choice, and the engine then runs its defaults: StorageKeys false, Facility147 true, CBRLSize 1, Pages 2)")
 	noExtra := flag.Bool("no-dirty-gc", false, "do not report the optional page fields dirty and gc")
+	gmapFields := flag.Bool("gmap-pte", false, "KVMGmap: report the optional page fields gmapPte and pteUnused (the driver\ncurrently rejects them as a protocol fault)")
+	bugs := flag.String("bugs", "", "fix Bugs: a comma-separated list of StickyZero, StaleUnusedBit (\"none\": [])")
+	pre := flag.String("prebuilt-page-tables", "", "fix PrebuiltPageTables (true/false); default: the driver's choice")
+	cmma := flag.String("cmma-enabled", "", "fix CMMAEnabled (true/false); default: the driver's choice")
+	cmmaOK := flag.Bool("cmma-disabled", false, "accept CMMAEnabled false (every ESSA answers OperationException); without it\nsuch a hello is Unsupported")
 	flag.Parse()
 	switch *impl {
 	case "Paper2007", "KVMClassic", "KVMGmap":
@@ -588,7 +805,20 @@ func main() {
 	if *pages > 0 {
 		fx.pages = pages
 	}
+	fx.prebuilt = parseBool("prebuilt-page-tables", *pre)
+	fx.cmma = parseBool("cmma-enabled", *cmma)
+	fx.cmmaDisabledOK = *cmmaOK
+	if *bugs != "" {
+		l := []string{}
+		if *bugs != "none" {
+			for _, b := range strings.Split(*bugs, ",") {
+				l = append(l, strings.TrimSpace(b))
+			}
+		}
+		fx.bugs = &l
+	}
 	reportExtra = !*noExtra
+	reportGmap = *gmapFields
 
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<16), 1<<24)
@@ -656,16 +886,25 @@ func step(m *machine, id int64, raw map[string]json.RawMessage) {
 	var r result
 	switch *op {
 	case "ESSA":
-		pg, ok := needPage()
-		if !ok {
+		ps, e1 := boolField(raw, "problemState")
+		bm, e2 := boolField(raw, "beyondMemory")
+		if e1 != nil || e2 != nil {
+			sendError(id, "BadRequest", "ESSA: problemState and beyondMemory are booleans")
 			return
+		}
+		pg := -1
+		if bm == nil || !*bm {
+			var ok bool
+			if pg, ok = needPage(); !ok {
+				return
+			}
 		}
 		orc, err := intField(raw, "orc")
 		if err != nil || orc == nil || *orc < 0 || *orc > 15 {
 			sendError(id, "BadRequest", "ESSA: orc must be an integer 0..15")
 			return
 		}
-		r = m.essa(pg, *orc)
+		r = m.essa(pg, *orc, ps != nil && *ps, bm != nil && *bm)
 	case "HostReclaim":
 		pg, ok := needPage()
 		if !ok {
@@ -674,6 +913,18 @@ func step(m *machine, id int64, raw map[string]json.RawMessage) {
 		r = m.hostReclaim(pg)
 	case "HostProcessCBRL":
 		r = m.hostProcessCBRL()
+	case "HostUnmapGmap", "HostAge":
+		pg, ok := needPage()
+		if !ok {
+			return
+		}
+		if *op == "HostAge" {
+			r = m.hostAge(pg)
+		} else {
+			r = m.hostUnmapGmap(pg)
+		}
+	case "HostResetCMMA":
+		r = m.hostResetCMMA()
 	case "Migrate":
 		r = m.migrate()
 	case "Read", "Write":
