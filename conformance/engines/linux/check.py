@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import shlex
 import sys
 import time
@@ -153,6 +154,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--json-lines", action="store_true",
                         help="classify over JSON lines (python -m conformance.engines.linux)")
     parser.add_argument("--strict", action="store_true", help="exit 1 on any divergence")
+    parser.add_argument("--check-readme", action="store_true",
+                        help="exit 1 unless README.md's kernel-check block is what this run prints "
+                             "(CI runs it so, and the test suite then need not run the check again)")
     args = parser.parse_args(argv)
     t0 = time.monotonic()
     try:
@@ -183,13 +187,31 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     except EngineFault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.kind}): {exc.message}", file=sys.stderr)
         return 3
+    printed = io.StringIO()
     table(f"Linux {built.kernel}, {args.harness} harness ({args.harness} KVM code compiled for "
-          "s390x, run under qemu-s390x)", c, rows, out)  # fmt: skip
+          "s390x, run under qemu-s390x)", c, rows, printed)  # fmt: skip
+    out.write(printed.getvalue())
     # on stderr: the table on stdout is the same on every run (the README quotes it)
     print(f"kernel-check: build {t_build:.1f} s, checks {time.monotonic() - t0 - t_build:.1f} s",
           file=sys.stderr)  # fmt: skip
+    if args.check_readme and readme_block() != printed.getvalue():
+        print("kernel-check: README.md's kernel-check block differs from what this run printed; "
+              "paste the table above between its marker comments", file=sys.stderr)
+        return 1
     diverged = any(r.reports for r in rows)
     return 1 if args.strict and diverged else 0
+
+
+README: Final = Path(__file__).resolve().parents[3] / "README.md"
+
+
+def readme_block() -> str:
+    """The README's quote of kernel-check's output: between its two marker comments."""
+    m = re.search(r"<!-- kernel-check: begin -->\n(.*?)<!-- kernel-check: end -->",
+                  README.read_text(encoding="utf-8"), re.S)  # fmt: skip
+    if m is None:
+        raise SystemExit("kernel-check: README.md lacks the <!-- kernel-check: begin/end --> block")
+    return m.group(1)
 
 
 if __name__ == "__main__":
