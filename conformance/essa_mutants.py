@@ -30,8 +30,8 @@ def _page(s: EssaState, p: int, **changes: Any) -> EssaState:
     return s._replace(pages=s.pages[:p] + (s.pages[p]._replace(**changes),) + s.pages[p + 1 :])
 
 
-def _reply(t: EssaState, reply: EssaReply) -> EssaReply:
-    return reply._replace(pages=host_pages(t))
+def _reply(profile: EssaProfile, t: EssaState, reply: EssaReply) -> EssaReply:
+    return reply._replace(pages=host_pages(profile, t))
 
 
 class EssaMutant(EssaReferenceEngine):
@@ -83,7 +83,7 @@ class StableIfNotDiscarded(EssaMutant):
             pg = s.pages[req.page]
             if not pg.valid and not pg.zbit:
                 t = _page(t, req.page, usage="S")
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class GetStateKeepsZ(EssaMutant):
@@ -93,7 +93,7 @@ class GetStateKeepsZ(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "ESSA" and req.orc == 0 and reply.outcome == "Done":
             t = _page(t, req.page, zbit=s.pages[req.page].zbit)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class PotVolatileIgnoresGC(EssaMutant):
@@ -107,7 +107,7 @@ class PotVolatileIgnoresGC(EssaMutant):
                 and not pg.valid and not pg.zbit and pg.gc):  # fmt: skip
             if len(s.cbrl) < profile.cbrl_size:
                 t = _page(t, req.page, usage="V", zbit=True)._replace(cbrl=s.cbrl + (req.page,))
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class NoDatNotSet(EssaMutant):
@@ -118,7 +118,7 @@ class NoDatNotSet(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "ESSA" and req.orc == 7 and reply.outcome == "Done":
             t = _page(t, req.page, nodat=s.pages[req.page].nodat)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class SecondPageReportsFirst(EssaMutant):
@@ -142,7 +142,7 @@ class CBRLLastInFirstOut(EssaMutant):
             flipped = s._replace(cbrl=s.cbrl[::-1])
             t, reply = oracle_step(profile, flipped, req)
             t = t._replace(cbrl=t.cbrl[::-1])
-            return t, _reply(t, reply)
+            return t, _reply(profile, t, reply)
         return t, reply
 
 
@@ -167,7 +167,7 @@ class MigrationCarriesZ(EssaMutant):
         if req.op == "Migrate" and reply.outcome == "Done":
             for p, pg in enumerate(s.pages):
                 t = _page(t, p, zbit=pg.zbit)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class MigrationAllResident(EssaMutant):
@@ -178,7 +178,7 @@ class MigrationAllResident(EssaMutant):
         if req.op == "Migrate" and reply.outcome == "Done":
             for p in range(len(t.pages)):
                 t = _page(t, p, valid=True)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class ReclaimForgetsChangeBit(EssaMutant):
@@ -189,7 +189,7 @@ class ReclaimForgetsChangeBit(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "HostReclaim" and reply.outcome == "Done":
             t = _page(t, req.page, gc=s.pages[req.page].gc)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class SixthEssaSetsNoDat(EssaMutant):
@@ -212,7 +212,7 @@ class FaultInKeepsSwap(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op in ("Read", "Write") and s.pages[req.page].swapped and not s.pages[req.page].valid:
             t = _page(t, req.page, swapped=True)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class NoDiscardFault(EssaMutant):
@@ -222,7 +222,7 @@ class NoDiscardFault(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "Read" and reply.outcome == "DiscardFault":
             t = _page(s, req.page, valid=True)
-            return t, EssaReply("Value", NONE, 0, host_pages(t))
+            return t, EssaReply("Value", NONE, 0, host_pages(profile, t))
         return t, reply
 
 
@@ -248,7 +248,7 @@ class WritebackKeepsChangeBit(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "Writeback":
             t = _page(t, req.page, keyDirty=s.pages[req.page].keyDirty)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 #: Every ESSA mutant.

@@ -19,7 +19,8 @@ from conformance.protocol import EngineFault
 
 IMPLS = ("Paper2007", "KVMClassic", "KVMGmap")
 #: One constant set: classify then tries each Impl once (a few seconds).
-ONE_SET = EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1)
+ONE_SET = EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1,
+                             prebuilt_page_tables=False, cmma_enabled=True)
 
 #: (engine's Impl, candidate Impl) -> (sequence, step) of the first divergence.
 DOCUMENTED = {
@@ -37,11 +38,14 @@ DOCUMENTED = {
 @pytest.mark.parametrize("impl", IMPLS)
 def test_reference_engines_are_classified(impl: str, keys: bool) -> None:
     c = classify(ENGINES[impl](), EssaProfileRequest(storage_keys=keys, facility147=True,
-                                                     cbrl_size=1))
+                                                     cbrl_size=1, prebuilt_page_tables=False,
+                                                     cmma_enabled=True))  # fmt: skip
     assert c.matched == (impl,)
     for v in c.verdicts:
-        if v.profile.impl == impl:
+        if v.profile.impl == impl and not v.profile.bugs:
             assert v.divergence is None and v.steps > 1000
+        elif v.profile.bugs:  # the new gmap before a fix: caught somewhere in the tours
+            assert v.divergence is not None
         else:
             d = v.divergence
             assert d is not None
@@ -84,7 +88,8 @@ def test_specification_exception_and_facility147() -> None:
     assert r.outcome == "Done" and r.result == 0x02 and r.pages[0].nodat  # KVM: not valid, Z clear
 
 
-ONE_SET_ARGS = ["--no-storage-keys", "--no-facility147", "--cbrl-size", "1"]
+FIDELITY_ARGS = ["--no-prebuilt-page-tables", "--cmma-enabled"]
+ONE_SET_ARGS = ["--no-storage-keys", "--no-facility147", "--cbrl-size", "1", *FIDELITY_ARGS]
 
 
 def test_cli_classify_in_process_and_json_lines() -> None:
@@ -101,15 +106,15 @@ def test_cli_classify_in_process_and_json_lines() -> None:
     out = io.StringIO()
     assert main(["classify", "--engine-class", "conformance.essa_mutants:R1AfterNotBefore",
                  *ONE_SET_ARGS], out) == 1  # fmt: skip
-    assert "not identified: the engine matches no Impl" in out.getvalue()
+    assert "not identified: the engine matches no candidate" in out.getvalue()
     assert main(["classify", "--engine-class", "conformance.engine:ReferenceEngine"],
                 io.StringIO(), io.StringIO()) == 2  # fmt: skip
 
 
 @pytest.mark.parametrize(("mutant", "args"), [
     ("SecondPageReportsFirst", ONE_SET_ARGS),                         # only on page 1
-    ("PotVolatileIgnoresGC", ["--no-facility147", "--cbrl-size", "1"]),  # only with keys
-    ("NoDatNotSet", ["--no-storage-keys", "--cbrl-size", "1"]),       # only with facility 147
+    ("PotVolatileIgnoresGC", ["--no-facility147", "--cbrl-size", "1", *FIDELITY_ARGS]),  # keys
+    ("NoDatNotSet", ["--no-storage-keys", "--cbrl-size", "1", *FIDELITY_ARGS]),  # facility 147
 ])  # fmt: skip
 def test_classify_misses_no_bug_of_page_1_keys_or_facility147(mutant: str, args: list[str]) -> None:
     out = io.StringIO()
