@@ -188,3 +188,59 @@ def test_protocol_holds_the_reference_implementation_tables() -> None:
 
     text = (Path(__file__).parent.parent / "conformance" / "PROTOCOL.md").read_text()
     assert render() in text
+
+
+#: One constant set on one page: enough to tell the 2026 bugs apart (a few seconds each).
+ONE_PAGE = ONE_SET.merged(EssaProfileRequest(pages=1))
+
+
+@pytest.mark.parametrize("bug", [None, "StickyZero", "CBRLGuestAddress", "StaleUnusedBit"])
+def test_classify_names_the_bug_of_a_kernel_before_its_fix(bug: str | None) -> None:
+    """The new gmap before each 2026 fix (a harness around that kernel leaves Bugs open) is
+    identified with its bug and the fix's title; the fixed kernel with none."""
+    from conformance.classify import report
+    from conformance.essa import KernelGmapEngine
+    from refimpl.essa.profile import BUG_FIXES
+
+    bugs = frozenset() if bug is None else frozenset({bug})
+    c = classify(KernelGmapEngine(bugs), ONE_PAGE)
+    out = io.StringIO()
+    report(c, out)
+    if bug is None:
+        assert c.identified == "KVMGmap", out.getvalue()
+        assert "identified as KVMGmap:" in out.getvalue()
+    else:
+        assert c.identified == f"KVMGmap with bug {bug}", out.getvalue()
+        assert f"identified as KVMGmap with bug {bug} (fixed by '{BUG_FIXES[bug]}')" in out.getvalue()
+    assert "--impl KVMGmap" in out.getvalue()
+
+
+def test_the_kernel_fidelity_requests_on_the_wire() -> None:
+    """problemState, beyondMemory, HostUnmapGmap, HostAge, HostResetCMMA as PROTOCOL.md has them."""
+    from conformance.essa import essa_request
+
+    e = EssaReferenceEngine("KVMGmap")
+    e.hello(EssaProfileRequest(pages=1))
+    ps = essa_request({"type": "step", "op": "ESSA", "page": 0, "orc": 1, "problemState": True}, 1)
+    assert e.step(ps).outcome == "PrivilegedOperation"
+    bm = essa_request({"type": "step", "op": "ESSA", "orc": 0, "beyondMemory": True}, 1)
+    assert bm.page == -1 and (e.step(bm).outcome, e.step(bm).result) == ("Done", 0x10)
+    r = e.step(EssaRequest("Write", 0))
+    assert r.pages[0].gmapPte == "Valid" and r.pages[0].pteUnused is False
+    assert e.step(EssaRequest("HostAge", 0)).pages[0].gmapPte == "Aged"
+    assert e.step(EssaRequest("ESSA", 0, 0)).result == 0x02  # aged: content preserved
+    assert e.step(EssaRequest("HostUnmapGmap", 0)).pages[0].gmapPte == "Empty"
+    assert e.step(EssaRequest("HostUnmapGmap", 0)).outcome == "Refused"
+    e.step(EssaRequest("ESSA", 0, 2))
+    r = e.step(EssaRequest("HostResetCMMA"))
+    assert r.outcome == "Done" and r.pages[0].usage == "S"
+    c = EssaReferenceEngine("KVMClassic")
+    c.hello(EssaProfileRequest(pages=1))
+    r = c.step(bm)
+    assert r.outcome == "AddressingException" and "gmapPte" not in r.pages[0].to_json()
+    assert c.step(EssaRequest("HostAge", 0)).outcome == "Refused"
+    c.hello(EssaProfileRequest(pages=1, cmma_enabled=False))
+    assert c.step(ps).outcome == "OperationException"
+    assert c.step(EssaRequest("ESSA", 0, 3)).outcome == "OperationException"
+    with pytest.raises(Exception, match="beyond memory"):
+        essa_request({"op": "ESSA", "orc": 3, "beyondMemory": True}, 1)
