@@ -237,7 +237,7 @@ class ZapsStableSwap(EssaMutant):
             p = s.cbrl[0]
             if not s.pages[p].valid and s.pages[p].swapped:
                 t = _page(t, p, swapped=False, data=0)
-                return t, _reply(t, reply._replace(outcome="Zapped"))
+                return t, _reply(profile, t, reply._replace(outcome="Zapped"))
         return t, reply
 
 
