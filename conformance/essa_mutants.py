@@ -251,10 +251,49 @@ class WritebackKeepsChangeBit(EssaMutant):
         return t, _reply(profile, t, reply)
 
 
+class AgedPageReportsResident(EssaMutant):
+    impl = "KVMGmap"
+    breaks = "ESSA reads the host PTE, not the gmap PTE: an aged page reports content 0 (resident)"
+
+    def mutate(self, profile: EssaProfile, s: EssaState, req: EssaRequest, t: EssaState,
+               reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        if req.op == "ESSA" and reply.outcome == "Done" and req.page != NONE:
+            pg = s.pages[req.page]
+            if pg.gmapPte == "Aged" and pg.valid and reply.result != rules.EXCEPTION_INDICATION:
+                return t, reply._replace(result=reply.result & ~0x03)
+        return t, reply
+
+
+class ProblemStateIgnored(EssaMutant):
+    impl = "KVMClassic"
+    breaks = "an ESSA from problem state is performed instead of raising PIC 2 (handle_essa " \
+        "checks no PSW bit)"  # fmt: skip
+
+    def mutate(self, profile: EssaProfile, s: EssaState, req: EssaRequest, t: EssaState,
+               reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        if req.problem_state and reply.outcome == "PrivilegedOperation":
+            return oracle_step(profile, s, EssaRequest("ESSA", req.page, req.orc))
+        return t, reply
+
+
+class ResetKeepsNoDat(EssaMutant):
+    impl, shows = "KVMClassic", FACILITY_147
+    breaks = "the CMMA reset makes every page S but leaves N set"
+
+    def mutate(self, profile: EssaProfile, s: EssaState, req: EssaRequest, t: EssaState,
+               reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        if req.op == "HostResetCMMA" and reply.outcome == "Done":
+            t = t._replace(pages=tuple(pg._replace(nodat=old.nodat)
+                                       for pg, old in zip(t.pages, s.pages)))  # fmt: skip
+            return t, _reply(profile, t, reply)
+        return t, reply
+
+
 #: Every ESSA mutant.
 ESSA_MUTANTS: Final[tuple[type[EssaMutant], ...]] = (
     R1AfterNotBefore, StableIfNotDiscarded, GetStateKeepsZ, PotVolatileIgnoresGC, NoDatNotSet,
     SecondPageReportsFirst, CBRLLastInFirstOut, FullCBRLDropsOldest, MigrationCarriesZ,
     MigrationAllResident, ReclaimForgetsChangeBit, SixthEssaSetsNoDat, FaultInKeepsSwap,
-    NoDiscardFault, ZapsStableSwap, WritebackKeepsChangeBit,
+    NoDiscardFault, ZapsStableSwap, WritebackKeepsChangeBit, AgedPageReportsResident,
+    ProblemStateIgnored, ResetKeepsNoDat,
 )  # fmt: skip
