@@ -2,10 +2,12 @@
 layer of spec/ESSA.tla, for a harness around real hypervisor code.
 
 An ESSA engine holds a few guest pages in the host's view (usage, valid, swapped, Z, no-DAT, the
-content, the storage key's change bit, GC) and the CBRL. The driver sends it requests, one at a
-time (:data:`ESSA_OPS`): the ESSA instruction with an operation-request code, the host's actions
-(``HostReclaim``, ``HostProcessCBRL``, ``Migrate``) and the guest's accesses (``Read``,
-``Write``, ``Writeback``). Every reply carries the outcome, the R1 byte (ESSA), the value
+content, the storage key's change bit, GC, and under KVMGmap the gmap PTE and _PAGE_UNUSED) and
+the CBRL. The driver sends it requests, one at a
+time (:data:`ESSA_OPS`): the ESSA instruction with an operation-request code (also from problem
+state, or on an address beyond guest memory), the host's actions (``HostReclaim``,
+``HostProcessCBRL``, ``Migrate``, ``HostUnmapGmap``, ``HostAge``, ``HostResetCMMA``) and the
+guest's accesses (``Read``, ``Write``, ``Writeback``). Every reply carries the outcome, the R1 byte (ESSA), the value
 (``Read``) and the host state of every page, so a divergence is caught at the step it happens.
 
 The oracle is :mod:`refimpl.essa` (:func:`oracle_step`): the instruction is its ``essa``, the host
@@ -197,7 +199,8 @@ class HostPage(NamedTuple):
 
     def as_reported(self, other: HostPage) -> HostPage:
         """This page with the optional fields ``other`` leaves out left out too."""
-        return self._replace(**{f: None for f in _OPTIONAL_FIELDS if getattr(other, f) is None})
+        left_out: dict[str, Any] = {f: None for f in _OPTIONAL_FIELDS if getattr(other, f) is None}
+        return self._replace(**left_out)
 
 
 class EssaReply(NamedTuple):

@@ -102,7 +102,7 @@ class Row:
 
 
 def constant_sets() -> list[EssaProfileRequest]:
-    return [EssaProfileRequest(None, sk, f147, cbrl, PAGES)
+    return [EssaProfileRequest(storage_keys=sk, facility147=f147, cbrl_size=cbrl, pages=PAGES)
             for sk, f147, cbrl in itertools.product((False, True), (False, True), (1, 2))]  # fmt: skip
 
 
