@@ -54,6 +54,9 @@ class EssaMutant(EssaReferenceEngine):
     def step(self, request: EssaRequest) -> EssaReply:
         assert self.profile is not None and self.state is not None, "hello first"
         t, reply = oracle_step(self.profile, self.state, request)
+        if request.beyond_memory:  # the bugs are of the instruction on a page
+            self.state = t
+            return reply
         self.state, reply = self.mutate(self.profile, self.state, request, t, reply)
         return reply
 

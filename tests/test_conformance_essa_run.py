@@ -143,12 +143,14 @@ def test_a_fault_gets_the_full_report(tmp_path: Path) -> None:
     engine.write_text(CRASHY)
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine", f"{sys.executable} {engine}",
-                 "--quiet", "--out", str(tmp_path / "out"), "--no-tlc"], out)  # fmt: skip
+                 "--prebuilt-page-tables", "--quiet", "--out", str(tmp_path / "out"), "--no-tlc"],
+                out)  # fmt: skip
     text = out.getvalue()
     assert code == 3, text
-    assert "profile KVMGmap-nokeys-nof147-cbrl1-noBugs-nopt-nomie-nomodern-cmma-2p" in text
+    assert "profile KVMGmap-nokeys-nof147-cbrl1-noBugs-pt-nomie-nomodern-cmma-2p" in text
     assert "ENGINE FAULT (crash) at step 1 (ESSA ORC 2" in text and "exit status 7" in text
-    assert (tmp_path / "out" / "KVMGmap-nokeys-nof147-cbrl1-noBugs-nopt-nomie-nomodern-cmma-2p" / "trace.jsonl").exists()
+    assert (tmp_path / "out" / "KVMGmap-nokeys-nof147-cbrl1-noBugs-pt-nomie-nomodern-cmma-2p"
+            / "trace.jsonl").exists()
 
 
 def test_json_lines_engine_conforms_and_an_unsupported_profile_is_skipped() -> None:
