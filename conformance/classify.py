@@ -155,6 +155,15 @@ class Classification(NamedTuple):
         m = self.identified
         return None if m is None else m.split()[0]
 
+    @property
+    def bugs_option(self) -> str:
+        """`` --bugs X`` for the candidate identified, if it has bugs (else empty)."""
+        m = self.identified
+        profile = next((v.profile for v in self.verdicts if candidate(v.profile) == m), None)
+        if profile is None or not profile.bugs:
+            return ""
+        return f" --bugs {','.join(sorted(profile.bugs))}"
+
     def described(self, name: str) -> str:
         """A matched candidate with the fix of each of its bugs."""
         profile = next(v.profile for v in self.verdicts if candidate(v.profile) == name)
@@ -227,7 +236,8 @@ def report(c: Classification, out: TextIO, command: str = "--engine ...") -> Non
         print(f"identified as {c.described(m)}: it gave the replies of {m} in every sequence, "
               "and each other candidate's diverged", file=out)  # fmt: skip
         print("This is not a conformance verdict (no random exploration ran). For one: "
-              f"python -m conformance run --machine ESSA --impl {c.identified_impl} {command}",
+              f"python -m conformance run --machine ESSA --impl {c.identified_impl}"
+              f"{c.bugs_option} {command}",
               file=out)  # fmt: skip
     elif not c.matched:
         print("not identified: the engine matches no candidate under every constant set",

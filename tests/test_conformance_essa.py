@@ -212,7 +212,7 @@ def test_classify_names_the_bug_of_a_kernel_before_its_fix(bug: str | None) -> N
     else:
         assert c.identified == f"KVMGmap with bug {bug}", out.getvalue()
         assert f"identified as KVMGmap with bug {bug} (fixed by '{BUG_FIXES[bug]}')" in out.getvalue()
-    assert "--impl KVMGmap" in out.getvalue()
+    assert "--impl KVMGmap" + ("" if bug is None else f" --bugs {bug}") in out.getvalue()
 
 
 def test_the_kernel_fidelity_requests_on_the_wire() -> None:
