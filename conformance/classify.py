@@ -1,8 +1,9 @@
 """Which ESSA implementation does an engine match? ``python -m conformance classify``.
 
-For every constant set the command line leaves open (each combination of StorageKeys,
-Facility147 and CBRLSize, :data:`refimpl.essa.CONSTANTS`), the engine is asked for the profile
-(without an Impl), and each Impl is a candidate: the engine is driven, beside the reference
+For every constant set the command line leaves open (each combination of the constants of
+:data:`refimpl.essa.CONSTANTS` but those of :data:`refimpl.essa.profile.IDENTITY`), the engine is
+asked for the profile (without an Impl or Bugs), and each Impl, and KVMGmap before each 2026 fix
+(each value of Bugs), is a candidate: the engine is driven, beside the reference
 implementation of the candidate, through a fixed, deterministic set of request sequences, each
 from a reset (:func:`sequences`):
 
@@ -12,7 +13,7 @@ from a reset (:func:`sequences`):
    pages and room for two CBRL entries the queue tour (:func:`conformance.essa.tours`).
 
 A candidate matches when no reply differs under any constant set; the engine is identified as X
-when X alone matches. That is not a conformance verdict (hypothesis never ran): ``run --machine
+when X alone matches ("KVMGmap with bug StickyZero", named with its fix). That is not a conformance verdict (hypothesis never ran): ``run --machine
 ESSA --impl X`` gives one, and the report says so. The documented points where the reference
 engines part (tests/test_conformance_essa.py): Paper2007 and the KVMs at step 1 of F1-classic
 (ESSA ORC 3 on a page in its initial state: the 2007 model reports content 3 and queues nothing;
@@ -25,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final, NamedTuple, TextIO
 
-from refimpl.core.constants import Constant, combinations
+from refimpl.core.constants import combinations
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
+from refimpl.essa.profile import BUG_FIXES, IDENTITY, profiles
 
 from .driver import Divergence, Drive, Fault, run_programs
 from .essa import (
@@ -118,60 +120,87 @@ def check_profile(engine: EssaEngine, profile: EssaProfile) -> Verdict:
     return Verdict(profile, int(outcome.note.split()[0]), outcome.steps)
 
 
+def candidate(profile: EssaProfile) -> str:
+    """A candidate in words: ``KVMClassic``, ``KVMGmap with bug StickyZero``."""
+    if not profile.bugs:
+        return profile.impl
+    return f"{profile.impl} with bug{'s' if len(profile.bugs) > 1 else ''} {', '.join(sorted(profile.bugs))}"
+
+
+def candidate_fixes(name: str, profile: EssaProfile) -> str:
+    """``name`` with the fix of each bug: ``KVMGmap with bug StickyZero (fixed by '...')``."""
+    if not profile.bugs:
+        return name
+    return name + " (fixed by " + "; ".join(f"'{BUG_FIXES[b]}'" for b in sorted(profile.bugs)) + ")"
+
+
 class Classification(NamedTuple):
     engine: EssaEngineInfo
     verdicts: tuple[Verdict, ...]
 
     @property
     def matched(self) -> tuple[str, ...]:
-        """The Impls that match under every constant set the engine ran."""
+        """The candidates (Impl, and Bugs) that match under every constant set the engine ran."""
         ran = [v for v in self.verdicts if not v.skipped]
-        impls = [i for i in IMPLS if any(v.profile.impl == i for v in ran)]
-        return tuple(i for i in impls if all(v.matches for v in ran if v.profile.impl == i))
+        names = list(dict.fromkeys(candidate(v.profile) for v in ran))
+        return tuple(n for n in names if all(v.matches for v in ran if candidate(v.profile) == n))
 
     @property
     def identified(self) -> str | None:
         return self.matched[0] if len(self.matched) == 1 else None
 
+    @property
+    def identified_impl(self) -> str | None:
+        """The Impl of the candidate identified (the one ``run --impl`` takes)."""
+        m = self.identified
+        return None if m is None else m.split()[0]
 
-def _shared(c: Constant) -> bool:
-    """Whether every value of ``c`` makes a profile with every Impl (the others at their first
-    value): the constants classify varies. An option of one Impl (a bug of the new gmap) stays
-    at its first value, since it names a variant, not a constant set to try."""
-    base: dict[str, Any] = {k.attr: k.domain[0] for k in CONSTANTS}
-    for impl in IMPLS:
-        for v in c.domain:
-            try:
-                EssaProfile(**{**base, "impl": impl, c.attr: v, "pages": 1})
-            except ValueError:
-                return False
-    return True
+    @property
+    def bugs_option(self) -> str:
+        """`` --bugs X`` for the candidate identified, if it has bugs (else empty)."""
+        m = self.identified
+        profile = next((v.profile for v in self.verdicts if candidate(v.profile) == m), None)
+        if profile is None or not profile.bugs:
+            return ""
+        return f" --bugs {','.join(sorted(profile.bugs))}"
+
+    def described(self, name: str) -> str:
+        """A matched candidate with the fix of each of its bugs."""
+        profile = next(v.profile for v in self.verdicts if candidate(v.profile) == name)
+        return candidate_fixes(name, profile)
+
+
+def candidates(fields: dict[str, object], pages: int, impls: tuple[str, ...]) -> list[EssaProfile]:
+    """The candidate profiles of one asked constant set: every value of :data:`IDENTITY` (each
+    Impl of ``impls``; KVMGmap fixed and before each fix)."""
+    return [p for p in profiles(dict(fields), pages) if p.impl in impls]
 
 
 def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileRequest(),
              impls: tuple[str, ...] = IMPLS) -> Classification:  # fmt: skip
-    """Classify ``engine`` against each Impl of ``impls`` under every constant set ``request``
-    leaves open (its Impl is ignored), on ``request.pages`` pages (default 2). Raises Fault
-    (or EngineFault at a hello) when the engine breaks the protocol."""
+    """Classify ``engine`` against each candidate (each Impl of ``impls``, and KVMGmap before
+    each fix) under every constant set ``request`` leaves open (its Impl and Bugs are ignored),
+    on ``request.pages`` pages (default 2). Raises Fault (or EngineFault at a hello) when the
+    engine breaks the protocol."""
     pages = request.pages or DEFAULT_PAGES
-    fixed = request.without("impl", "pages").fields
-    others = tuple(c for c in CONSTANTS if c.attr != "impl" and _shared(c))
+    fixed = request.without(*IDENTITY, "pages").fields
+    asked_constants = tuple(c for c in CONSTANTS if c.attr not in IDENTITY)
     verdicts: list[Verdict] = []
     info = EssaEngineInfo("engine", EssaProfileRequest())
-    for fields in combinations(others, fixed):
+    for fields in combinations(asked_constants, fixed):
         asked = EssaProfileRequest(**fields, pages=pages)
+        # A candidate's profile: the asked constants, and its own Impl and Bugs.
+        cands = candidates(fields, pages, impls)
+        if not cands:
+            continue
         try:
             info = engine.hello(asked)
         except Unsupported as exc:
-            verdicts += [Verdict(asked.merged(EssaProfileRequest(impl=i)).profile(pages), 0, 0,
-                                 skipped=str(exc)) for i in impls]  # fmt: skip
+            verdicts += [Verdict(p, 0, 0, skipped=str(exc)) for p in cands]
             continue
         conflicts = asked.conflicts(info.profile)
-        for impl in impls:
-            try:
-                profile = asked.merged(EssaProfileRequest(impl=impl)).profile(pages)
-            except ValueError:  # not a profile of the spec (an option of another Impl)
-                continue
+        # An announced Impl or Bugs is not evidence: classify finds them out by behaviour.
+        for profile in cands:
             if conflicts:
                 verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces "
                                         f"{info.profile.to_json()}"))  # fmt: skip
@@ -204,14 +233,17 @@ def report(c: Classification, out: TextIO, command: str = "--engine ...") -> Non
         print("  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip(), file=out)
     m = c.identified
     if m is not None:
-        print(f"identified as {m}: it gave the replies of {m} in every sequence, and each other "
-              "Impl's diverged", file=out)  # fmt: skip
+        print(f"identified as {c.described(m)}: it gave the replies of {m} in every sequence, "
+              "and each other candidate's diverged", file=out)  # fmt: skip
         print("This is not a conformance verdict (no random exploration ran). For one: "
-              f"python -m conformance run --machine ESSA --impl {m} {command}", file=out)  # fmt: skip
+              f"python -m conformance run --machine ESSA --impl {c.identified_impl}"
+              f"{c.bugs_option} {command}",
+              file=out)  # fmt: skip
     elif not c.matched:
-        print("not identified: the engine matches no Impl under every constant set", file=out)
+        print("not identified: the engine matches no candidate under every constant set",
+              file=out)  # fmt: skip
     else:
-        print(f"not identified: the engine matches {len(c.matched)} Impls: "
+        print(f"not identified: the engine matches {len(c.matched)} candidates: "
               f"{', '.join(c.matched)}", file=out)  # fmt: skip
 
 

@@ -50,20 +50,9 @@ def _values(text: str) -> tuple[int, ...]:
 
 def _essa_options(p: argparse.ArgumentParser, impl: bool = True) -> None:
     """The ESSA mode's constants (--machine ESSA); left out: every value is tried."""
-    g = p.add_argument_group("ESSA profile (--machine ESSA)",
-                             "fixes a constant; a constant left open is tried with every value")
-    if impl:
-        from refimpl.essa import IMPLS
+    from .essa_cli import add_profile_options
 
-        g.add_argument("--impl", choices=IMPLS, help="the Impl (default: the one the engine "
-                       "announces)")  # fmt: skip
-    keys = g.add_mutually_exclusive_group()
-    keys.add_argument("--storage-keys", dest="storage_keys", action="store_true", default=None)
-    keys.add_argument("--no-storage-keys", dest="storage_keys", action="store_false")
-    fac = g.add_mutually_exclusive_group()
-    fac.add_argument("--facility147", dest="facility147", action="store_true", default=None)
-    fac.add_argument("--no-facility147", dest="facility147", action="store_false")
-    g.add_argument("--cbrl-size", type=int)
+    add_profile_options(p, impl)
 
 
 def _machine_option(p: argparse.ArgumentParser) -> None:
@@ -423,15 +412,14 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     from .driver import Fault
     from .driver import report as fault_text
     from .essa import ESSA_DRIVER, EssaProfileRequest
-    from .essa_cli import essa_engine
+    from .essa_cli import essa_engine, essa_request_of
 
     try:
         engine = essa_engine(args)
     except ValueError as exc:
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
-    request = EssaProfileRequest(storage_keys=args.storage_keys, facility147=args.facility147,
-                                 cbrl_size=args.cbrl_size, pages=args.pages)
+    request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
     try:
         c = classify(engine, request)
     except Fault as exc:

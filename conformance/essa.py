@@ -2,10 +2,12 @@
 layer of spec/ESSA.tla, for a harness around real hypervisor code.
 
 An ESSA engine holds a few guest pages in the host's view (usage, valid, swapped, Z, no-DAT, the
-content, the storage key's change bit, GC) and the CBRL. The driver sends it requests, one at a
-time (:data:`ESSA_OPS`): the ESSA instruction with an operation-request code, the host's actions
-(``HostReclaim``, ``HostProcessCBRL``, ``Migrate``) and the guest's accesses (``Read``,
-``Write``, ``Writeback``). Every reply carries the outcome, the R1 byte (ESSA), the value
+content, the storage key's change bit, GC, and under KVMGmap the gmap PTE and _PAGE_UNUSED) and
+the CBRL. The driver sends it requests, one at a
+time (:data:`ESSA_OPS`): the ESSA instruction with an operation-request code (also from problem
+state, or on an address beyond guest memory), the host's actions (``HostReclaim``,
+``HostProcessCBRL``, ``Migrate``, ``HostUnmapGmap``, ``HostAge``, ``HostResetCMMA``) and the
+guest's accesses (``Read``, ``Write``, ``Writeback``). Every reply carries the outcome, the R1 byte (ESSA), the value
 (``Read``) and the host state of every page, so a divergence is caught at the step it happens.
 
 The oracle is :mod:`refimpl.essa` (:func:`oracle_step`): the instruction is its ``essa``, the host
@@ -29,9 +31,12 @@ from typing import Any, Final, NamedTuple, Protocol, TextIO, runtime_checkable
 
 from refimpl import essa as oracle
 from refimpl.core.constants import from_json as constants_from_json
-from refimpl.core.constants import json_value
+from refimpl.core.constants import combinations, json_value
 from refimpl.core.package import Refused
 from refimpl.essa import CONSTANTS, ESSA, USAGES, EssaPage, EssaProfile, EssaProfileError, EssaState, rules
+from refimpl.essa import machine
+from refimpl.essa.profile import KNOWN_BUGS
+from refimpl.essa.profile import profiles as run_profiles
 
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
@@ -39,16 +44,20 @@ from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
 #: The value of ``machine`` in the hello of the ESSA mode.
 ESSA_MACHINE: Final = "ESSA"
 #: Every request of the ESSA mode, by ``op``.
-ESSA_OPS: Final = ("ESSA", "HostReclaim", "HostProcessCBRL", "Migrate", "Read", "Write", "Writeback")
-#: Requests of no page (HostProcessCBRL takes the CBRL's head; Migrate moves every page).
-PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate"})
+ESSA_OPS: Final = ("ESSA", "HostReclaim", "HostProcessCBRL", "Migrate", "Read", "Write",
+                   "Writeback", "HostUnmapGmap", "HostAge", "HostResetCMMA")  # fmt: skip
+#: Requests of no page (HostProcessCBRL takes the CBRL's head; Migrate and HostResetCMMA act on
+#: every page).
+PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate", "HostResetCMMA"})
 #: The outcomes a reply may carry.
 ESSA_OUTCOMES: Final = (
-    "Done", "SpecificationException", "Zapped", "Kept", "Value", "DiscardFault",
-    "AddressingException", "Refused",
-    # issue 12: CMMA disabled, ESSA in problem state, a CBRL entry zapping another page
-    "OperationException", "PrivilegedOperation", "ZappedOtherPage",
+    "Done", "SpecificationException", "OperationException", "PrivilegedOperation", "Zapped",
+    "ZappedOtherPage", "Kept", "Value", "DiscardFault", "AddressingException", "Refused",
 )  # fmt: skip
+#: The ORCs of an ESSA on an address beyond guest memory (the spec's GuestEssaBeyondMemory).
+BEYOND_MEMORY_ORCS: Final = machine.BEYOND_MEMORY_ORCS
+#: The values of a page's optional ``gmapPte`` (KVMGmap's gmap PTE).
+GMAP_PTES: Final = ("Valid", "Aged", "Empty")
 NONE: Final = -1  # no page, no ORC, no R1 byte, no value
 #: The ORC field of ESSA is four bits.
 MAX_ORC: Final = oracle.MAX_ORC_FIELD
@@ -82,8 +91,8 @@ CONDITION_TEXT: Final[dict[str, str]] = {
 WRITTEN: Final = 1
 _HOST_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat")
 #: Page fields an engine may leave out (then they are not compared): the storage key's change
-#: bit and KVM's guest-change bit GC.
-_OPTIONAL_FIELDS: Final = ("dirty", "gc")
+#: bit, KVM's guest-change bit GC, and the new gmap's gmap PTE and _PAGE_UNUSED bit.
+_OPTIONAL_FIELDS: Final = ("dirty", "gc", "gmapPte", "pteUnused")
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -93,12 +102,15 @@ _OPTIONAL_FIELDS: Final = ("dirty", "gc")
 class EssaRequest:
     """One request: ``op`` (one of :data:`ESSA_OPS`), ``page`` (:data:`NONE` for the pageless
     ones), ``orc`` (ESSA only) and ``arg`` (Write only, as in the PageStates mode; :data:`NONE`
-    stores 1)."""
+    stores 1). An ESSA may come from problem state (``problem_state``, wire ``problemState``) or
+    name an address beyond guest memory (``beyond_memory``, wire ``beyondMemory``; no page)."""
 
     op: str
     page: int = NONE
     orc: int = NONE
     arg: int = NONE
+    problem_state: bool = False
+    beyond_memory: bool = False
 
     def fields(self) -> dict[str, Any]:
         """The request's fields as a step request and a trace line carry them."""
@@ -109,6 +121,10 @@ class EssaRequest:
             obj["orc"] = self.orc
         if self.arg != NONE:
             obj["arg"] = self.arg
+        if self.problem_state:
+            obj["problemState"] = True
+        if self.beyond_memory:
+            obj["beyondMemory"] = True
         return obj
 
     def to_json(self, rid: int) -> dict[str, Any]:
@@ -117,7 +133,10 @@ class EssaRequest:
     def describe(self) -> str:
         if self.op == "ESSA":
             name = ORC_NAMES.get(self.orc, "undefined")
-            return f"ESSA ORC {self.orc} ({name}) page {self.page}"
+            if self.beyond_memory:
+                return f"ESSA ORC {self.orc} ({name}) beyond guest memory"
+            where = " from problem state" if self.problem_state else ""
+            return f"ESSA ORC {self.orc} ({name}) page {self.page}{where}"
         page = "" if self.page == NONE else f" {self.page}"
         arg = "" if self.arg == NONE else f" {self.arg}"
         return f"{self.op}{page}{arg}"
@@ -128,23 +147,36 @@ def essa_request(obj: dict[str, Any], pages: int) -> EssaRequest:
     op = obj.get("op")
     if op not in ESSA_OPS:
         raise ProtocolError(f"unknown op {op!r}: one of {', '.join(ESSA_OPS)}")
+    flags = {}
+    for key in ("problemState", "beyondMemory"):
+        v = obj.get(key, False)
+        if not isinstance(v, bool):
+            raise ProtocolError(f"{key} must be true or false, not {v!r}")
+        if v and op != "ESSA":
+            raise ProtocolError(f"{key} is a field of ESSA only, not of {op}")
+        flags[key] = v
+    if flags["problemState"] and flags["beyondMemory"]:
+        raise ProtocolError("an ESSA is either from problem state or beyond memory, not both")
     page = obj.get("page", NONE)
-    if op in PAGELESS_OPS:
+    if op in PAGELESS_OPS or flags["beyondMemory"]:
         page = NONE
     elif not _is_int(page) or not 0 <= page < pages:
         raise ProtocolError(f"{op}: page {page!r} is not one of 0 .. {pages - 1}")
     orc = obj.get("orc", NONE) if op == "ESSA" else NONE
     if op == "ESSA" and (not _is_int(orc) or not 0 <= orc <= MAX_ORC):
         raise ProtocolError(f"ESSA: orc {orc!r} is not one of 0 .. {MAX_ORC}")
+    if flags["beyondMemory"] and orc not in BEYOND_MEMORY_ORCS:
+        raise ProtocolError(f"ESSA beyond memory: orc {orc!r} is not one of "
+                            f"{', '.join(map(str, BEYOND_MEMORY_ORCS))}")  # fmt: skip
     arg = obj.get("arg", NONE) if op == "Write" else NONE
     if op == "Write" and arg != NONE and (not _is_int(arg) or arg < 0):
         raise ProtocolError(f"Write: arg {arg!r} is not a non-negative integer")
-    return EssaRequest(op, page, orc, arg)
+    return EssaRequest(op, page, orc, arg, flags["problemState"], flags["beyondMemory"])
 
 
 class HostPage(NamedTuple):
-    """The host's view of one page, as a reply carries it. ``dirty`` and ``gc`` are None when
-    the engine does not report them."""
+    """The host's view of one page, as a reply carries it. The optional fields (``dirty``,
+    ``gc``, ``gmapPte``, ``pteUnused``) are None when the engine does not report them."""
 
     usage: str
     valid: bool
@@ -153,18 +185,22 @@ class HostPage(NamedTuple):
     nodat: bool
     dirty: bool | None = None
     gc: bool | None = None
+    gmapPte: str | None = None
+    pteUnused: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self._asdict().items() if v is not None}
 
     def describe(self) -> str:
-        flags = [n for n in ("valid", "swapped", "zbit", "nodat", "dirty", "gc") if getattr(self, n)]
-        return " ".join([self.usage, *flags])
+        flags = [n for n in ("valid", "swapped", "zbit", "nodat", "dirty", "gc", "pteUnused")
+                 if getattr(self, n)]  # fmt: skip
+        pte = [] if self.gmapPte is None else [f"gmapPte={self.gmapPte}"]
+        return " ".join([self.usage, *flags, *pte])
 
     def as_reported(self, other: HostPage) -> HostPage:
         """This page with the optional fields ``other`` leaves out left out too."""
-        return self._replace(dirty=None if other.dirty is None else self.dirty,
-                             gc=None if other.gc is None else self.gc)  # fmt: skip
+        left_out: dict[str, Any] = {f: None for f in _OPTIONAL_FIELDS if getattr(other, f) is None}
+        return self._replace(**left_out)
 
 
 class EssaReply(NamedTuple):
@@ -256,7 +292,11 @@ def check_essa_reply(obj: object, pages: int) -> EssaReply:
                                 f'and optionally {", ".join(_OPTIONAL_FIELDS)}')  # fmt: skip
         if pg["usage"] not in USAGES:
             raise ProtocolError(f'"pages"[{i}].usage must be one of {", ".join(USAGES)}')
+        if "gmapPte" in pg and pg["gmapPte"] not in GMAP_PTES:
+            raise ProtocolError(f'"pages"[{i}].gmapPte must be one of {", ".join(GMAP_PTES)}')
         for name in [*_HOST_FIELDS[1:], *_OPTIONAL_FIELDS]:
+            if name == "gmapPte":
+                continue
             if name in pg and not isinstance(pg[name], bool):
                 raise ProtocolError(f'"pages"[{i}].{name} must be true or false')
         host.append(HostPage(**pg))
@@ -273,14 +313,8 @@ class EssaProfileRequest:
     reaches the hello, its JSON and every profile list without a change here."""
 
     ATTRS: Final = tuple(c.attr for c in CONSTANTS) + ("pages",)
-    #: The order of positional arguments (the first version's fields; the later constants are
-    #: keyword-only).
-    POSITIONAL: Final = ("impl", "storage_keys", "facility147", "cbrl_size", "pages")
 
-    def __init__(self, *args: Any, **fields: Any) -> None:
-        if len(args) > len(self.POSITIONAL):
-            raise TypeError(f"at most {len(self.POSITIONAL)} positional fields: {self.POSITIONAL}")
-        fields = {**dict(zip(self.POSITIONAL, args)), **fields}
+    def __init__(self, **fields: Any) -> None:
         unknown = sorted(set(fields) - set(self.ATTRS))
         if unknown:
             raise TypeError(f"unknown profile field(s) {', '.join(unknown)}")
@@ -371,7 +405,12 @@ class EssaEngine(Protocol):
 # --------------------------------------------------------------------------- the oracle
 
 
-def host_pages(s: EssaState) -> tuple[HostPage, ...]:
+def host_pages(profile: EssaProfile, s: EssaState) -> tuple[HostPage, ...]:
+    """The pages as the reference engine reports them: every field, ``gmapPte`` and
+    ``pteUnused`` under KVMGmap only (elsewhere they do not exist)."""
+    if profile.gmap:
+        return tuple(HostPage(pg.usage, pg.valid, pg.swapped, pg.zbit, pg.nodat, pg.keyDirty,
+                              pg.gc, pg.gmapPte, pg.pteUnused) for pg in s.pages)  # fmt: skip
     return tuple(HostPage(pg.usage, pg.valid, pg.swapped, pg.zbit, pg.nodat, pg.keyDirty, pg.gc)
                  for pg in s.pages)  # fmt: skip
 
@@ -381,13 +420,40 @@ def _with(s: EssaState, p: int, pg: EssaPage) -> EssaState:
 
 
 def oracle_step(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaState, EssaReply]:
-    """The reference's answer to ``req`` in state ``s``: the successor and the reply."""
+    """The reference's answer to ``req`` in state ``s``: the successor and the reply (the first of
+    :func:`oracle_steps`)."""
     t, outcome, result, value, reason = _oracle(profile, s, req)
-    return t, EssaReply(outcome, result, value, host_pages(t), reason)
+    return t, EssaReply(outcome, result, value, host_pages(profile, t), reason)
+
+
+def oracle_steps(profile: EssaProfile, s: EssaState, req: EssaRequest
+                 ) -> Iterator[tuple[EssaState, EssaReply]]:  # fmt: skip
+    """Every answer the spec allows: one, except HostProcessCBRL under CBRLGuestAddress, whose
+    zap may land on any other page or on none (D100)."""
+    if req.op != "HostProcessCBRL" or not s.cbrl or "CBRLGuestAddress" not in profile.bugs:
+        yield oracle_step(profile, s, req)
+        return
+    for t in oracle.successors(profile, s, ("HostProcessCBRL", NONE, NONE)):
+        yield t, EssaReply(t.lastOp.outcome, NONE, NONE, host_pages(profile, t), "")
+
+
+#: The spec's outcomes of an ESSA that are an R1 on the wire: 0x10 is an answer, not an event.
+_R1_OUTCOMES: Final = frozenset({"Done", "ExceptionIndication"})
 
 
 def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaState, str, int, int, str]:
     op, p = req.op, req.page
+    if op == "ESSA" and (req.problem_state or req.beyond_memory):
+        # The spec's GuestEssaProblemState (ORC 1; the outcome does not depend on the ORC) and
+        # GuestEssaBeyondMemory: a program interruption or R1 = 0x10; nothing changes.
+        action = "GuestEssaBeyondMemory" if req.beyond_memory else "GuestEssaProblemState"
+        t0 = oracle.step(profile, s, action, NONE if req.beyond_memory else p,
+                         req.orc if req.beyond_memory else NONE)  # fmt: skip
+        assert not isinstance(t0, Refused), t0
+        last = t0.lastOp
+        if last.outcome in _R1_OUTCOMES:
+            return t0, "Done", last.result, NONE, ""
+        return t0, last.outcome, NONE, NONE, ""
     if op == "ESSA":
         r = oracle.essa(profile, s, req.orc, p)
         if isinstance(r, Refused):
@@ -398,7 +464,8 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
         if isinstance(r1, oracle.ProgramInterruption):
             return t, r1.outcome, NONE, NONE, ""
         return t, "Done", r1, NONE, ""
-    if op in ("HostReclaim", "HostProcessCBRL", "Migrate"):
+    if op in ("HostReclaim", "HostProcessCBRL", "Migrate", "HostUnmapGmap", "HostAge",
+              "HostResetCMMA"):  # fmt: skip
         r2 = oracle.step(profile, s, op, NONE if op in PAGELESS_OPS else p)
         if isinstance(r2, Refused):
             return s, "Refused", NONE, NONE, r2.reason
@@ -431,22 +498,35 @@ def _oracle(profile: EssaProfile, s: EssaState, req: EssaRequest) -> tuple[EssaS
 DRIVER_ORCS: Final = (*range(9), 15)
 
 
+#: The ESSAs of no page: on an address beyond guest memory, with each ORC the spec models.
+BEYOND_MEMORY: Final = tuple(EssaRequest("ESSA", NONE, o, beyond_memory=True)
+                             for o in BEYOND_MEMORY_ORCS)  # fmt: skip
+
+
 def page_requests(page: int) -> tuple[EssaRequest, ...]:
-    """Every request on one page: each driver ORC, the host actions, the guest's accesses."""
-    return tuple(EssaRequest("ESSA", page, o) for o in DRIVER_ORCS) + tuple(
-        EssaRequest(op, NONE if op in PAGELESS_OPS else page)
-        for op in ESSA_OPS if op != "ESSA"
+    """Every request on one page: each driver ORC, an ESSA from problem state, the host actions,
+    the guest's accesses; and the requests of no page."""
+    return (
+        *(EssaRequest("ESSA", page, o) for o in DRIVER_ORCS),
+        EssaRequest("ESSA", page, 1, problem_state=True),
+        *(EssaRequest(op, NONE if op in PAGELESS_OPS else page) for op in ESSA_OPS if op != "ESSA"),
+        *BEYOND_MEMORY,
     )  # fmt: skip
+
+
+def _pageless(r: EssaRequest) -> bool:
+    return r.op in PAGELESS_OPS or r.beyond_memory
 
 
 def all_requests(profile: EssaProfile) -> tuple[EssaRequest, ...]:
     """Every request on every page, the pageless ones once."""
-    out = [r for p in range(profile.pages) for r in page_requests(p) if r.op not in PAGELESS_OPS]
-    return (*out, *(EssaRequest(op) for op in sorted(PAGELESS_OPS)))
+    out = [r for p in range(profile.pages) for r in page_requests(p) if not _pageless(r)]
+    return (*out, *(r for r in page_requests(0) if _pageless(r)))
 
 
 def _key(s: EssaState) -> tuple[object, ...]:
-    return (s.pages, s.cbrl, s.migrated)
+    """A state without its last operation (which a reply does not show)."""
+    return (s.pages, s.cbrl, s.pageTable, s.migrated)
 
 
 def explore(profile: EssaProfile, requests: Sequence[EssaRequest], label: str
@@ -502,44 +582,115 @@ def decode_r1(r1: int) -> str:
     return f"0x{r1:02X} ({', '.join([usage, content, *flags, *extra])})"
 
 
+def _z_exchange(profile: EssaProfile) -> str:
+    """What _gmap_ptep_xchg does to Z under ``profile`` (D100)."""
+    if "StickyZero" in profile.bugs:
+        return "Z kept (StickyZero: before the fix, _gmap_ptep_xchg kept pgste.zero)"
+    return "Z cleared (_gmap_ptep_xchg)"
+
+
+def _essa_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
+    impl = profile.impl
+    if not profile.cmma_enabled:
+        return "CMMA not enabled for the VM: operation exception (PIC 1) before every other check"
+    if req.problem_state:
+        return "ESSA from problem state: privileged-operation exception (PIC 2), after the CMMA check"
+    if req.beyond_memory:
+        if profile.gmap:
+            return "KVMGmap ESSA beyond guest memory: the gmap walk fails, R1 = 0x10"
+        return f"{impl} ESSA beyond guest memory: addressing exception (PIC 5)"
+    orc = min(req.orc, rules.HIGHEST_ORC)
+    if rules.specification_exception(profile, orc):
+        return f"specification exception: ORC {req.orc} (facility 147 {profile.facility147})"
+    if profile.gmap and not s.pageTable:
+        return ("KVMGmap ESSA without the gmap page table (a new VM; D97): R1 = 0x10, nothing "
+                "changes; a Read or Write of any page, a Writeback with storage keys or Migrate "
+                "creates it")  # fmt: skip
+    pg = s.pages[req.page]
+    row = rules.effect_row(profile, orc, pg)
+    name = ORC_NAMES.get(orc, "undefined")
+    which = "any other ORC" if row[0] == rules.OTHER else f"ORC {orc} {name}"
+    text = f"{impl} ESSA, {which}, row \"{CONDITION_TEXT[row[1]]}\""
+    if profile.gmap:
+        text += f" (`valid` here is the gmap PTE: {pg.gmapPte})"
+    if rules.EFFECT_TABLES[impl][row].queue and len(s.cbrl) >= profile.cbrl_size:
+        text += f"; the CBRL is full ({len(s.cbrl)} of {profile.cbrl_size}): refused"
+    return text
+
+
 def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
     """The rule of the reference implementation (refimpl.essa.rules) that decides ``req``."""
     impl = profile.impl
+    sske = profile.kvm and profile.storage_keys
     if req.op == "ESSA":
-        orc = min(req.orc, rules.HIGHEST_ORC)
-        if rules.specification_exception(profile, orc):
-            return f"specification exception: ORC {req.orc} (facility 147 {profile.facility147})"
-        pg = s.pages[req.page]
-        row = rules.effect_row(profile, orc, pg)
-        name = ORC_NAMES.get(orc, "undefined")
-        which = "any other ORC" if row[0] == rules.OTHER else f"ORC {orc} {name}"
-        text = f"{impl} ESSA, {which}, row \"{CONDITION_TEXT[row[1]]}\""
-        if rules.EFFECT_TABLES[impl][row].queue and len(s.cbrl) >= profile.cbrl_size:
-            text += f"; the CBRL is full ({len(s.cbrl)} of {profile.cbrl_size}): refused"
-        return text
+        return _essa_rule(profile, s, req)
     if req.op == "HostReclaim":
         pg = s.pages[req.page]
         if not pg.valid:
             return "HostReclaim of a page that is not valid: refused"
-        keys = "GC := dirty" if profile.kvm and profile.storage_keys else "GC kept"
-        return f"{impl} HostReclaim, row ({pg.usage}, dirty {pg.keyDirty}); {keys}"
+        keys = "GC := dirty" if sske else "GC kept"
+        text = f"{impl} HostReclaim, row ({pg.usage}, dirty {pg.keyDirty}); {keys}"
+        if profile.gmap:
+            text += f"; gmap PTE emptied, {_z_exchange(profile)}" if pg.gmapPte != "Empty" else ""
+            if pg.pteUnused:
+                text += ("; the host PTE still has _PAGE_UNUSED (StaleUnusedBit, CVE-2026-72412): "
+                         "the page is dropped whatever its usage")  # fmt: skip
+        return text
+    if req.op == "HostUnmapGmap":
+        pg = s.pages[req.page]
+        if not profile.gmap or pg.gmapPte == "Empty":
+            return "HostUnmapGmap: refused (KVMGmap only, on a page whose gmap PTE is set)"
+        unused = ("; a U page keeps _PAGE_UNUSED (StaleUnusedBit)" if "StaleUnusedBit" in
+                  profile.bugs else "")  # fmt: skip
+        return (f"KVMGmap HostUnmapGmap: the gmap PTE emptied, the host frame kept; "
+                f"{_z_exchange(profile)}; GC := {'dirty' if sske else 'kept'}{unused}")
+    if req.op == "HostAge":
+        if not profile.gmap or s.pages[req.page].gmapPte != "Valid":
+            return "HostAge: refused (KVMGmap only, on a page whose gmap PTE is valid)"
+        return (f"KVMGmap HostAge: the gmap PTE aged (invalid bit set, still present: ESSA sees "
+                f"content 2, a CBRL pass skips it); {_z_exchange(profile)}")
+    if req.op == "HostResetCMMA":
+        if not profile.kvm:
+            return "HostResetCMMA under Paper2007: refused"
+        return "KVM HostResetCMMA: every page S with N cleared; Z, residency and the CBRL kept"
     if req.op == "HostProcessCBRL":
         if not s.cbrl:
             return "HostProcessCBRL of an empty CBRL: refused"
         head = s.pages[s.cbrl[0]]
-        zaps = rules.cbrl_asked(profile, head) and rules.zappable(head)
-        return (f"HostProcessCBRL of page {s.cbrl[0]} (the CBRL's head): zap if not valid, "
-                f"swapped, and U or Z: {'zapped' if zaps else 'kept'}")  # fmt: skip
+        asked = rules.cbrl_asked(profile, head)
+        present = ("the gmap PTE is empty or the host PTE is not valid" if profile.gmap
+                   else "not valid")  # fmt: skip
+        text = (f"HostProcessCBRL of page {s.cbrl[0]} (the CBRL's head): zap if {present}, and U "
+                f"or Z ({'yes' if asked else 'no'}); the zap frees a swap copy only")
+        if "CBRLGuestAddress" in profile.bugs:
+            text += ("; CBRLGuestAddress: the zap lands on the host page at the guest absolute "
+                     "address, another page or none (any of them is accepted)")
+        elif asked:
+            text += f": {'zapped' if rules.zappable(head) else 'kept'}"
+        return text
     if req.op == "Migrate":
-        return "Migrate: usage and N travel; valid iff content; swapped, Z, GC, CBRL cleared"
+        if not profile.kvm or s.migrated:
+            return "Migrate: refused (KVM only, once)"
+        gc = "GC := the migrated change bit (s390-skeys)" if profile.storage_keys else "GC cleared"
+        gmap = "; the gmap PTEs empty, the page table created" if profile.gmap else ""
+        return (f"Migrate: usage and N travel; the content as a read returns it; valid iff the "
+                f"content is not 0; swapped, Z, the CBRL cleared; {gc}{gmap}")
     pg = s.pages[req.page]
     if req.op == "Writeback":
+        if sske:
+            table = ", and the gmap page table is created" if profile.gmap else ""
+            return f"Writeback with storage keys (the guest's SSKE): dirty and GC cleared{table}"
         return "Writeback: the change bit is cleared"
     if rules.discard_fault(profile, pg):
         return "Paper2007 discard fault: usage V, not valid, not swapped"
     if rules.addressing_exception(profile, pg):
         return "Paper2007 addressing exception: usage U"
-    fault = "" if pg.valid else " after a fault-in (valid, swapped and Z cleared)"
+    if machine.faults(profile, pg):
+        z = _z_exchange(profile) if profile.gmap else "Z cleared"
+        gmap = ", the gmap PTE set valid and the page table created" if profile.gmap else ""
+        fault = f" after a fault-in (valid set, swapped cleared if it was not valid, {z}{gmap})"
+    else:
+        fault = ""
     return f"{req.op}{fault}" + (": the change bit is set" if req.op == "Write" else "")
 
 
@@ -554,6 +705,12 @@ class EssaDriver:
     def oracle(self, profile: EssaProfile, s: EssaState, request: EssaRequest
                ) -> tuple[EssaState, EssaReply]:  # fmt: skip
         return oracle_step(profile, s, request)
+
+    def alternatives(self, profile: EssaProfile, s: EssaState, request: EssaRequest
+                     ) -> Iterator[tuple[EssaState, EssaReply]]:  # fmt: skip
+        """The other answers the spec allows (CBRLGuestAddress's zap), tried when the first
+        differs."""
+        return oracle_steps(profile, s, request)
 
     def differences(self, expected: EssaReply, observed: EssaReply) -> list[str]:
         return expected.differences(observed)
@@ -582,10 +739,12 @@ class EssaDriver:
         pages = []
         for i, pg in enumerate(reply.pages):
             flags = [pg.usage + m(f"pages[{i}].usage")]
-            for f in ("valid", "swapped", "zbit", "nodat", "dirty", "gc"):
+            for f in ("valid", "swapped", "zbit", "nodat", "dirty", "gc", "pteUnused"):
                 on, mark = getattr(pg, f), m(f"pages[{i}].{f}")
                 if on or mark:
                     flags.append(("" if on else "no ") + f + mark)
+            if pg.gmapPte is not None and (pg.gmapPte != "Empty" or m(f"pages[{i}].gmapPte")):
+                flags.append(f"gmapPte={pg.gmapPte}{m(f'pages[{i}].gmapPte')}")
             pages.append(" ".join(flags))
         return f"{head} [{'; '.join(pages)}]"
 
@@ -614,20 +773,24 @@ class EssaDriver:
         return tours(profile)
 
     def profiles(self, fixed: EssaProfileRequest, pages: int) -> list[EssaProfile]:
-        """Every combination of the constants ``fixed`` leaves open that is a profile of the
-        spec (its ASSUME holds), on ``pages`` pages."""
-        return ESSA.profiles(fixed.without("pages").fields, pages)
+        """Every combination of the constants ``fixed`` leaves open, on ``pages`` pages."""
+        return run_profiles(fixed.without("pages").fields, pages)
 
     def itf_state(self, profile: EssaProfile, reply: EssaReply | None,
                   request: EssaRequest | None) -> dict[str, Any]:  # fmt: skip
-        pages = (host_pages(oracle.init(profile)) if reply is None else reply.pages)
+        pages = (host_pages(profile, oracle.init(profile)) if reply is None else reply.pages)
         state: dict[str, Any] = {
             f: {i: getattr(pg, f) for i, pg in enumerate(pages)} for f in _HOST_FIELDS
         }
+        for f in _OPTIONAL_FIELDS:
+            if all(getattr(pg, f) is not None for pg in pages):
+                state[f] = {i: getattr(pg, f) for i, pg in enumerate(pages)}
         last: dict[str, Any] = {"op": "Init", "page": NONE, "orc": NONE, "arg": NONE,
+                                "problemState": False, "beyondMemory": False,
                                 "outcome": "None", "result": NONE, "value": NONE}  # fmt: skip
         if request is not None and reply is not None:
             last.update(op=request.op, page=request.page, orc=request.orc, arg=request.arg,
+                        problemState=request.problem_state, beyondMemory=request.beyond_memory,
                         outcome=reply.outcome, result=reply.result, value=reply.value)  # fmt: skip
         state["lastOp"] = last
         return state
@@ -642,25 +805,37 @@ ESSA_DRIVER: Final = EssaDriver()
 
 class EssaReferenceEngine:
     """The reference implementation of one Impl as an ESSA engine. The other constants come from
-    the driver's hello, else from the defaults here; asked for another Impl it is Unsupported."""
+    the driver's hello, else from ``defaults`` (profile fields), else from each constant's
+    default (:data:`refimpl.essa.CONSTANTS`); asked for another Impl it is Unsupported.
 
-    def __init__(self, impl: str = "Paper2007", storage_keys: bool = False,
-                 facility147: bool = False, cbrl_size: int = 1, pages: int = 1) -> None:  # fmt: skip
-        self.default = EssaProfileRequest(impl=impl, storage_keys=storage_keys,
-                                          facility147=facility147, cbrl_size=cbrl_size, pages=pages)
-        self.name = f"refimpl-{impl}"
+    ``bugs`` makes it the kernel before the fixes of those bugs, as a harness around that
+    kernel's code is: it runs them whatever the hello asks and leaves ``Bugs`` out of its reply
+    (it cannot know them; ``classify`` finds them out)."""
+
+    def __init__(self, impl: str = "Paper2007", bugs: frozenset[str] | None = None,
+                 **defaults: Any) -> None:  # fmt: skip
+        self.default = EssaProfileRequest(impl=impl, pages=1).merged(
+            EssaProfileRequest(**{c.attr: c.domain[0] for c in CONSTANTS}))
+        self.default = EssaProfileRequest(**defaults).merged(self.default)
+        self.bugs = bugs
+        self.name = f"refimpl-{impl}" + (f"-{'+'.join(sorted(bugs))}" if bugs else "")
         self.profile: EssaProfile | None = None
         self.state: EssaState | None = None
 
     def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:
         if request.impl is not None and request.impl != self.default.impl:
             raise Unsupported(f"this engine implements {self.default.impl} only")
+        if self.bugs is not None:
+            request = EssaProfileRequest(bugs=self.bugs).merged(request.without("bugs"))
         try:
             self.profile = request.merged(self.default).profile()
         except EssaProfileError as exc:
             raise Unsupported(str(exc)) from exc
         self.state = oracle.init(self.profile)
-        return EssaEngineInfo(self.name, EssaProfileRequest.of(self.profile))
+        announced = EssaProfileRequest.of(self.profile)
+        if self.bugs is not None:
+            announced = announced.without("bugs")
+        return EssaEngineInfo(self.name, announced)
 
     def reset(self) -> None:
         assert self.profile is not None, "hello first"
@@ -695,6 +870,14 @@ class KVMGmapEngine(EssaReferenceEngine):
 
     def __init__(self) -> None:
         super().__init__("KVMGmap")
+
+
+class KernelGmapEngine(EssaReferenceEngine):
+    """The reference engine of the new gmap as a harness around one kernel: ``bugs`` names the
+    2026 fixes it lacks (the empty set: a kernel with all three)."""
+
+    def __init__(self, bugs: frozenset[str] = frozenset()) -> None:
+        super().__init__("KVMGmap", bugs=bugs)
 
 
 class EssaJsonLinesEngine(JsonLinesEngine):
@@ -788,10 +971,19 @@ ENGINES: Final[dict[str, type[EssaReferenceEngine]]] = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m conformance.essa --impl KVMGmap``: a reference engine over JSON lines."""
+    """``python -m conformance.essa --impl KVMGmap [--bugs StickyZero,...]``: a reference engine
+    over JSON lines; with ``--bugs`` the new gmap before those fixes, which leaves ``Bugs`` out
+    of its hello reply as a kernel harness does."""
     parser = argparse.ArgumentParser(prog="python -m conformance.essa", description=main.__doc__)
     parser.add_argument("--impl", choices=sorted(ENGINES), required=True)
+    parser.add_argument("--bugs", help="comma-separated: " + ", ".join(KNOWN_BUGS))
     args = parser.parse_args(argv)
+    if args.bugs is not None:
+        bugs = frozenset(b for b in args.bugs.split(",") if b)
+        if args.impl != "KVMGmap" or not bugs <= frozenset(KNOWN_BUGS):
+            parser.error(f"--bugs takes {', '.join(KNOWN_BUGS)}, with --impl KVMGmap")
+        serve(KernelGmapEngine(bugs), sys.stdin, sys.stdout)
+        return 0
     serve(ENGINES[args.impl](), sys.stdin, sys.stdout)
     return 0
 

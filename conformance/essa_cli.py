@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from refimpl.essa import EssaProfile, EssaProfileError
+from refimpl.essa import CONSTANTS, IMPLS, EssaProfile, EssaProfileError
+from refimpl.essa.profile import KNOWN_BUGS
 
 from . import essa_tla
 
@@ -29,10 +30,47 @@ SIZES = {"quick": (100, 40), "thorough": (1000, 100)}
 DEFAULT_PAGES = 2
 
 
+def _option(attr: str) -> str:
+    return "--" + attr.replace("_", "-")
+
+
+def add_profile_options(p: argparse.ArgumentParser, impl: bool = True) -> None:
+    """One option per constant of :data:`refimpl.essa.CONSTANTS` (``--impl`` only if ``impl``):
+    ``--storage-keys`` / ``--no-storage-keys`` for a Boolean, ``--cbrl-size N``, ``--bugs
+    StickyZero,...`` (``--bugs none``: the fixed kernel). A constant left open is tried with
+    every value of its domain."""
+    g = p.add_argument_group("ESSA profile (--machine ESSA)",
+                             "fixes a constant; a constant left open is tried with every value")
+    for c in CONSTANTS:
+        if c.attr == "impl":
+            if impl:
+                g.add_argument("--impl", choices=IMPLS, help="the Impl (default: the one the "
+                               "engine announces)")  # fmt: skip
+            continue
+        kind = c.domain[0]
+        if isinstance(kind, bool):
+            pair = g.add_mutually_exclusive_group()
+            pair.add_argument(_option(c.attr), dest=c.attr, action="store_true", default=None,
+                              help=f"{c.tla}: {c.doc}")  # fmt: skip
+            pair.add_argument("--no-" + c.attr.replace("_", "-"), dest=c.attr,
+                              action="store_false")  # fmt: skip
+        elif isinstance(kind, int):
+            g.add_argument(_option(c.attr), dest=c.attr, type=int, help=f"{c.tla}: {c.doc}")
+        else:
+            g.add_argument(_option(c.attr), dest=c.attr, type=_bug_set,
+                           help=f"{c.tla}, comma-separated, or none: {c.doc}")  # fmt: skip
+
+
+def _bug_set(text: str) -> frozenset[str]:
+    bugs = frozenset() if text == "none" else frozenset(t for t in text.split(",") if t)
+    if not bugs <= frozenset(KNOWN_BUGS):
+        raise argparse.ArgumentTypeError(f"not a set of {', '.join(KNOWN_BUGS)}: {text!r}")
+    return bugs
+
+
 def essa_request_of(args: argparse.Namespace) -> EssaProfileRequest:
     """The constants the command line fixes (the others are left open)."""
-    return EssaProfileRequest(impl=getattr(args, "impl", None), storage_keys=args.storage_keys,
-                              facility147=args.facility147, cbrl_size=args.cbrl_size)  # fmt: skip
+    return EssaProfileRequest(**{c.attr: getattr(args, c.attr, None) for c in CONSTANTS})
 
 
 def essa_engine(args: argparse.Namespace) -> EssaEngine:

@@ -30,8 +30,8 @@ def _page(s: EssaState, p: int, **changes: Any) -> EssaState:
     return s._replace(pages=s.pages[:p] + (s.pages[p]._replace(**changes),) + s.pages[p + 1 :])
 
 
-def _reply(t: EssaState, reply: EssaReply) -> EssaReply:
-    return reply._replace(pages=host_pages(t))
+def _reply(profile: EssaProfile, t: EssaState, reply: EssaReply) -> EssaReply:
+    return reply._replace(pages=host_pages(profile, t))
 
 
 class EssaMutant(EssaReferenceEngine):
@@ -54,6 +54,9 @@ class EssaMutant(EssaReferenceEngine):
     def step(self, request: EssaRequest) -> EssaReply:
         assert self.profile is not None and self.state is not None, "hello first"
         t, reply = oracle_step(self.profile, self.state, request)
+        if request.beyond_memory:  # the bugs are of the instruction on a page
+            self.state = t
+            return reply
         self.state, reply = self.mutate(self.profile, self.state, request, t, reply)
         return reply
 
@@ -83,7 +86,7 @@ class StableIfNotDiscarded(EssaMutant):
             pg = s.pages[req.page]
             if not pg.valid and not pg.zbit:
                 t = _page(t, req.page, usage="S")
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class GetStateKeepsZ(EssaMutant):
@@ -93,7 +96,7 @@ class GetStateKeepsZ(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "ESSA" and req.orc == 0 and reply.outcome == "Done":
             t = _page(t, req.page, zbit=s.pages[req.page].zbit)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class PotVolatileIgnoresGC(EssaMutant):
@@ -107,7 +110,7 @@ class PotVolatileIgnoresGC(EssaMutant):
                 and not pg.valid and not pg.zbit and pg.gc):  # fmt: skip
             if len(s.cbrl) < profile.cbrl_size:
                 t = _page(t, req.page, usage="V", zbit=True)._replace(cbrl=s.cbrl + (req.page,))
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class NoDatNotSet(EssaMutant):
@@ -118,7 +121,7 @@ class NoDatNotSet(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "ESSA" and req.orc == 7 and reply.outcome == "Done":
             t = _page(t, req.page, nodat=s.pages[req.page].nodat)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class SecondPageReportsFirst(EssaMutant):
@@ -142,7 +145,7 @@ class CBRLLastInFirstOut(EssaMutant):
             flipped = s._replace(cbrl=s.cbrl[::-1])
             t, reply = oracle_step(profile, flipped, req)
             t = t._replace(cbrl=t.cbrl[::-1])
-            return t, _reply(t, reply)
+            return t, _reply(profile, t, reply)
         return t, reply
 
 
@@ -167,7 +170,7 @@ class MigrationCarriesZ(EssaMutant):
         if req.op == "Migrate" and reply.outcome == "Done":
             for p, pg in enumerate(s.pages):
                 t = _page(t, p, zbit=pg.zbit)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class MigrationAllResident(EssaMutant):
@@ -178,7 +181,7 @@ class MigrationAllResident(EssaMutant):
         if req.op == "Migrate" and reply.outcome == "Done":
             for p in range(len(t.pages)):
                 t = _page(t, p, valid=True)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class ReclaimForgetsChangeBit(EssaMutant):
@@ -189,7 +192,7 @@ class ReclaimForgetsChangeBit(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "HostReclaim" and reply.outcome == "Done":
             t = _page(t, req.page, gc=s.pages[req.page].gc)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class SixthEssaSetsNoDat(EssaMutant):
@@ -212,7 +215,7 @@ class FaultInKeepsSwap(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op in ("Read", "Write") and s.pages[req.page].swapped and not s.pages[req.page].valid:
             t = _page(t, req.page, swapped=True)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
 
 
 class NoDiscardFault(EssaMutant):
@@ -222,7 +225,7 @@ class NoDiscardFault(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "Read" and reply.outcome == "DiscardFault":
             t = _page(s, req.page, valid=True)
-            return t, EssaReply("Value", NONE, 0, host_pages(t))
+            return t, EssaReply("Value", NONE, 0, host_pages(profile, t))
         return t, reply
 
 
@@ -237,7 +240,7 @@ class ZapsStableSwap(EssaMutant):
             p = s.cbrl[0]
             if not s.pages[p].valid and s.pages[p].swapped:
                 t = _page(t, p, swapped=False, data=0)
-                return t, _reply(t, reply._replace(outcome="Zapped"))
+                return t, _reply(profile, t, reply._replace(outcome="Zapped"))
         return t, reply
 
 
@@ -248,7 +251,45 @@ class WritebackKeepsChangeBit(EssaMutant):
                reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
         if req.op == "Writeback":
             t = _page(t, req.page, keyDirty=s.pages[req.page].keyDirty)
-        return t, _reply(t, reply)
+        return t, _reply(profile, t, reply)
+
+
+class AgedPageReportsResident(EssaMutant):
+    impl = "KVMGmap"
+    breaks = "ESSA reads the host PTE, not the gmap PTE: an aged page reports content 0 (resident)"
+
+    def mutate(self, profile: EssaProfile, s: EssaState, req: EssaRequest, t: EssaState,
+               reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        if req.op == "ESSA" and reply.outcome == "Done" and req.page != NONE:
+            pg = s.pages[req.page]
+            if pg.gmapPte == "Aged" and pg.valid and reply.result != rules.EXCEPTION_INDICATION:
+                return t, reply._replace(result=reply.result & ~0x03)
+        return t, reply
+
+
+class ProblemStateIgnored(EssaMutant):
+    impl = "KVMClassic"
+    breaks = "an ESSA from problem state is performed instead of raising PIC 2 (handle_essa " \
+        "checks no PSW bit)"  # fmt: skip
+
+    def mutate(self, profile: EssaProfile, s: EssaState, req: EssaRequest, t: EssaState,
+               reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        if req.problem_state and reply.outcome == "PrivilegedOperation":
+            return oracle_step(profile, s, EssaRequest("ESSA", req.page, req.orc))
+        return t, reply
+
+
+class ResetKeepsNoDat(EssaMutant):
+    impl, shows = "KVMClassic", FACILITY_147
+    breaks = "the CMMA reset makes every page S but leaves N set"
+
+    def mutate(self, profile: EssaProfile, s: EssaState, req: EssaRequest, t: EssaState,
+               reply: EssaReply) -> tuple[EssaState, EssaReply]:  # fmt: skip
+        if req.op == "HostResetCMMA" and reply.outcome == "Done":
+            t = t._replace(pages=tuple(pg._replace(nodat=old.nodat)
+                                       for pg, old in zip(t.pages, s.pages)))  # fmt: skip
+            return t, _reply(profile, t, reply)
+        return t, reply
 
 
 #: Every ESSA mutant.
@@ -256,5 +297,6 @@ ESSA_MUTANTS: Final[tuple[type[EssaMutant], ...]] = (
     R1AfterNotBefore, StableIfNotDiscarded, GetStateKeepsZ, PotVolatileIgnoresGC, NoDatNotSet,
     SecondPageReportsFirst, CBRLLastInFirstOut, FullCBRLDropsOldest, MigrationCarriesZ,
     MigrationAllResident, ReclaimForgetsChangeBit, SixthEssaSetsNoDat, FaultInKeepsSwap,
-    NoDiscardFault, ZapsStableSwap, WritebackKeepsChangeBit,
+    NoDiscardFault, ZapsStableSwap, WritebackKeepsChangeBit, AgedPageReportsResident,
+    ProblemStateIgnored, ResetKeepsNoDat,
 )  # fmt: skip

@@ -7,16 +7,22 @@ the requests of the ESSA mode:
     | request           | spec                                                          |
     |-------------------|---------------------------------------------------------------|
     | ESSA orc p        | ESSA("ESSA", orc, p), codes above 8 as 8; R1 = lastOp'.result |
+    |   problemState    | GuestEssaProblemState(p)                                      |
+    |   beyondMemory    | GuestEssaBeyondMemory with lastOp'.orc = orc                  |
+    | HostUnmapGmap p,  | HostUnmapGmap(p), HostAge(p), HostResetCMMA                   |
+    | HostAge p,        |                                                               |
+    | HostResetCMMA     |                                                               |
     | HostReclaim p     | HostReclaim(p)                                                |
     | HostProcessCBRL   | HostProcessCBRL                                               |
     | Migrate           | Migrate                                                       |
     | Read, Write p     | the spec's DiscardFault, AddressingException and FaultIn, as  |
     |                   | GuestRead and GuestWrite use them, without the guest's view   |
-    | Writeback p       | the change bit cleared                                        |
+    | Writeback p       | the spec's GuestWriteback on the host's variables             |
     | outcome Refused   | ~ENABLED of the action, nothing changes                       |
 
-After each step the host state of every page must be what the engine reported (``usage``,
-``valid``, ``swapped``, ``zbit``, ``nodat``, and ``keyDirty``, ``gc`` where it reported them).
+The spec's outcome ExceptionIndication is the wire's Done with R1 0x10. After each step the host
+state of every page must be what the engine reported (``usage``, ``valid``, ``swapped``,
+``zbit``, ``nodat``, and ``keyDirty``, ``gc``, ``gmapPte``, ``pteUnused`` where it reported them).
 The guest's variables (owed, belief, modified) are kept as they are: a harness has no guest.
 """
 
@@ -24,7 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from refimpl.essa import EssaProfile
+from refimpl.core.constants import tla_literal
+from refimpl.essa import CONSTANTS, EssaProfile
 
 from .essa import NONE, EssaReply, EssaRequest
 from .tla import MODULE, TRACE_WALK, TlcVerdict, run_trace_module
@@ -41,10 +48,13 @@ def _entry(req: EssaRequest, reply: EssaReply) -> str:
                   f"swapped |-> {_bool(pg.swapped)}", f"zbit |-> {_bool(pg.zbit)}",
                   f"nodat |-> {_bool(pg.nodat)}",
                   f"dirty |-> {'-1' if pg.dirty is None else int(pg.dirty)}",
-                  f"gc |-> {'-1' if pg.gc is None else int(pg.gc)}"]  # fmt: skip
+                  f"gc |-> {'-1' if pg.gc is None else int(pg.gc)}",
+                  f"gmapPte |-> \"{'-' if pg.gmapPte is None else pg.gmapPte}\"",
+                  f"pteUnused |-> {'-1' if pg.pteUnused is None else int(pg.pteUnused)}"]  # fmt: skip
         pages.append(f"{q} :> [{', '.join(fields)}]")
     return (f'[op |-> "{req.op}", page |-> {req.page}, orc |-> {min(req.orc, 8)}, '
-            f"arg |-> {1 if req.arg == NONE else req.arg}, outcome |-> \"{reply.outcome}\", "
+            f"arg |-> {1 if req.arg == NONE else req.arg}, ps |-> {_bool(req.problem_state)}, "
+            f"bm |-> {_bool(req.beyond_memory)}, outcome |-> \"{reply.outcome}\", "
             f"result |-> {reply.result}, value |-> {reply.value}, "
             f"seen |-> ({' @@ '.join(pages)})]")  # fmt: skip
 
@@ -73,7 +83,7 @@ Trace == <<
 
 VARIABLE cursor   \\* the next step of Trace to replay
 
-TraceGuestView == <<owed, belief, modified>>
+GuestView == <<owed, belief, modified>>
 
 \\* Every page as the engine reported it after the step (a bit it did not report: -1).
 Seen(e) ==
@@ -85,52 +95,71 @@ Seen(e) ==
         /\\ nodat'[q] = e.seen[q].nodat
         /\\ e.seen[q].dirty # -1 => keyDirty'[q] = (e.seen[q].dirty = 1)
         /\\ e.seen[q].gc # -1 => gc'[q] = (e.seen[q].gc = 1)
+        /\\ e.seen[q].gmapPte # "-" => gmapPte'[q] = e.seen[q].gmapPte
+        /\\ e.seen[q].pteUnused # -1 => pteUnused'[q] = (e.seen[q].pteUnused = 1)
 
-TraceFaults(p) == DiscardFault(p) \\/ AddressingException(p)
-TraceFaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"
-TracePageIn(p) == IF valid[p] THEN UNCHANGED <<valid, swapped, zbit>> ELSE FaultIn(p)
+HarnessFaults(p) == DiscardFault(p) \\/ AddressingException(p)
+FaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"
+PageIn(p) == IF Faults(p) THEN FaultIn(p) ELSE UNCHANGED <<valid, swapped, zbit, gmapPte, pageTable>>
 
-TraceRead(e) ==
+HarnessRead(e) ==
     LET p == e.page IN
-    IF TraceFaults(p)
-    THEN e.outcome = TraceFaultOutcome(p) /\\ UNCHANGED vars
+    IF HarnessFaults(p)
+    THEN e.outcome = FaultOutcome(p) /\\ UNCHANGED vars
     ELSE /\\ e.outcome = "Value" /\\ e.value = data[p]
-         /\\ TracePageIn(p)
-         /\\ UNCHANGED <<usage, nodat, data, keyDirty, gc, cbrl, migrated, lastOp>>
-         /\\ UNCHANGED TraceGuestView
+         /\\ PageIn(p)
+         /\\ UNCHANGED <<usage, nodat, data, keyDirty, gc, cbrl, pteUnused, migrated, lastOp>>
+         /\\ UNCHANGED GuestView
 
-TraceWrite(e) ==
+HarnessWrite(e) ==
     LET p == e.page IN
-    IF TraceFaults(p)
-    THEN e.outcome = TraceFaultOutcome(p) /\\ UNCHANGED vars
+    IF HarnessFaults(p)
+    THEN e.outcome = FaultOutcome(p) /\\ UNCHANGED vars
     ELSE /\\ e.outcome = "Done"
-         /\\ TracePageIn(p)
+         /\\ PageIn(p)
          /\\ data' = [data EXCEPT ![p] = e.arg]
          /\\ keyDirty' = [keyDirty EXCEPT ![p] = TRUE]
-         /\\ UNCHANGED <<usage, nodat, gc, cbrl, migrated, lastOp>>
-         /\\ UNCHANGED TraceGuestView
+         /\\ UNCHANGED <<usage, nodat, gc, cbrl, pteUnused, migrated, lastOp>>
+         /\\ UNCHANGED GuestView
 
-TraceWriteback(e) ==
+\\* GuestWriteback on the host's variables: with storage keys an SSKE (D98).
+HarnessWriteback(e) ==
     /\\ e.outcome = "Done"
     /\\ keyDirty' = [keyDirty EXCEPT ![e.page] = FALSE]
-    /\\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, gc, cbrl, migrated, lastOp>>
-    /\\ UNCHANGED TraceGuestView
+    /\\ gc' = IF KVM /\\ StorageKeys /\\ WritebackResetsGC THEN [gc EXCEPT ![e.page] = FALSE] ELSE gc
+    /\\ pageTable' = IF Gmap /\\ StorageKeys THEN TRUE ELSE pageTable
+    /\\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl, gmapPte, pteUnused,
+                   migrated, lastOp>>
+    /\\ UNCHANGED GuestView
 
-\\* A host action or the instruction: performed with the observed outcome, or refused.
-TraceStep(e, A) ==
+\\* The spec records R1 = 0x10 as the outcome ExceptionIndication; the wire says Done.
+WireOutcome(o) == IF o = "ExceptionIndication" THEN "Done" ELSE o
+
+\\* A host action or the instruction: performed with the observed outcome, or refused. The
+\\* guest's view is the action's own (only HostResetCMMA changes it).
+Spec0(e, A) ==
     IF e.outcome = "Refused"
     THEN ~ENABLED A /\\ UNCHANGED vars
-    ELSE A /\\ lastOp'.outcome = e.outcome /\\ UNCHANGED TraceGuestView
+    ELSE A /\\ WireOutcome(lastOp'.outcome) = e.outcome
+Spec1(e, A) == Spec0(e, A) /\\ UNCHANGED GuestView
+
+Instruction(e) ==
+    IF e.ps THEN GuestEssaProblemState(e.page)
+    ELSE IF e.bm THEN GuestEssaBeyondMemory /\\ lastOp'.orc = e.orc
+    ELSE ESSA("ESSA", e.orc, e.page)
 
 Replay(e) ==
-    /\\ CASE e.op = "ESSA" -> /\\ TraceStep(e, ESSA("ESSA", e.orc, e.page))
+    /\\ CASE e.op = "ESSA" -> /\\ Spec1(e, Instruction(e))
                              /\\ e.outcome = "Done" => lastOp'.result = e.result
-          [] e.op = "HostReclaim" -> TraceStep(e, HostReclaim(e.page))
-          [] e.op = "HostProcessCBRL" -> TraceStep(e, HostProcessCBRL)
-          [] e.op = "Migrate" -> TraceStep(e, Migrate)
-          [] e.op = "Read" -> TraceRead(e)
-          [] e.op = "Write" -> TraceWrite(e)
-          [] e.op = "Writeback" -> TraceWriteback(e)
+          [] e.op = "HostReclaim" -> Spec1(e, HostReclaim(e.page))
+          [] e.op = "HostUnmapGmap" -> Spec1(e, HostUnmapGmap(e.page))
+          [] e.op = "HostAge" -> Spec1(e, HostAge(e.page))
+          [] e.op = "HostResetCMMA" -> Spec0(e, HostResetCMMA)
+          [] e.op = "HostProcessCBRL" -> Spec1(e, HostProcessCBRL)
+          [] e.op = "Migrate" -> Spec1(e, Migrate)
+          [] e.op = "Read" -> HarnessRead(e)
+          [] e.op = "Write" -> HarnessWrite(e)
+          [] e.op = "Writeback" -> HarnessWriteback(e)
     /\\ Seen(e)
 
 {TRACE_WALK}{"=" * 77}
@@ -138,14 +167,12 @@ Replay(e) ==
 
 
 def config_text(profile: EssaProfile) -> str:
+    constants = "\n".join(f"    {c.tla} = {tla_literal(getattr(profile, c.attr))}" for c in CONSTANTS)
     return f"""\\* The recorded engine's profile; pages are 0 .. Pages-1.
 CONSTANTS
     Pages <- TracePages
     NoPage <- TraceNoPage
-    Impl = "{profile.impl}"
-    StorageKeys = {_bool(profile.storage_keys)}
-    Facility147 = {_bool(profile.facility147)}
-    CBRLSize = {profile.cbrl_size}
+{constants}
 SPECIFICATION TraceSpec
 """
 

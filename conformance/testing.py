@@ -33,16 +33,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import SimpleNamespace
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
 from refimpl import Profile
-from refimpl.core.constants import combinations, short_name
+from refimpl.core.constants import combinations
 from refimpl.essa import CONSTANTS as ESSA_CONSTANTS
-from refimpl.essa import EssaProfile
+from refimpl.essa import ESSA, EssaProfile
+from refimpl.essa.profile import profiles as essa_profiles
 from refimpl.pagestates.profile import all_profiles
 
 from .driver import Drive
@@ -179,12 +179,12 @@ class EngineContract:
 
 # --------------------------------------------------------------------------- the ESSA mode
 
-#: Every constant set of the ESSA mode but the Impl (the contract's ``impl`` adds it; a set that
-#: is not a profile for that Impl is skipped).
-_ESSA_OTHERS = tuple(c for c in ESSA_CONSTANTS if c.attr != "impl")
+#: Every constant set of the ESSA mode but the Impl (the contract's ``impl`` adds it); a set that
+#: is no profile of that Impl (refimpl.essa.profile.profiles) is skipped.
 _ESSA_SETS = [
-    pytest.param(fields, id=short_name(_ESSA_OTHERS, SimpleNamespace(**fields, pages=0))[:-3])
-    for fields in combinations(_ESSA_OTHERS)
+    pytest.param(fields, id=ESSA.short_name(EssaProfile(**fields)).split("-", 1)[1].rsplit("-", 1)[0])
+    for fields in (dict(f, impl="KVMGmap") for f in combinations(
+        tuple(c for c in ESSA_CONSTANTS if c.attr != "impl")))
 ]  # fmt: skip
 
 
@@ -226,10 +226,10 @@ class EssaEngineContract:
 
     @contextmanager
     def _drive(self, fields: dict[str, Any]) -> Iterator[tuple[EssaEngine, Drive[Any, Any, Any, Any]]]:
-        try:
-            profile = EssaProfile(impl=self.impl, pages=self.pages, **fields)
-        except ValueError as exc:
-            pytest.skip(f"not a profile of {self.impl}: {exc}")
+        fields = {**fields, "impl": self.impl}
+        profile = next((p for p in essa_profiles(fields, self.pages)), None)
+        if profile is None:
+            pytest.skip(f"not a profile of {self.impl}: {fields}")
         engine = self.make_engine()
         try:
             try:

@@ -57,7 +57,8 @@ ONLY = [
 
 @pytest.mark.parametrize(("mutant", "leave_out"), ONLY, ids=lambda x: getattr(x, "__name__", ""))
 def test_a_mutant_shows_only_where_it_says(mutant: type[EssaMutant], leave_out: list[str]) -> None:
-    fixed = {"--storage-keys": [], "--facility147": [], "--cbrl-size": ["2"]}
+    fixed = {"--storage-keys": [], "--facility147": [], "--cbrl-size": ["2"], "--cmma-enabled": [],
+             "--no-prebuilt-page-tables": [], "--bugs": ["none"]}
     for flag in leave_out:
         fixed.pop(flag.replace("no-", ""), None)
     args = [a for flag, rest in fixed.items() for a in (flag, *rest)] + leave_out
@@ -72,7 +73,7 @@ def test_a_reference_engine_conforms() -> None:
     code = main(["run", "--machine", "ESSA", "--engine-class", "conformance.essa:KVMClassicEngine",
                  "--storage-keys", "--facility147", "--cbrl-size", "2"], out)  # fmt: skip
     assert code == 0, out.getvalue()
-    assert "KVMClassic-keys-f147-cbrl2-2p tour passed" in out.getvalue()
+    assert "KVMClassic-keys-f147-cbrl2-noBugs-nopt-nomie-nomodern-cmma-2p tour passed" in out.getvalue()
     assert out.getvalue().rstrip().endswith("conforms")
 
 
@@ -83,11 +84,11 @@ def test_report_and_reproducer(tmp_path: Path) -> None:
                  "--storage-keys", "--no-facility147", "--cbrl-size", "2", "--no-tlc"], out)  # fmt: skip
     text = out.getvalue()
     assert code == 1, text
-    assert "profile KVMClassic-keys-nof147-cbrl2-2p" in text
+    assert "profile KVMClassic-keys-nof147-cbrl2-noBugs-nopt-nomie-nomodern-cmma-2p" in text
     assert "DIVERGENCE at step" in text and "HostProcessCBRL" in text
     assert "the reference decides this step by: HostProcessCBRL of page 0 (the CBRL's head)" in text
     assert "!" in text.split("from a reset:")[1]
-    saved = tmp_path / "KVMClassic-keys-nof147-cbrl2-2p"
+    saved = tmp_path / "KVMClassic-keys-nof147-cbrl2-noBugs-nopt-nomie-nomodern-cmma-2p"
     lines = (saved / "trace.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["machine"] == "ESSA"
     itf = json.loads((saved / "trace.itf.json").read_text())
@@ -129,7 +130,7 @@ for line in sys.stdin:
         print(json.dumps({"id": o["id"]}), flush=True)
     else:
         n += 1
-        if n == 1:
+        if n == 3:
             sys.exit(7)
         page = {"usage": "S", "valid": False, "swapped": False, "zbit": False, "nodat": False}
         print(json.dumps({"id": o["id"], "outcome": "Done", "result": 2,
@@ -142,12 +143,14 @@ def test_a_fault_gets_the_full_report(tmp_path: Path) -> None:
     engine.write_text(CRASHY)
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine", f"{sys.executable} {engine}",
-                 "--quiet", "--out", str(tmp_path / "out"), "--no-tlc"], out)  # fmt: skip
+                 "--prebuilt-page-tables", "--quiet", "--out", str(tmp_path / "out"), "--no-tlc"],
+                out)  # fmt: skip
     text = out.getvalue()
     assert code == 3, text
-    assert "profile KVMGmap-nokeys-nof147-cbrl1-2p" in text
-    assert "ENGINE FAULT (crash) at step 1 (ESSA ORC 0" in text and "exit status 7" in text
-    assert (tmp_path / "out" / "KVMGmap-nokeys-nof147-cbrl1-2p" / "trace.jsonl").exists()
+    assert "profile KVMGmap-nokeys-nof147-cbrl1-noBugs-pt-nomie-nomodern-cmma-2p" in text
+    assert "ENGINE FAULT (crash) at step 1 (ESSA ORC 2" in text and "exit status 7" in text
+    assert (tmp_path / "out" / "KVMGmap-nokeys-nof147-cbrl1-noBugs-pt-nomie-nomodern-cmma-2p"
+            / "trace.jsonl").exists()
 
 
 def test_json_lines_engine_conforms_and_an_unsupported_profile_is_skipped() -> None:
@@ -190,12 +193,15 @@ class _MutantContract(EssaEngineContract):
 def test_the_contract_fails_on_a_mutant_with_the_report(tmp_path: Path) -> None:
     contract = _MutantContract()
     contract.report_dir = tmp_path  # type: ignore[misc]
-    with pytest.raises(pytest.fail.Exception, match="DIVERGENCE at step"):
+    with pytest.raises(pytest.fail.Exception, match="DIVERGENCE at step 2"):
         contract.test_tour({"storage_keys": False, "facility147": False, "cbrl_size": 1})
 
 
-@pytest.mark.parametrize("impl", ["KVMClassic", "Paper2007"])
-def test_tlc_confirms_a_reference_trace(impl: str, tlc_jar: Path) -> None:
+@pytest.mark.parametrize(("impl", "bugs"), [
+    ("KVMClassic", ()), ("Paper2007", ()), ("KVMGmap", ()), ("KVMGmap", ("StaleUnusedBit",)),
+    ("KVMGmap", ("StickyZero", "CBRLGuestAddress")),
+])  # fmt: skip
+def test_tlc_confirms_a_reference_trace(impl: str, bugs: tuple[str, ...], tlc_jar: Path) -> None:
     """150 random requests of the reference engine (every kind, refusals and faults included)
     are a behaviour of spec/ESSA.tla by TLC's trace module: the module's harness steps mean
     what the reference means."""
@@ -205,7 +211,8 @@ def test_tlc_confirms_a_reference_trace(impl: str, tlc_jar: Path) -> None:
     from conformance.essa import EssaRequest, all_requests, oracle_step
     from refimpl.essa import EssaProfile
 
-    profile = EssaProfile(impl, storage_keys=True, facility147=True, cbrl_size=2, pages=2)
+    profile = EssaProfile(impl, storage_keys=True, facility147=True, cbrl_size=2, pages=2,
+                          bugs=frozenset(bugs))  # fmt: skip
     rng = random.Random(5)
     requests = [*all_requests(profile), EssaRequest("Write", 0, arg=0)]
     s, steps = ESSA_DRIVER.init(profile), []
@@ -227,7 +234,7 @@ def test_tlc_confirms_a_divergence_at_its_step(tmp_path: Path, tlc_jar: Path) ->
     assert code == 1, text
     step = text.split("DIVERGENCE at step ")[1].split(" ")[0]
     assert f"TLC: the trace stops being a behaviour of spec/ESSA.tla at step {step} " in text
-    assert (tmp_path / "KVMClassic-nokeys-nof147-cbrl1-2p" / "ConformanceTrace.tla").exists()
+    assert (tmp_path / "KVMClassic-nokeys-nof147-cbrl1-noBugs-nopt-nomie-nomodern-cmma-2p" / "ConformanceTrace.tla").exists()
 
 
 # --------------------------------------------------------------------------- the Go engine

@@ -154,6 +154,8 @@ def short_name(constants: Sequence[Constant], profile: object) -> str:
 
 _FLAG_NAMES: Final = {
     "StorageKeys": "keys", "Facility147": "f147", "CBRLSize": "cbrl", "HostService": "hs",
+    "PrebuiltPageTables": "pt", "MachineInterpretsESSA": "mie", "ModernGuest": "modern",
+    "CMMAEnabled": "cmma",
 }  # fmt: skip
 
 

@@ -19,12 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from ..core.constants import Constant
+from ..core.constants import Constant, combinations
 
 #: The spec's Impls: the 2007 model and the two Linux KVM implementations.
 IMPLS: Final = ("Paper2007", "KVMClassic", "KVMGmap")
 #: The spec's KnownBugs: the three 2026 fixes to the new gmap (S9), named by what was wrong.
 KNOWN_BUGS: Final = ("StickyZero", "CBRLGuestAddress", "StaleUnusedBit")
+#: The fix of each bug, as its commit is titled (S9; docs/findings.md F7-F9).
+BUG_FIXES: Final = {
+    "StickyZero": "KVM: s390: always clear pgste.zero in _gmap_ptep_xchg",
+    "CBRLGuestAddress": "the fix of _essa_clear_cbrl, which \"passed the guest absolute address "
+                        "instead of the host virtual one\"",
+    "StaleUnusedBit": "s390/mm: Fix handling of _PAGE_UNUSED pte bit (CVE-2026-72412)",
+}
 NO_VALUE: Final = -1  # the spec's NoValue
 NO_PAGE: Final = -1  # the spec's model value NoPage
 
@@ -120,3 +127,34 @@ CONSTANTS: Final = (
              "CMMA is enabled for the VM; else every ESSA is an operation exception (D103)",
              always_named=False),
 )  # fmt: skip
+
+#: Constants of the new gmap alone: under another Impl only their first value is a profile of its
+#: own (Bugs needs KVMGmap by the spec's ASSUME; the page table and the machine's interpretation
+#: exist only there, so another value would repeat a profile).
+GMAP_ONLY: Final = frozenset({"bugs", "prebuilt_page_tables", "machine_interprets_essa"})
+#: What an engine is rather than what a hello asks it to run: ``classify`` finds these out by
+#: trying each value as a candidate (a kernel harness runs the code it was built from, bugs and
+#: all), and asks the engine for the others.
+IDENTITY: Final = ("impl", "bugs")
+#: The constants issue 12 added (D97-D106), after the first four.
+FIDELITY: Final = tuple(c.attr for c in CONSTANTS[4:])
+
+
+def profiles(fixed: dict[str, object], pages: int) -> list[EssaProfile]:
+    """Every profile a conformance run tries: each combination of the constants ``fixed`` leaves
+    open (:data:`CONSTANTS`' domains) on ``pages`` pages, without those the spec's ASSUME rejects
+    or that repeat another (:data:`GMAP_ONLY` under another Impl). Ordered by how many fidelity
+    options differ from their defaults, so a run meets the profiles of the first four constants
+    first."""
+    out: list[EssaProfile] = []
+    defaults = {c.attr: c.domain[0] for c in CONSTANTS}
+    for fields in combinations(CONSTANTS, fixed):
+        if fields["impl"] != "KVMGmap" and any(
+            fields[a] != defaults[a] and a not in fixed for a in GMAP_ONLY
+        ):
+            continue
+        try:
+            out.append(EssaProfile(**fields, pages=pages))
+        except EssaProfileError:
+            continue
+    return sorted(out, key=lambda p: sum(getattr(p, a) != defaults[a] for a in FIDELITY))

@@ -81,7 +81,7 @@ class KernelEssaEngine:
             self.built = build(self.harness, self.kernel_src)
         self.close()
         chosen = request.merged(EssaProfileRequest(impl=impl, storage_keys=False, facility147=False,
-                                                    cbrl_size=1, pages=1))
+                                                   cbrl_size=1, pages=1))  # fmt: skip
         self._proc = subprocess.Popen(self.built.command, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True)  # fmt: skip
         self.pages = chosen.pages or 1
