@@ -12,9 +12,10 @@
  *
  * It speaks a line protocol with conformance/engines/linux/engine.py (which speaks the JSON of
  * PROTOCOL.md's ESSA mode):
- *   hello SK F147 CBRLSIZE PAGES   ->  ok
- *   reset                          ->  ok
- *   essa P ORC | reclaim P | cbrl | migrate | read P | write P V | writeback P
+ *   hello SK F147 CBRLSIZE PAGES [CMMA]  ->  ok   (CMMA 0: the VM has CMMA off)
+ *   reset                                ->  ok
+ *   essa P ORC [PSTATE] | essabeyond ORC | reclaim P | cbrl | migrate | resetcmma | read P |
+ *   write P V | writeback P | refuse
  *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
  *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
  *        in a VM without storage keys (the host keeps no change bit for it)
@@ -55,7 +56,7 @@ struct host {
 /* The CBRL origin page the ESSA intercept writes into (cbrlo: page address | nceo << 3). */
 static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
-static int storage_keys, facility147, cbrl_size = 1, pages = 1;
+static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1;
 
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
 static unsigned long frame_of(int p) { return (unsigned long)(p + 1) << PAGE_SHIFT; }
@@ -164,7 +165,7 @@ static void host_reset(void)
 	H.vma.vm_mm = &H.mm;
 	H.gmap.mm = &H.mm;
 	H.kvm.mm = &H.mm;
-	H.kvm.arch.use_cmma = 1;
+	H.kvm.arch.use_cmma = cmma_enabled;  /* handle_essa: PIC 1 when CMMA is off */
 	/* migration mode: every ESSA is intercepted and emulated by __do_essa */
 	H.kvm.arch.migration_mode = 1;
 	H.kvm.arch.facility147 = (unsigned long)facility147;
@@ -224,20 +225,29 @@ static const char *process_cbrl(void)
 /* ESSA as KVM emulates it: handle_essa with the ORC in IPB, R1 = 1, R2 = 2 holding the guest
  * address.  A discard it queues on a full CBRL is rolled back and refused (the machine
  * intercepts first and the host empties the list). */
-static const char *essa(int p, int orc, long *result)
+static const char *essa(int p, int orc, int problem_state, long *result)
 {
 	struct host saved = H;
 	H.sie.ipb = ((u32)orc << 28) | (1u << 20) | (2u << 16);
+	/* handle_essa's first check: the guest PSW's problem-state bit (privileged operation) */
+	H.sie.gpsw.mask = problem_state ? PSW_MASK_PSTATE : 0;
 	H.run.s.regs.gprs[2] = (unsigned long)p << PAGE_SHIFT;
 	H.run.s.regs.gprs[1] = 0;
 	H.pic = 0;
 	H.nappended = 0;
 	handle_essa(&H.vcpu);
-	if (H.pic == PGM_SPECIFICATION)
-		return "SpecificationException";
+	H.sie.gpsw.mask = 0;
 	if (H.pic != 0) {
+		/* a program interruption: the instruction is suppressed, nothing it did stays */
+		int pic = H.pic;
 		H = saved;
-		return NULL;
+		switch (pic) {
+		case PGM_SPECIFICATION: return "SpecificationException";
+		case PGM_PRIVILEGED_OP: return "PrivilegedOperation";
+		case PGM_OPERATION: return "OperationException";
+		case PGM_ADDRESSING: return "AddressingException";
+		default: return NULL;
+		}
 	}
 	if (H.ncbrl + H.nappended > cbrl_size) {
 		H = saved;
@@ -246,6 +256,16 @@ static const char *essa(int p, int orc, long *result)
 	memcpy(H.cbrl + H.ncbrl, H.appended, (size_t)H.nappended * sizeof(H.cbrl[0]));
 	H.ncbrl += H.nappended;
 	*result = (long)(H.run.s.regs.gprs[1] & 0xff);
+	return "Done";
+}
+
+/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): s390_reset_cmma walks the page table
+ * and calls the kernel's ptep_zap_unused with reset set on every PTE, which makes the usage
+ * stable and clears N. */
+static const char *reset_cmma(void)
+{
+	for (int p = 0; p < pages; p++)
+		ptep_zap_unused(&H.mm, hva_of(p), &H.table[p], 1);
 	return "Done";
 }
 
@@ -327,19 +347,20 @@ int main(void)
 	char line[256], op[32];
 	host_reset();
 	while (fgets(line, sizeof(line), stdin)) {
-		int a = -1, b = -1, c = -1, d = -1;
-		if (sscanf(line, "%31s %d %d %d %d", op, &a, &b, &c, &d) < 1)
+		int a = -1, b = -1, c = -1, d = -1, e = -1;
+		if (sscanf(line, "%31s %d %d %d %d %d", op, &a, &b, &c, &d, &e) < 1)
 			continue;
 		int page_ok = a >= 0 && a < pages;
 		long result = -1, value = -1;
 		const char *out = NULL;
 		if (!strcmp(op, "hello")) {
-			if (d < 1 || d > MAX_PAGES || d > PTRS_PER_PTE || c < 1 || c > MAX_CBRL) {
+			if (d < 1 || d > MAX_PAGES || d > PTRS_PER_PTE || c < 1 || c > MAX_CBRL || e > 1) {
 				printf("error pages 1..%d and CBRL size 1..%d\n", MAX_PAGES, MAX_CBRL);
 				fflush(stdout);
 				continue;
 			}
 			storage_keys = a, facility147 = b, cbrl_size = c, pages = d;
+			cmma_enabled = e < 0 ? 1 : e;
 			host_reset();
 			printf("ok\n");
 			fflush(stdout);
@@ -353,10 +374,17 @@ int main(void)
 			out = process_cbrl();
 		} else if (!strcmp(op, "migrate")) {
 			out = migrate();
+		} else if (!strcmp(op, "refuse")) {
+			out = "Refused";  /* a request the host cannot take: the state as it is */
+		} else if (!strcmp(op, "resetcmma")) {
+			out = reset_cmma();
+		} else if (!strcmp(op, "essabeyond")) {
+			/* an address beyond guest memory: the frame after the last page */
+			out = essa(pages, a, 0, &result);
 		} else if (!page_ok) {
 			out = NULL;
 		} else if (!strcmp(op, "essa")) {
-			out = essa(a, b, &result);
+			out = essa(a, b, c == 1, &result);
 		} else if (!strcmp(op, "reclaim")) {
 			out = reclaim(a);
 		} else if (!strcmp(op, "read")) {

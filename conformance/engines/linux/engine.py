@@ -24,7 +24,11 @@ IMPL: Final = {"classic": "KVMClassic", "gmap": "KVMGmap"}
 _USAGE: Final = "SUPV"
 #: The line protocol's verb for each request of the ESSA mode.
 _VERBS: Final = {"ESSA": "essa", "HostReclaim": "reclaim", "HostProcessCBRL": "cbrl",
-                 "Migrate": "migrate", "Read": "read", "Write": "write", "Writeback": "writeback"}  # fmt: skip
+                 "Migrate": "migrate", "Read": "read", "Write": "write", "Writeback": "writeback",
+                 "HostResetCMMA": "resetcmma"}  # fmt: skip
+#: Requests of the new gmap's own PTEs: the classic code has none, so the host never takes them.
+_GMAP_ONLY: Final = {"HostUnmapGmap": "only the new gmap has gmap PTEs",
+                     "HostAge": "only the new gmap has gmap PTEs"}  # fmt: skip
 #: Why a harness refuses, for people.
 _REASONS: Final = {"ESSA": "the CBRL is full: the ESSA intercepts and the host empties it first",
                    "HostReclaim": "the page is not resident", "HostProcessCBRL": "the CBRL is empty",
@@ -85,8 +89,10 @@ class KernelEssaEngine:
         self._proc = subprocess.Popen(self.built.command, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True)  # fmt: skip
         self.pages = chosen.pages or 1
+        cmma = chosen.cmma_enabled is not False
         answer = self._send(f"hello {int(bool(chosen.storage_keys))} "
-                            f"{int(bool(chosen.facility147))} {chosen.cbrl_size} {self.pages}")  # fmt: skip
+                            f"{int(bool(chosen.facility147))} {chosen.cbrl_size} {self.pages} "
+                            f"{int(cmma)}")  # fmt: skip
         if answer.strip() != "ok":
             raise Unsupported(answer.strip().removeprefix("error "))
         return EssaEngineInfo(f"Linux {self.built.kernel} {self.harness} (kernel code)", chosen)
@@ -96,11 +102,17 @@ class KernelEssaEngine:
             raise EngineFault("error reply", "the kernel harness did not reset")
 
     def step(self, request: EssaRequest) -> EssaReply:
+        if request.op in _GMAP_ONLY:
+            refused = parse_reply(self._send("refuse"), self.pages, request.op)
+            return refused._replace(reason=_GMAP_ONLY[request.op])
+        if request.op == "ESSA" and request.beyond_memory:
+            return parse_reply(self._send(f"essabeyond {request.orc}"), self.pages, request.op)
         args = [_VERBS[request.op]]
         if request.page != NONE:
             args.append(str(request.page))
         if request.op == "ESSA":
             args.append(str(request.orc))
+            args.append("1" if request.problem_state else "0")
         if request.op == "Write":
             args.append(str(WRITTEN if request.arg == NONE else request.arg))
         return parse_reply(self._send(" ".join(args)), self.pages, request.op)
