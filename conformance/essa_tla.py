@@ -19,12 +19,13 @@ its own:
     | HostResetCMMA            |                                                           |
     | outcome Refused          | ~ENABLED of the action, nothing changes                   |
 
-The outcome is the spec's lastOp'.outcome, except that the spec's ExceptionIndication is the
-wire's Done with R1 0x10. After each step every page must be as the engine reported it:
-``usage``, ``valid``, ``swapped``, ``zbit``, ``nodat``, and each optional field the engine
-reported (``dirty`` as keyDirty, ``gc``, ``gmapPte``, ``pteUnused``). The guest's variables
-(owed, belief, modified) are the actions' own: a harness has no guest, so the steps that are
-only the host-visible part of a guest action leave them unchanged. The .cfg assigns every
+The outcome is the spec's lastOp'.outcome, except that the spec's ExceptionIndication (R1 0x10)
+and Interpreted (an ESSA the machine interpreted, D101) are the wire's Done. After each step
+every page must be as the engine reported it: ``usage``, ``valid``, ``swapped``, ``zbit``,
+``nodat``, and each optional field the engine reported (``dirty`` as keyDirty, ``gc``,
+``gmapPte``, ``pteUnused``). The guest's variables (owed, belief, modified) are the actions'
+own: a harness has no guest, so the steps that are only the host-visible part of a guest action
+leave them unchanged. The .cfg assigns every
 constant of :data:`refimpl.essa.CONSTANTS`, so a new constant needs no change here.
 """
 
@@ -112,8 +113,9 @@ Seen(e) ==
         /\\ s.gmapPte # "{NOT_REPORTED}" => gmapPte'[q] = s.gmapPte
         /\\ s.pteUnused # Unreported => pteUnused'[q] = (s.pteUnused = 1)
 
-\\* The spec records R1 = 0x10 as the outcome ExceptionIndication; the wire says Done.
-WireOutcome(o) == IF o = "ExceptionIndication" THEN "Done" ELSE o
+\\* The wire says Done for the spec's ExceptionIndication (R1 = 0x10) and for an ESSA the
+\\* machine interpreted (D101): either path the spec allows may be the engine's; Seen decides.
+WireOutcome(o) == IF o \\in {{"ExceptionIndication", "Interpreted"}} THEN "Done" ELSE o
 
 \\* The action A performed with the observed outcome, or refused: not enabled.
 Performed(e, A) ==

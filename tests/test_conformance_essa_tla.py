@@ -85,3 +85,23 @@ def test_tlc_refutes_a_refused_host_age_that_the_spec_allows(tlc_jar: Path) -> N
     steps[2] = (req, reply._replace(outcome="Refused", pages=before.pages))
     verdict = essa_tla.check_with_tlc(PROFILE, steps)
     assert verdict.stuck_at == 3, verdict.message
+
+
+def test_tlc_accepts_either_path_of_an_essa_the_machine_may_interpret(tlc_jar: Path) -> None:
+    """With MachineInterpretsESSA the wire's Done is the intercepted or the interpreted path
+    (D101): an engine whose ESSA kept Z, as the machine does, is confirmed too."""
+    profile = EssaProfile("KVMGmap", prebuilt_page_tables=True, machine_interprets_essa=True)
+    s = oracle.init(profile)
+    steps = []
+    for r in (EssaRequest("ESSA", 0, 2), EssaRequest("HostProcessCBRL")):
+        s, reply = oracle_step(profile, s, r)
+        steps.append((r, reply))
+    assert s.pages[0].zbit  # the queued discard set Z
+    done = oracle.essa(profile, s, 0, 0, interpreted=True)
+    assert not isinstance(done, oracle.Refused)
+    t, r1 = done
+    assert isinstance(r1, int) and t.pages[0].zbit  # the machine kept Z; KVM would clear it
+    pages = tuple(HostPage(p.usage, p.valid, p.swapped, p.zbit, p.nodat) for p in t.pages)
+    steps.append((EssaRequest("ESSA", 0, 0), EssaReply("Done", r1, NONE, pages)))
+    verdict = essa_tla.check_with_tlc(profile, steps)
+    assert verdict.behaviour, verdict.message
