@@ -1,62 +1,76 @@
 """An ESSA trace as a TLA+ module that TLC checks against spec/ESSA.tla (trace validation).
 
 The technique of :mod:`conformance.tla` (a ``Trace`` constant walked by a ``cursor``; a step that
-is not a behaviour of the spec leaves no successor, and TLC reports a deadlock at its number), for
-the requests of the ESSA mode:
+is not a behaviour of the spec leaves no successor, and TLC reports a deadlock at its number).
+Every request is replayed by the spec's own action or operator, so the module holds no rule of
+its own:
 
-    | request           | spec                                                          |
-    |-------------------|---------------------------------------------------------------|
-    | ESSA orc p        | ESSA("ESSA", orc, p), codes above 8 as 8; R1 = lastOp'.result |
-    |   problemState    | GuestEssaProblemState(p)                                      |
-    |   beyondMemory    | GuestEssaBeyondMemory with lastOp'.orc = orc                  |
-    | HostUnmapGmap p,  | HostUnmapGmap(p), HostAge(p), HostResetCMMA                   |
-    | HostAge p,        |                                                               |
-    | HostResetCMMA     |                                                               |
-    | HostReclaim p     | HostReclaim(p)                                                |
-    | HostProcessCBRL   | HostProcessCBRL                                               |
-    | Migrate           | Migrate                                                       |
-    | Read, Write p     | the spec's DiscardFault, AddressingException and FaultIn, as  |
-    |                   | GuestRead and GuestWrite use them, without the guest's view   |
-    | Writeback p       | the spec's GuestWriteback on the host's variables             |
-    | outcome Refused   | ~ENABLED of the action, nothing changes                       |
+    | request                  | spec                                                      |
+    |--------------------------|-----------------------------------------------------------|
+    | ESSA orc p               | ESSA("ESSA", orc, p), codes above 8 as 8; R1 checked      |
+    |   from problem state     | GuestEssaProblemState(p)                                  |
+    |   beyond guest memory    | GuestEssaBeyondMemory with lastOp'.orc = orc              |
+    | Read p, Write p v        | ReadAccess, WriteAccess (the host-visible part of         |
+    |                          | GuestRead and GuestWrite); Read's value checked           |
+    | Writeback p              | ResetChangeBit (the host-visible part of GuestWriteback)  |
+    | HostReclaim p, HostAge p,| the host action of that name                              |
+    | HostUnmapGmap p,         |                                                           |
+    | HostProcessCBRL, Migrate,|                                                           |
+    | HostResetCMMA            |                                                           |
+    | outcome Refused          | ~ENABLED of the action, nothing changes                   |
 
-The spec's outcome ExceptionIndication is the wire's Done with R1 0x10. After each step the host
-state of every page must be what the engine reported (``usage``, ``valid``, ``swapped``,
-``zbit``, ``nodat``, and ``keyDirty``, ``gc``, ``gmapPte``, ``pteUnused`` where it reported them).
-The guest's variables (owed, belief, modified) are kept as they are: a harness has no guest.
+The outcome is the spec's lastOp'.outcome, except that the spec's ExceptionIndication (R1 0x10)
+and Interpreted (an ESSA the machine interpreted, D101) are the wire's Done. After each step
+every page must be as the engine reported it: ``usage``, ``valid``, ``swapped``, ``zbit``,
+``nodat``, and each optional field the engine reported (``dirty`` as keyDirty, ``gc``,
+``gmapPte``, ``pteUnused``). The guest's variables (owed, belief, modified) are the actions'
+own: a harness has no guest, so the steps that are only the host-visible part of a guest action
+leave them unchanged. The .cfg assigns every
+constant of :data:`refimpl.essa.CONSTANTS`, so a new constant needs no change here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from refimpl.core.constants import tla_literal
+from refimpl.core.constants import constant_lines
 from refimpl.essa import CONSTANTS, EssaProfile
 
-from .essa import NONE, EssaReply, EssaRequest
+from .essa import NONE, EssaReply, EssaRequest, HostPage
 from .tla import MODULE, TRACE_WALK, TlcVerdict, run_trace_module
+
+#: A page field the engine did not report, as the module writes it.
+NOT_REPORTED = "-1"
 
 
 def _bool(b: bool) -> str:
     return "TRUE" if b else "FALSE"
 
 
+def _optional_bit(b: bool | None) -> str:
+    return NOT_REPORTED if b is None else str(int(b))
+
+
+def _page(pg: HostPage) -> str:
+    # gmapPte and pteUnused are optional fields a protocol may add to HostPage; absent: unreported.
+    gmap_pte = getattr(pg, "gmapPte", None)
+    fields = [f'usage |-> "{pg.usage}"', f"valid |-> {_bool(pg.valid)}",
+              f"swapped |-> {_bool(pg.swapped)}", f"zbit |-> {_bool(pg.zbit)}",
+              f"nodat |-> {_bool(pg.nodat)}", f"dirty |-> {_optional_bit(pg.dirty)}",
+              f"gc |-> {_optional_bit(pg.gc)}",
+              f'gmapPte |-> "{NOT_REPORTED if gmap_pte is None else gmap_pte}"',
+              f"pteUnused |-> {_optional_bit(getattr(pg, 'pteUnused', None))}"]  # fmt: skip
+    return f"[{', '.join(fields)}]"
+
+
 def _entry(req: EssaRequest, reply: EssaReply) -> str:
-    pages = []
-    for q, pg in enumerate(reply.pages):
-        fields = [f'usage |-> "{pg.usage}"', f"valid |-> {_bool(pg.valid)}",
-                  f"swapped |-> {_bool(pg.swapped)}", f"zbit |-> {_bool(pg.zbit)}",
-                  f"nodat |-> {_bool(pg.nodat)}",
-                  f"dirty |-> {'-1' if pg.dirty is None else int(pg.dirty)}",
-                  f"gc |-> {'-1' if pg.gc is None else int(pg.gc)}",
-                  f"gmapPte |-> \"{'-' if pg.gmapPte is None else pg.gmapPte}\"",
-                  f"pteUnused |-> {'-1' if pg.pteUnused is None else int(pg.pteUnused)}"]  # fmt: skip
-        pages.append(f"{q} :> [{', '.join(fields)}]")
+    pages = " @@ ".join(f"{q} :> {_page(pg)}" for q, pg in enumerate(reply.pages))
+    # problem_state and beyond_memory: the ESSA request's flags where the protocol has them.
+    ps, bm = getattr(req, "problem_state", False), getattr(req, "beyond_memory", False)
     return (f'[op |-> "{req.op}", page |-> {req.page}, orc |-> {min(req.orc, 8)}, '
-            f"arg |-> {1 if req.arg == NONE else req.arg}, ps |-> {_bool(req.problem_state)}, "
-            f"bm |-> {_bool(req.beyond_memory)}, outcome |-> \"{reply.outcome}\", "
-            f"result |-> {reply.result}, value |-> {reply.value}, "
-            f"seen |-> ({' @@ '.join(pages)})]")  # fmt: skip
+            f"arg |-> {1 if req.arg == NONE else req.arg}, ps |-> {_bool(ps)}, bm |-> {_bool(bm)}, "
+            f'outcome |-> "{reply.outcome}", result |-> {reply.result}, value |-> {reply.value}, '
+            f"seen |-> ({pages})]")  # fmt: skip
 
 
 def module_text(profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaReply]]) -> str:
@@ -68,7 +82,7 @@ def module_text(profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaRep
 (* A trace recorded from an ESSA engine, checked against spec/ESSA.tla.    *)
 (* Generated by the conformance suite (conformance/essa_tla.py): each      *)
 (* entry is a request with the engine's reply and the host state of every *)
-(* page it reported afterwards (seen; dirty and gc -1 where not reported). *)
+(* page it reported afterwards (seen; a field it did not report: -1).      *)
 (* A deadlock at cursor = k means step k is not a behaviour of the spec.   *)
 (***************************************************************************)
 \\* Profile: {profile.describe()}; {len(steps)} steps.
@@ -83,83 +97,51 @@ Trace == <<
 
 VARIABLE cursor   \\* the next step of Trace to replay
 
-GuestView == <<owed, belief, modified>>
+Unreported == {NOT_REPORTED}
 
-\\* Every page as the engine reported it after the step (a bit it did not report: -1).
+\\* Every page as the engine reported it after the step.
 Seen(e) ==
     \\A q \\in DOMAIN e.seen :
-        /\\ usage'[q] = e.seen[q].usage
-        /\\ valid'[q] = e.seen[q].valid
-        /\\ swapped'[q] = e.seen[q].swapped
-        /\\ zbit'[q] = e.seen[q].zbit
-        /\\ nodat'[q] = e.seen[q].nodat
-        /\\ e.seen[q].dirty # -1 => keyDirty'[q] = (e.seen[q].dirty = 1)
-        /\\ e.seen[q].gc # -1 => gc'[q] = (e.seen[q].gc = 1)
-        /\\ e.seen[q].gmapPte # "-" => gmapPte'[q] = e.seen[q].gmapPte
-        /\\ e.seen[q].pteUnused # -1 => pteUnused'[q] = (e.seen[q].pteUnused = 1)
+        LET s == e.seen[q] IN
+        /\\ usage'[q] = s.usage
+        /\\ valid'[q] = s.valid
+        /\\ swapped'[q] = s.swapped
+        /\\ zbit'[q] = s.zbit
+        /\\ nodat'[q] = s.nodat
+        /\\ s.dirty # Unreported => keyDirty'[q] = (s.dirty = 1)
+        /\\ s.gc # Unreported => gc'[q] = (s.gc = 1)
+        /\\ s.gmapPte # "{NOT_REPORTED}" => gmapPte'[q] = s.gmapPte
+        /\\ s.pteUnused # Unreported => pteUnused'[q] = (s.pteUnused = 1)
 
-HarnessFaults(p) == DiscardFault(p) \\/ AddressingException(p)
-FaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"
-PageIn(p) == IF Faults(p) THEN FaultIn(p) ELSE UNCHANGED <<valid, swapped, zbit, gmapPte, pageTable>>
+\\* The wire says Done for the spec's ExceptionIndication (R1 = 0x10) and for an ESSA the
+\\* machine interpreted (D101): either path the spec allows may be the engine's; Seen decides.
+WireOutcome(o) == IF o \\in {{"ExceptionIndication", "Interpreted"}} THEN "Done" ELSE o
 
-HarnessRead(e) ==
-    LET p == e.page IN
-    IF HarnessFaults(p)
-    THEN e.outcome = FaultOutcome(p) /\\ UNCHANGED vars
-    ELSE /\\ e.outcome = "Value" /\\ e.value = data[p]
-         /\\ PageIn(p)
-         /\\ UNCHANGED <<usage, nodat, data, keyDirty, gc, cbrl, pteUnused, migrated, lastOp>>
-         /\\ UNCHANGED GuestView
-
-HarnessWrite(e) ==
-    LET p == e.page IN
-    IF HarnessFaults(p)
-    THEN e.outcome = FaultOutcome(p) /\\ UNCHANGED vars
-    ELSE /\\ e.outcome = "Done"
-         /\\ PageIn(p)
-         /\\ data' = [data EXCEPT ![p] = e.arg]
-         /\\ keyDirty' = [keyDirty EXCEPT ![p] = TRUE]
-         /\\ UNCHANGED <<usage, nodat, gc, cbrl, pteUnused, migrated, lastOp>>
-         /\\ UNCHANGED GuestView
-
-\\* GuestWriteback on the host's variables: with storage keys an SSKE (D98).
-HarnessWriteback(e) ==
-    /\\ e.outcome = "Done"
-    /\\ keyDirty' = [keyDirty EXCEPT ![e.page] = FALSE]
-    /\\ gc' = IF KVM /\\ StorageKeys /\\ WritebackResetsGC THEN [gc EXCEPT ![e.page] = FALSE] ELSE gc
-    /\\ pageTable' = IF Gmap /\\ StorageKeys THEN TRUE ELSE pageTable
-    /\\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl, gmapPte, pteUnused,
-                   migrated, lastOp>>
-    /\\ UNCHANGED GuestView
-
-\\* The spec records R1 = 0x10 as the outcome ExceptionIndication; the wire says Done.
-WireOutcome(o) == IF o = "ExceptionIndication" THEN "Done" ELSE o
-
-\\* A host action or the instruction: performed with the observed outcome, or refused. The
-\\* guest's view is the action's own (only HostResetCMMA changes it).
-Spec0(e, A) ==
+\\* The action A performed with the observed outcome, or refused: not enabled.
+Performed(e, A) ==
     IF e.outcome = "Refused"
     THEN ~ENABLED A /\\ UNCHANGED vars
     ELSE A /\\ WireOutcome(lastOp'.outcome) = e.outcome
-Spec1(e, A) == Spec0(e, A) /\\ UNCHANGED GuestView
 
+\\* The instruction, from supervisor state on a page, from problem state, or beyond memory.
 Instruction(e) ==
     IF e.ps THEN GuestEssaProblemState(e.page)
     ELSE IF e.bm THEN GuestEssaBeyondMemory /\\ lastOp'.orc = e.orc
-    ELSE ESSA("ESSA", e.orc, e.page)
+    ELSE ESSA("ESSA", e.orc, e.page) /\\ UNCHANGED GuestVars
 
 Replay(e) ==
-    /\\ CASE e.op = "ESSA" -> /\\ Spec1(e, Instruction(e))
-                             /\\ e.outcome = "Done" => lastOp'.result = e.result
-          [] e.op = "HostReclaim" -> Spec1(e, HostReclaim(e.page))
-          [] e.op = "HostUnmapGmap" -> Spec1(e, HostUnmapGmap(e.page))
-          [] e.op = "HostAge" -> Spec1(e, HostAge(e.page))
-          [] e.op = "HostResetCMMA" -> Spec0(e, HostResetCMMA)
-          [] e.op = "HostProcessCBRL" -> Spec1(e, HostProcessCBRL)
-          [] e.op = "Migrate" -> Spec1(e, Migrate)
-          [] e.op = "Read" -> HarnessRead(e)
-          [] e.op = "Write" -> HarnessWrite(e)
-          [] e.op = "Writeback" -> HarnessWriteback(e)
+    /\\ CASE e.op = "ESSA" -> Performed(e, Instruction(e))
+          [] e.op = "Read" -> Performed(e, ReadAccess("Read", e.page) /\\ UNCHANGED GuestVars)
+          [] e.op = "Write" -> Performed(e, WriteAccess("Write", e.page, e.arg) /\\ UNCHANGED GuestVars)
+          [] e.op = "Writeback" -> Performed(e, ResetChangeBit("Writeback", e.page) /\\ UNCHANGED GuestVars)
+          [] e.op = "HostReclaim" -> Performed(e, HostReclaim(e.page))
+          [] e.op = "HostUnmapGmap" -> Performed(e, HostUnmapGmap(e.page))
+          [] e.op = "HostAge" -> Performed(e, HostAge(e.page))
+          [] e.op = "HostProcessCBRL" -> Performed(e, HostProcessCBRL)
+          [] e.op = "Migrate" -> Performed(e, Migrate)
+          [] e.op = "HostResetCMMA" -> Performed(e, HostResetCMMA)
+    /\\ e.result # {NONE} => lastOp'.result = e.result
+    /\\ e.value # {NONE} => lastOp'.value = e.value
     /\\ Seen(e)
 
 {TRACE_WALK}{"=" * 77}
@@ -167,7 +149,7 @@ Replay(e) ==
 
 
 def config_text(profile: EssaProfile) -> str:
-    constants = "\n".join(f"    {c.tla} = {tla_literal(getattr(profile, c.attr))}" for c in CONSTANTS)
+    constants = "\n".join(constant_lines(CONSTANTS, profile))
     return f"""\\* The recorded engine's profile; pages are 0 .. Pages-1.
 CONSTANTS
     Pages <- TracePages

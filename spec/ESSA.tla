@@ -376,16 +376,51 @@ FaultIn(p) ==
 \* Does an access to p fault (in the host)?
 Faults(p) == ~EssaValid(p)
 
+\* The host-visible part of the guest's accesses: what the hardware and the
+\* host do, without the guest's bookkeeping.  The guest actions below and the
+\* conformance suite's trace module (conformance/essa_tla.py), which replays
+\* an engine's Read, Write and Writeback requests, both use these.
+AccessFault(p) == DiscardFault(p) \/ AddressingException(p)
+AccessFaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"
+MapForAccess(p) ==
+    IF Faults(p) THEN FaultIn(p) ELSE UNCHANGED <<valid, swapped, zbit, gmapPte, pageTable>>
+
+\* A load: the program interruption, or the content (the page mapped first).
+ReadAccess(op, p) ==
+    IF AccessFault(p)
+    THEN /\ Record(op, p, NoValue, NoValue, AccessFaultOutcome(p), NoValue)
+         /\ UNCHANGED HostVars
+    ELSE /\ MapForAccess(p)
+         /\ Record(op, p, NoValue, NoValue, "Value", data[p])
+         /\ UNCHANGED <<usage, nodat, data, keyDirty, gc, cbrl, pteUnused>>
+
+\* A store of v: the program interruption, or the page mapped, the content
+\* stored and the change bit set.
+WriteAccess(op, p, v) ==
+    IF AccessFault(p)
+    THEN /\ Record(op, p, NoValue, NoValue, AccessFaultOutcome(p), NoValue)
+         /\ UNCHANGED HostVars
+    ELSE /\ MapForAccess(p)
+         /\ data' = [data EXCEPT ![p] = v]
+         /\ keyDirty' = [keyDirty EXCEPT ![p] = TRUE]
+         /\ Record(op, p, NoValue, NoValue, "Done", v)
+         /\ UNCHANGED <<usage, nodat, gc, cbrl, pteUnused>>
+
+\* The guest resets the change bit after writing the page back.  With storage
+\* keys that is an SSKE; on a page that is not resident KVM stores the key in
+\* the PGSTE (set_guest_storage_key, dat_set_storage_key), GC included, so GC
+\* is reset too; in the new gmap SSKE allocates the page table (D98).
+WritebackResetsGC == TRUE
+ResetChangeBit(op, p) ==
+    /\ keyDirty' = [keyDirty EXCEPT ![p] = FALSE]
+    /\ gc' = IF KVM /\ StorageKeys /\ WritebackResetsGC THEN [gc EXCEPT ![p] = FALSE] ELSE gc
+    /\ pageTable' = IF Gmap /\ StorageKeys THEN TRUE ELSE pageTable
+    /\ Record(op, p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl, gmapPte, pteUnused>>
+
 GuestRead(p) ==
     /\ owed[p] # NoValue
-    /\ IF DiscardFault(p) \/ AddressingException(p)
-       THEN /\ Record("GuestRead", p, NoValue, NoValue,
-                      IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException", NoValue)
-            /\ UNCHANGED HostVars
-       ELSE /\ IF Faults(p) THEN FaultIn(p)
-                ELSE UNCHANGED <<valid, swapped, zbit, gmapPte, pageTable>>
-            /\ Record("GuestRead", p, NoValue, NoValue, "Value", data[p])
-            /\ UNCHANGED <<usage, nodat, data, keyDirty, gc, cbrl, pteUnused>>
+    /\ ReadAccess("GuestRead", p)
     /\ IF DiscardFault(p)   \* the handler drops the page from the cache
        THEN /\ owed' = [owed EXCEPT ![p] = NoValue]
             /\ UNCHANGED <<belief, modified>>
@@ -394,29 +429,18 @@ GuestRead(p) ==
 \* A store to a page the guest uses (stable, or a writably mapped P page).
 GuestWrite(p) ==
     /\ belief[p] \in {"S", "P"}
-    /\ ~DiscardFault(p) /\ ~AddressingException(p)
-    /\ IF Faults(p) THEN FaultIn(p) ELSE UNCHANGED <<valid, swapped, zbit, gmapPte, pageTable>>
-    /\ data' = [data EXCEPT ![p] = Written]
-    /\ keyDirty' = [keyDirty EXCEPT ![p] = TRUE]
+    /\ ~AccessFault(p)
+    /\ WriteAccess("GuestWrite", p, Written)
     /\ owed' = [owed EXCEPT ![p] = Written]
     /\ modified' = [modified EXCEPT ![p] = TRUE]
-    /\ Record("GuestWrite", p, NoValue, NoValue, "Done", Written)
-    /\ UNCHANGED <<usage, nodat, gc, cbrl, belief, pteUnused>>
+    /\ UNCHANGED belief
 
 \* Writeback: the guest writes the page to disk and resets the change bit.
-\* With storage keys that is an SSKE; on a page that is not resident KVM
-\* stores the key in the PGSTE (set_guest_storage_key, dat_set_storage_key),
-\* GC included, so GC is reset too; in the new gmap SSKE allocates the page
-\* table (D98).
-WritebackResetsGC == TRUE
 GuestWriteback(p) ==
     /\ modified[p]
-    /\ keyDirty' = [keyDirty EXCEPT ![p] = FALSE]
-    /\ gc' = IF KVM /\ StorageKeys /\ WritebackResetsGC THEN [gc EXCEPT ![p] = FALSE] ELSE gc
-    /\ pageTable' = IF Gmap /\ StorageKeys THEN TRUE ELSE pageTable
+    /\ ResetChangeBit("GuestWriteback", p)
     /\ modified' = [modified EXCEPT ![p] = FALSE]
-    /\ Record("GuestWriteback", p, NoValue, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl, gmapPte, pteUnused, owed, belief>>
+    /\ UNCHANGED <<owed, belief>>
 
 (***************************************************************************)
 (* The host.                                                                *)

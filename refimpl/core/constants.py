@@ -58,13 +58,19 @@ def page_names(pages: int) -> tuple[str, ...]:
     return tuple(f"p{i + 1}" for i in range(pages))
 
 
+def constant_lines(constants: Sequence[Constant], profile: object) -> list[str]:
+    """The .cfg lines assigning every constant but Pages and NoPage its value in ``profile``
+    (for a model that defines its pages itself, as a trace module does)."""
+    return [f"    {c.tla} = {tla_literal(getattr(profile, c.attr))}" for c in constants]
+
+
 def cfg_lines(constants: Sequence[Constant], profile: object) -> list[str]:
     """The CONSTANTS lines of a .cfg for ``profile``: Pages, NoPage, then every constant."""
     pages = int(getattr(profile, "pages"))
     return [
         f"    Pages = {{{', '.join(page_names(pages))}}}",
         "    NoPage = NoPage",
-        *(f"    {c.tla} = {tla_literal(getattr(profile, c.attr))}" for c in constants),
+        *constant_lines(constants, profile),
     ]
 
 
