@@ -99,6 +99,10 @@ CleanRejectionInv ==
         /\ \A f \in req.frames : online[f]
         /\ copy.page = NoPage
 
+\* What CleanRejectionInv is about (its witness, model/manifest.json): a
+\* request was rejected.
+RequestRejected == req.state = "rejected"
+
 (***************************************************************************)
 (* RequestResolvesProp.  [Z2]: "DMD operations are expected to take        *)
 (* time", and the measured ones all finished.  Every request eventually    *)
