@@ -160,4 +160,10 @@ StealStep ==
 
 StealOrderProp == [][StealStep]_allVars
 
+\* What StealOrderProp is about (its witness, model/manifest.json): a steal
+\* that chooses among two or more resident pages.
+StealAmongResident ==
+    /\ lastOp'.op \in {"HostDiscard", "HostPreserve"}
+    /\ Cardinality({q \in Pages : resid[q] = "r"}) >= 2
+
 =============================================================================
