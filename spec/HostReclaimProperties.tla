@@ -64,6 +64,22 @@ ReclaimTypeOK ==
     /\ io \in [kind : IOKinds, page : Pages \cup {NoPage}]
 
 (***************************************************************************)
+(* FrameBudgetInv.  [Z3]: the host keeps "the available lists populated    *)
+(* just right" by demand scan; a frame it has not got it cannot give.  The *)
+(* resident pages never outnumber the host frames the guest's pages have   *)
+(* (Frames, D51): a page comes in only into a free frame, which a steal    *)
+(* made.                                                                   *)
+(***************************************************************************)
+ResidentPages == {p \in Pages : resid[p] = "r"}
+
+FrameBudgetInv == Cardinality(ResidentPages) <= Frames
+
+\* What FrameBudgetInv is about (its witness, model/manifest.json): every
+\* frame in use while a page waits outside, preserved, for a page-in.
+FramesFullPageOut ==
+    Cardinality(ResidentPages) = Frames /\ \E p \in Pages : resid[p] = "p"
+
+(***************************************************************************)
 (* SlotCoherentInv.  What the host brings back is what the guest left:     *)
 (* a preserved page's content is its paging slot; a slot the host would    *)
 (* trust (allocated, host change bit clear: 002 "A page not changed since  *)
