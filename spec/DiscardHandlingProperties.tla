@@ -76,4 +76,7 @@ DiscardedPageFreedProp == \A x \in Pages : pgDiscarded[x] ~> (status[x] = "Free"
 \* PG_discarded that is still referenced (mapped, or held by a CPU).
 DiscardedPageReferenced == \E x \in Pages : pgDiscarded[x] /\ count[x] > 0
 
+RemovedPageFaultsAgain   == \E c \in CPUs : pc[c] = "Handler" /\ removals[at[c]] = 1
+FaultPendingOnListedPage == \E c \in CPUs : pc[c] \in {"Window", "Handler"} /\ status[at[c]] # "InUse"
+
 =============================================================================

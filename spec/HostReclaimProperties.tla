@@ -182,4 +182,12 @@ StealAmongResident ==
     /\ lastOp'.op \in {"HostDiscard", "HostPreserve"}
     /\ Cardinality({q \in Pages : resid[q] = "r"}) >= 2
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+TrustedSlot        == \E p \in Pages : resid[p] = "r" /\ slot[p] # NoValue /\ ~hchanged[p]
+PagingWrite        == io'.kind = "write"
+StealWithValidSlot == lastOp'.op = "HostPreserve"
+                      /\ slot[lastOp'.page] # NoValue /\ ~hchanged[lastOp'.page]
+Revalidation       == \E p \in Pages : OnList(aging, p) /\ ~OnList(aging', p) /\ resid'[p] = "r"
+
 =============================================================================

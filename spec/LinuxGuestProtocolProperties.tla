@@ -134,4 +134,6 @@ NoVolatileOnDiscardedInv ==
 \* checks a page marked PG_discarded.
 MakeVolatileChecksDiscarded == \E x \in Contexts : pc[x] = "MVCheck" /\ pgDiscarded[pg[x]]
 
+SomeContextWaits == \E x, y \in Contexts : WaitsFor(x, y)
+
 =============================================================================

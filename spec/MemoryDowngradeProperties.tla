@@ -112,4 +112,12 @@ RequestRejected == req.state = "rejected"
 RequestResolvesProp ==
     [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+PageBeingCopied          == copy.page # NoPage
+FrameOffline             == \E f \in Frames : ~online[f]
+PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
+ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
+RequestActive            == req.state = "active"
+
 =============================================================================

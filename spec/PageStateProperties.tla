@@ -182,4 +182,17 @@ GuestResidencyStep ==
 
 GuestKeepsResidencyProp == [][GuestResidencyStep]_vars
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+ReadOfOwedValue       == Obs.op = "Read" /\ Obs.outcome = "Value" /\ intended[ObsPage] # NoValue
+DiscardFaultObserved  == Obs.op \in {"Read", "Write"} /\ Obs.outcome = "DiscardFault"
+UnusedPageAccessed    == Obs.op \in {"Read", "Write"} /\ usage[ObsPage] = "U"
+SSINDOnDiscarded      == lastOp'.op = "SetStableIfNotDiscarded"
+                         /\ usage[lastOp'.page] \in {"V", "P"} /\ resid[lastOp'.page] = "z"
+ContentDropped        == \E p \in Pages : resid[p] \in {"r", "p"} /\ resid'[p] = "z"
+GuestChangesResidency == lastOp'.op \in GuestOps /\ \E p \in Pages : resid'[p] # resid[p]
+\* (StableContentKeptInv, and IndInv of PageStatesInductive.tla, which implies it.)
+StableContentAtStake ==
+    \E p \in Pages : intended[p] \notin {NoValue, 0} /\ usage[p] = "S" /\ resid[p] # "r"
+
 =============================================================================

@@ -40,6 +40,8 @@ KEY_ORDER = (
 _REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout", "witnesses"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _PROPERTY = re.compile(r"[A-Za-z_][A-Za-z0-9_!]*")
+# A witness: an operator name, optionally @ the variable tuple a step witness is judged on.
+_WITNESS = re.compile(r"[A-Za-z_][A-Za-z0-9_!]*(@[A-Za-z_][A-Za-z0-9_]*)?")
 
 
 class ManifestError(ValueError):
@@ -185,10 +187,10 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
 
     witnesses = item.get("witnesses", {})
     if not isinstance(witnesses, dict) or not all(
-        isinstance(k, str) and _PROPERTY.fullmatch(k) and isinstance(v, str) and _PROPERTY.fullmatch(v)
+        isinstance(k, str) and _PROPERTY.fullmatch(k) and isinstance(v, str) and _WITNESS.fullmatch(v)
         for k, v in witnesses.items()
     ):
-        raise bad("witnesses", "expected an object of property name -> operator name")
+        raise bad("witnesses", 'expected an object of property name -> operator name (or "Op@vars")')
     if witnesses and size != "ci":
         raise bad("witnesses", 'expected only on a model of size "ci" (witnesses run in CI)')
 

@@ -16,7 +16,8 @@ been seen. A witness never seen is a property the model checks vacuously; the ru
 the end of the state space, which costs what the model itself costs.
 
 A step witness is judged on the steps that change ``vars`` (every spec module's tuple of its
-variables; a step that changes none of them is a stuttering step of the spec).
+variables), or, written ``Op@allVars``, those that change the tuple named after the ``@`` (for a
+module whose ``vars`` leaves some variables out, as HostReclaim's leaves its policy's).
 """
 
 from __future__ import annotations
@@ -69,10 +70,11 @@ def witness_module(entry: ModelEntry) -> str:
     n = len(entry.witnesses)
     registers = " /\\ ".join(f"TLCSet({i}, FALSE)" for i in range(1, n + 1))
     lines.append(f"ASSUME {registers}")
-    for i, (prop, op) in enumerate(entry.witnesses, start=1):
+    for i, (prop, witness) in enumerate(entry.witnesses, start=1):
+        op, _, subscript = witness.partition("@")
         formula = f"W__Once({i}, {op})"
         if not is_state_property(prop):
-            formula = f"[][{formula}]_vars"
+            formula = f"[][{formula}]_{subscript or 'vars'}"
         lines.append(f"W__{i} == {formula}  \\* {prop}")
     seen = " /\\ ".join(f"TLCGet({i}) = TRUE" for i in range(1, n + 1))
     lines.append(f'W__AllSeen == ({seen}) => TLCSet("exit", TRUE)')
