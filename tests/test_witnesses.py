@@ -9,6 +9,7 @@ tested here without TLC; one TLC run shows a witness that is never reached being
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 
 from tlcrunner.cfg import checked_names
 from tlcrunner.check import default_library
-from tlcrunner.manifest import ModelEntry, load_manifest
+from tlcrunner.manifest import ManifestError, ModelEntry, load_manifest
 from tlcrunner.witness import (
     check_witnesses, is_state_property, witness_config, witness_module,
 )  # fmt: skip
@@ -124,3 +125,31 @@ def test_witness_operators_exist(entry: ModelEntry) -> None:
     for prop, witness in entry.witnesses:
         op = witness.partition("@")[0]
         assert re.search(rf"\n{op}\s*==", text), f"{entry.name}: witness of {prop}: no operator {op}"
+
+
+@pytest.mark.parametrize(
+    ("witnesses", "size", "why"),
+    [
+        (["SmallInv"], "ci", "expected an object"),
+        ({"SmallInv": "Not an operator"}, "ci", "expected an object"),
+        ({"SmallInv": "AtThree"}, "deep", 'only on a model of size "ci"'),
+    ],
+)
+def test_manifest_rejects_bad_witnesses(
+    tmp_path: Path, witnesses: object, size: str, why: str
+) -> None:
+    (tmp_path / "M.tla").write_text("---- MODULE M ----\n====\n", encoding="utf-8")
+    (tmp_path / "M.cfg").write_text("", encoding="utf-8")
+    entry = {
+        "name": "M", "module": "M.tla", "config": "M.cfg", "expect": "holds", "distinct": 1,
+        "depth": 1, "size": size, "about": "a model", "witnesses": witnesses,
+    }  # fmt: skip
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"models": [entry]}), encoding="utf-8")
+    with pytest.raises(ManifestError, match=re.escape(why)):
+        load_manifest(manifest)
+
+
+def test_manifest_reads_witnesses_in_order() -> None:
+    full = {e.name: e for e in load_manifest(MANIFEST).entries}["MCHostReclaim_ZVM"]
+    assert ("RevalidationPreservesContentProp", "Revalidation@allVars") in full.witnesses
