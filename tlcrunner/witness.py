@@ -31,10 +31,9 @@ from pathlib import Path
 from .check import Row
 from .manifest import ModelEntry
 from .run import TlcSetupError, run_tlc
-from .tool_output import ToolResult
 from .tool_output import (
-    _ERROR_CLASSES, _ERROR_KIND, MSG_INVARIANT, MSG_INVARIANT_INITIAL, MSG_ACTION_PROPERTY,
-    Outcome,
+    _ERROR_CLASSES, _ERROR_KIND, MSG_ACTION_PROPERTY, MSG_INVARIANT, MSG_INVARIANT_INITIAL,
+    Outcome, ToolResult,
 )
 
 #: What a witness run's row is named: the model's name and this suffix.
