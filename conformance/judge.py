@@ -20,7 +20,7 @@ from typing import Final
 
 from refimpl import Machine, Profile, Refused, State
 from refimpl.pagestates.profile import NO_VALUE, ZERO
-from refimpl.pagestates.properties import ACTION_PROPERTIES, INVARIANTS
+from refimpl.pagestates.properties import ACTION_PROPERTIES, INVARIANTS, VARIANT_STATES
 from refimpl.pagestates.state import LastOp, Page, show_last_op
 
 from .protocol import REFUSED, Reply, variant_has_state
@@ -86,6 +86,13 @@ def _explain_type_ok(profile: Profile, s: State, t: State) -> str:
         return f"{lo.op} returned {lo.value}, a value the guest never wrote (Values = {set(profile.values)})"
     pg = t.pages[lo.page]
     return f"page {lo.page} holds {pg.data}, outside Values = {set(profile.values)}"
+
+
+def _explain_variant_states(profile: Profile, s: State, t: State) -> str:
+    for p, pg in enumerate(t.pages):
+        if pg.name not in VARIANT_STATES[profile.variant]:
+            return f"page {p} is {pg.name}, a state the {profile.variant} machine does not have"
+    return "a page left its machine's states"
 
 
 def _explain_stable_content(profile: Profile, s: State, t: State) -> str:
@@ -175,6 +182,7 @@ def _explain_residency(profile: Profile, s: State, t: State) -> str:
 _Explain = Callable[[Profile, State, State], str]
 EXPLAIN: Final[dict[str, _Explain]] = {
     "TypeOK": _explain_type_ok,
+    "VariantStatesInv": _explain_variant_states,
     "StableContentKeptInv": _explain_stable_content,
     "ReadResultInv": _explain_read_result,
     "DiscardFaultOnlyWhenDiscardedInv": _explain_discard_fault,

@@ -23,6 +23,11 @@ MappingCleared(x) == FALSE
 \* TypeOK.
 NoHandlerReference == 0
 
+\* A handler that takes two references and page_discard releases one: a
+\* leaked reference keeps the discarded page from ever being freed.  Caught
+\* by DiscardedPageFreedProp.
+HandlerReferenceLeaked == 2
+
 \* Freeing the discard list without waiting for the sign-off of every CPU.
 \* Caught by NotFreedWhileFaultPendingInv.
 FreeWithoutSync(mask) == TRUE

@@ -47,4 +47,11 @@ NoAgedPageReportedPreserved ==
       /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = "Aged"
       /\ lastOp.result % 4 = 2)
 
+\* The witness of NoAgedPageReportedPreserved where it is expected to hold, in
+\* the twin (model/manifest.json, D130): an extract of a resident page whose
+\* gmap PTE is what aging leaves (AgedPte, "Valid" in the twin).
+AgedPageExtracted ==
+    /\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
+    /\ lastOp.page \in Pages /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = AgedPte
+
 =============================================================================

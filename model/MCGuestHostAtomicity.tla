@@ -16,4 +16,8 @@ Symmetry == Permutations(Pages) \cup Permutations(CPUs)
 \* Caught by AtomicityTypeOK.
 IdleUnnamed == [step |-> "none", page |-> NoPage]
 
+\* Broken twin: a host that ignores the lock shared with the guest and
+\* reclaims between a CPU's check and set.  Caught by StableContentKeptInv.
+HostIgnoresLock == TRUE
+
 =============================================================================

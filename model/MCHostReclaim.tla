@@ -24,4 +24,19 @@ EXTENDS HostReclaimProperties, TLC
 (***************************************************************************)
 Symmetry == Permutations(Pages)
 
+(***************************************************************************)
+(* StepView (MCHostReclaim_ZVM2Resident and its twin): the state without   *)
+(* lastOp and io, which record the last step for the properties and which  *)
+(* no action reads, so two states that differ only there have the same     *)
+(* successors, but for lastOp after the steps that leave it alone.  TLC    *)
+(* then explores one of them, which cuts the two-frame model from 342,248   *)
+(* states to a CI size.  Sound for the action properties, which read only  *)
+(* lastOp' and io' (written afresh by every step that changes vars, and by  *)
+(* every step for io), and TLC checks them on every step it generates,      *)
+(* seen successor or not; not for an invariant that reads lastOp or io,     *)
+(* which would be checked on one of the merged states only, so such a      *)
+(* model checks none (D132).                                               *)
+(***************************************************************************)
+StepView == <<usage, resid, dirty, data, intended, modified, aging, slot, hchanged>>
+
 =============================================================================

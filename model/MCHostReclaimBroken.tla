@@ -34,6 +34,10 @@ SlotValidByGuestBit(p) == slot[p] # NoValue /\ ~dirty[p]
 \* RevalidationPreservesContentProp.
 RevalidateFromSlot(p) == IF slot[p] # NoValue THEN "slot" ELSE "frame"
 
+\* A page-in that does not wait for a free frame: the host overcommits its
+\* frames.  Caught by FrameBudgetInv.
+PageInRoomAlways == TRUE
+
 \* A demand scan that ignores the CMMA usage: every page is a page-out
 \* candidate, taken from the bottom of the aging list.  Caught by StealOrderProp.
 StealClassUnaware(u, d) == 3

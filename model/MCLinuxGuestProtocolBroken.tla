@@ -48,6 +48,16 @@ VolatileForbiddenForgettingWritable(p) ==
     \/ pgDiscarded[p]
     \/ mlocked[p]
 
+\* A make_volatile that forgets condition 9 (PG_discarded: the page was
+\* taken out of the page cache by a discard fault and may be freed).
+VolatileForbiddenForgettingDiscarded(p) ==
+    \/ dirty[p]
+    \/ Writeback(p)
+    \/ Locked(p)
+    \/ ~backed[p]
+    \/ writable[p] /\ ~HasP
+    \/ mlocked[p]
+
 \* A make_volatile that forgets condition 10 (references beyond the
 \* mappings).  Caught by StableWhileHeldInv.
 VolatileForbiddenIgnoringCounts(p) == FALSE

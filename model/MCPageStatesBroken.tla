@@ -25,6 +25,11 @@ NormaliseDroppingDirtyP(u, r, d) ==
 \* StableContentKeptInv (which judges "modified" by the guest's own record).
 PageInDirtyForgotten(d) == FALSE
 
+\* A collapsed machine whose discard keeps a P page's usage: it produces Pz,
+\* a state the full machine has but a collapsed one does not.  Caught by
+\* VariantStatesInv (refinement of the full machine cannot see it).
+DiscardKeepingP(u) == [u |-> u, r |-> "z", dropped |-> TRUE]
+
 \* SetStableIfNotDiscarded that does not look at the discarded condition.
 \* Caught by SetStableIfNotDiscardedProp.
 SSINDAlwaysSucceeds(u, r) == TRUE

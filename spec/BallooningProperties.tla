@@ -65,4 +65,11 @@ ShrinkMetProp ==
     \A g \in Guests, n \in 0..Size :
         <>[](target[g] = n) => <>[](Balloon(g) = n)
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+AtFloor           == \E g \in Guests : Size - target[g] = Floor
+SomePageBallooned == \E gp \in GP : ballooned[gp]
+UsedPageWithData  == \E gp \in GP : inUse[gp] /\ owed[gp] \notin {NoValue, 0}
+ShrinkRequested   == \E g \in Guests : target[g] > 0
+
 =============================================================================

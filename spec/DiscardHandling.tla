@@ -297,8 +297,9 @@ Spec == Init /\ [][Next]_vars
 (*    may work on other pages, so the access is enabled again and again    *)
 (*    rather than continuously.  Without it a mapping that is never used   *)
 (*    stays until the process exits, which no handler could change.       *)
-(* The host, the sign-off and the freeing need no fairness: the property   *)
-(* is about page-table entries, which they do not touch.                   *)
+(* The host needs no fairness; the sign-off and the freeing get theirs     *)
+(* below (FreeingFairness), for the freeing property only: the mapping     *)
+(* property is about page-table entries, which they do not touch.         *)
 (***************************************************************************)
 Fairness ==
     /\ \A c \in CPUs :
@@ -308,6 +309,22 @@ Fairness ==
     /\ \A c \in CPUs, x \in Pages :
           SF_vars(DiscardFault(c, x) \/ UnmapPage(c, x))
 
-FairSpec == Spec /\ Fairness
+(***************************************************************************)
+(* Fairness of the freeing (D137), for DiscardedPageFreedProp: kernel      *)
+(* housekeeping that no process can hold up.  free_hot_cold_page puts a    *)
+(* discarded page whose count dropped to zero on the discard list at once  *)
+(* (weak fairness of PageFreeDiscarded); the list is shrunk from the timer *)
+(* (weak fairness of its two stages); a CPU signs off whenever it runs     *)
+(* enabled code, which it does at every timer tick even while it takes    *)
+(* discard faults again and again, so its sign-off is enabled again and   *)
+(* again rather than continuously (strong fairness of SignOff).            *)
+(***************************************************************************)
+FreeingFairness ==
+    /\ \A x \in Pages : WF_vars(PageFreeDiscarded(x))
+    /\ WF_vars(StartSignOff)
+    /\ WF_vars(FreeDiscardedPages)
+    /\ \A c \in CPUs : SF_vars(SignOff(c))
+
+FairSpec == Spec /\ Fairness /\ FreeingFairness
 
 =============================================================================

@@ -56,4 +56,27 @@ DiscardedMappingRemovedProp ==
     \A c \in CPUs, x \in Pages :
         (x \in mapped[c] /\ hostDiscarded[x]) ~> (x \notin mapped[c])
 
+
+\* What DiscardedMappingRemovedProp is about (its witness, model/manifest.json):
+\* a process maps a page the host has discarded.
+DiscardedPageMapped == \E c \in CPUs, x \in Pages : x \in mapped[c] /\ hostDiscarded[x]
+
+(***************************************************************************)
+(* DiscardedPageFreedProp.  "Pages that have been discarded are added to   *)
+(* the discarded page list" and "a synchronization is done before the      *)
+(* discarded page list is freed": the list is freed, not kept.  A page the *)
+(* discard fault handler marked PG_discarded (and so took out of the page  *)
+(* cache) is eventually free: every reference to it goes, under the        *)
+(* fairness of FairSpec (D45, D137).  A handler that leaks its reference   *)
+(* keeps the page forever.                                                 *)
+(***************************************************************************)
+DiscardedPageFreedProp == \A x \in Pages : pgDiscarded[x] ~> (status[x] = "Free")
+
+\* What DiscardedPageFreedProp is about (its witness): a page marked
+\* PG_discarded that is still referenced (mapped, or held by a CPU).
+DiscardedPageReferenced == \E x \in Pages : pgDiscarded[x] /\ count[x] > 0
+
+RemovedPageFaultsAgain   == \E c \in CPUs : pc[c] = "Handler" /\ removals[at[c]] = 1
+FaultPendingOnListedPage == \E c \in CPUs : pc[c] \in {"Window", "Handler"} /\ status[at[c]] # "InUse"
+
 =============================================================================

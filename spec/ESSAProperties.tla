@@ -169,4 +169,19 @@ RefusalStep ==
                        pageTable, gmapPte, pteUnused>>
 RefusalProp == [][RefusalStep]_vars
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+BelievedStableNotInFrame == \E p \in Pages : belief[p] = "S" /\ ~valid[p]
+OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ belief[p] = "S" /\ ~valid[p]
+ModifiedPPage            == \E p \in Pages : owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]
+ReadOfNonZero            == lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
+SomeReportedZero         == \E p \in Pages : ReportedZero(p)
+SomePageSwapped          == \E p \in Pages : swapped[p]
+SpecificationExceptionTaken == lastOp'.outcome = "SpecificationException"
+MigrationOfStableContent == lastOp'.op = "Migrate" /\ \E p \in Pages : usage[p] = "S" /\ Readable(p) # 0
+MigrationOfSwappedPage   == lastOp'.op = "Migrate" /\ \E p \in Pages : swapped[p] \/ zbit[p]
+ChangedPageNotValid      == \E p \in Pages : ~EssaValid(p) /\ keyDirty[p]
+EssaWithoutPageTable     == ~pageTable /\ lastOp.op \in EssaOps
+EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals
+
 =============================================================================

@@ -151,4 +151,9 @@ FrameBacksOnePageInv ==
 NoCrossGuestLeakInv ==
     lastRead.reader \in Guests => lastRead.value \in {lastRead.reader, NoGuest}
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+FrameBacksAPage == \E s \in Slots : backing[s] # NoFrame
+SomeGuestRead   == lastRead.reader \in Guests
+
 =============================================================================

@@ -18,9 +18,14 @@
 (*   "SharedLock"      check and set under a lock that the host also takes *)
 (*                     for every reclaim ("Allowing a lock to span across  *)
 (*                     guest and host is a serious design flaw, as it     *)
-(*                     would allow a faulty guest to lock up the host").   *)
+(*                     would allow a faulty guest to lock up the host"):   *)
+(*                     the same two steps as CheckThenSet, made safe only  *)
+(*                     by the lock, so that a host that ignores the lock   *)
+(*                     is caught by StableContentKeptInv (D134).           *)
 (*                                                                         *)
-(* Every other guest primitive is one atomic instruction in all three.    *)
+(* Every other guest primitive is one atomic instruction in all three; in *)
+(* the lock-based design the primitives that set a usage wait for the     *)
+(* lock, which guards the page states.                                    *)
 (* The host reclaims a frame in two steps, HostStartReclaim (it picks a   *)
 (* resident page) and HostReclaim (it preserves or discards it), so that   *)
 (* host work can interleave with a guest's two-step operation and so that  *)
@@ -59,6 +64,12 @@ Idle == [step |-> "idle", page |-> NoPage]
 \* releases it within its own atomic step.
 HostMayAct == SSINDImpl # "SharedLock" \/ lock = NoCPU
 
+\* In the lock-based design the lock guards the page states, so a guest
+\* primitive that sets a usage takes it too (within its one step): otherwise
+\* another CPU's SetVolatile could discard a preserved page between a
+\* check and its set under the lock (an implicit host discard, D3).
+GuestMaySetUsage == SSINDImpl # "SharedLock" \/ lock = NoCPU
+
 (***************************************************************************)
 (* Guest CPUs.                                                              *)
 (***************************************************************************)
@@ -67,32 +78,39 @@ HostMayAct == SSINDImpl # "SharedLock" \/ lock = NoCPU
 GuestInstruction(c) ==
     /\ pc[c].step = "idle"
     /\ \E p \in Pages :
-        \/ SetStable(p) \/ SetUnused(p) \/ SetVolatile(p) \/ SetPotentialVolatile(p)
+        \/ GuestMaySetUsage /\ (SetStable(p) \/ SetUnused(p) \/ SetVolatile(p) \/ SetPotentialVolatile(p))
         \/ Extract(p) \/ Read(p) \/ ClearDirty(p)
         \/ \E v \in Values : Write(p, v)
         \/ SSINDImpl = "CompareAndSwap" /\ SetStableIfNotDiscarded(p)
     /\ UNCHANGED <<pc, lock, reclaim>>
 
-\* CheckThenSet, first step: read the state.  A discarded page fails at once.
-SSINDCheck(c, p) ==
-    /\ SSINDImpl = "CheckThenSet"
-    /\ pc[c].step = "idle"
+\* The two steps of a SetStableIfNotDiscarded that is not one instruction.
+\* The check reads the state: a discarded page fails at once (CPU c goes to
+\* failed), any other goes to step checked.
+Check(c, p, checked, failed) ==
     /\ IF Discarded(p)
        THEN /\ Record("SetStableIfNotDiscarded", p, NoValue, "Failure", NoValue)
-            /\ UNCHANGED pc
-       ELSE /\ pc' = [pc EXCEPT ![c] = [step |-> "checked", page |-> p]]
+            /\ pc' = [pc EXCEPT ![c] = failed]
+       ELSE /\ pc' = [pc EXCEPT ![c] = [step |-> checked, page |-> p]]
             /\ UNCHANGED lastOp
     /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lock, reclaim>>
 
-\* CheckThenSet, second step: write the usage field, trusting the check.  The
-\* guest believes the page kept its content, so what it is owed is unchanged.
-SSINDSet(c) ==
+\* The set writes the usage field, trusting the check.  The guest believes
+\* the page kept its content, so what it is owed is unchanged.
+SetAfterCheck(c, after) ==
     LET p == pc[c].page IN
-    /\ pc[c].step = "checked"
     /\ usage' = [usage EXCEPT ![p] = "S"]
-    /\ pc' = [pc EXCEPT ![c] = Idle]
+    /\ pc' = [pc EXCEPT ![c] = after]
     /\ Record("SetStableIfNotDiscarded", p, NoValue, "Success", NoValue)
     /\ UNCHANGED <<resid, dirty, data, intended, modified, lock, reclaim>>
+
+\* CheckThenSet: check, then set, with nothing to keep the host out between.
+SSINDCheck(c, p) ==
+    /\ SSINDImpl = "CheckThenSet"
+    /\ pc[c].step = "idle"
+    /\ Check(c, p, "checked", Idle)
+
+SSINDSet(c) == pc[c].step = "checked" /\ SetAfterCheck(c, Idle)
 
 \* SharedLock: take the lock (wait while it is held).
 SSINDLock(c, p) ==
@@ -103,12 +121,15 @@ SSINDLock(c, p) ==
     /\ pc' = [pc EXCEPT ![c] = [step |-> "locked", page |-> p]]
     /\ UNCHANGED <<vars, reclaim>>
 
-\* SharedLock: check and set under the lock (the host cannot act meanwhile).
-SSINDUnderLock(c) ==
+\* SharedLock: the same check and set, under the lock: the host, which takes
+\* the lock for every step, cannot act between them (D134).
+SSINDCheckUnderLock(c) ==
     /\ pc[c].step = "locked"
-    /\ SetStableIfNotDiscarded(pc[c].page)
-    /\ pc' = [pc EXCEPT ![c] = [step |-> "done", page |-> pc[c].page]]
-    /\ UNCHANGED <<lock, reclaim>>
+    /\ Check(c, pc[c].page, "lockedChecked", [step |-> "done", page |-> pc[c].page])
+
+SSINDSetUnderLock(c) ==
+    /\ pc[c].step = "lockedChecked"
+    /\ SetAfterCheck(c, [step |-> "done", page |-> pc[c].page])
 
 \* SharedLock: give the lock back.
 SSINDUnlock(c) ==
@@ -120,7 +141,7 @@ SSINDUnlock(c) ==
 CPUNext(c) ==
     \/ GuestInstruction(c)
     \/ \E p \in Pages : SSINDCheck(c, p) \/ SSINDLock(c, p)
-    \/ SSINDSet(c) \/ SSINDUnderLock(c) \/ SSINDUnlock(c)
+    \/ SSINDSet(c) \/ SSINDCheckUnderLock(c) \/ SSINDSetUnderLock(c) \/ SSINDUnlock(c)
 
 (***************************************************************************)
 (* The host.                                                                *)
@@ -169,7 +190,7 @@ AtomicityNext == HostStep \/ \E c \in CPUs : CPUNext(c)
 (* intermittent, so the lock is taken to be fair (strong fairness of      *)
 (* HostReclaim: a host that finds the lock free again and again gets it), *)
 (* and a CPU that is not in FaultyCPUs finishes the critical section it    *)
-(* entered (weak fairness of SSINDUnderLock and SSINDUnlock).  A guest    *)
+(* entered (weak fairness of its check, set and unlock).  A guest         *)
 (* otherwise gets no fairness at all: it may do anything the machine lets *)
 (* it do, in any order, or stop.  So the lock-based design loses progress *)
 (* only through a faulty guest, and compare-and-swap never does.          *)
@@ -180,7 +201,9 @@ HostFairness ==
 
 Fairness ==
     /\ HostFairness
-    /\ \A c \in CPUs \ FaultyCPUs : WF_allVars(SSINDUnderLock(c)) /\ WF_allVars(SSINDUnlock(c))
+    /\ \A c \in CPUs \ FaultyCPUs :
+           /\ WF_allVars(SSINDCheckUnderLock(c)) /\ WF_allVars(SSINDSetUnderLock(c))
+           /\ WF_allVars(SSINDUnlock(c))
 
 AtomicitySpec == AtomicityInit /\ [][AtomicityNext]_allVars /\ Fairness
 

@@ -9,7 +9,8 @@ EXTENDS GuestHostAtomicity, PageStateProperties
 
 AtomicityTypeOK ==
     /\ TypeOK
-    /\ pc \in [CPUs -> [step : {"idle", "checked", "locked", "done"}, page : Pages \cup {NoPage}]]
+    /\ pc \in [CPUs -> [step : {"idle", "checked", "locked", "lockedChecked", "done"},
+                        page : Pages \cup {NoPage}]]
     /\ lock \in CPUs \cup {NoCPU}
     /\ reclaim \in Pages \cup {NoPage}
 
@@ -23,5 +24,14 @@ AtomicityTypeOK ==
 (* is weakly fair; a guest gets none).                                     *)
 (***************************************************************************)
 HostProgressProp == \A p \in Pages : (reclaim = p) ~> (reclaim # p)
+
+\* What the shared lock is for (the witness of StableContentKeptInv in the
+\* lock-based models, model/manifest.json): a CPU has checked a page under
+\* the lock and not yet set it, while the host waits to reclaim that page's
+\* frame, which it could discard.
+HostWaitsOnCheckedPage == \E c \in CPUs : pc[c].step = "lockedChecked" /\ reclaim = pc[c].page
+
+\* What HostProgressProp is about (its witness): a reclaim is under way.
+ReclaimStarted == reclaim # NoPage
 
 =============================================================================

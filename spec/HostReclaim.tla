@@ -147,6 +147,10 @@ DirtyAfterEarlyWrite(d) == d
 \* A stolen frame leaves the aging list.
 AgingAfterSteal(p) == Without(aging, p)
 
+\* A fault is resolved only into a free frame (D51): the page-in waits until
+\* the demand scan has freed one.
+PageInRoom == FreeFrames > 0
+
 (***************************************************************************)
 (* The guest: PageStates' guest actions, each with the policy's            *)
 (* bookkeeping.  A store sets the host change bit (the frame's change bit  *)
@@ -279,7 +283,7 @@ StealPageOut(p) ==
 \* stays allocated and valid until the page is changed again.  The change
 \* bit survives paging (D6 of docs/decisions.md).
 FaultPageIn(p) ==
-    /\ FreeFrames > 0
+    /\ PageInRoom
     /\ resid[p] = "p"
     /\ usage[p] # "U"
     /\ resid' = [resid EXCEPT ![p] = "r"]

@@ -64,6 +64,22 @@ ReclaimTypeOK ==
     /\ io \in [kind : IOKinds, page : Pages \cup {NoPage}]
 
 (***************************************************************************)
+(* FrameBudgetInv.  [Z3]: the host keeps "the available lists populated    *)
+(* just right" by demand scan; a frame it has not got it cannot give.  The *)
+(* resident pages never outnumber the host frames the guest's pages have   *)
+(* (Frames, D51): a page comes in only into a free frame, which a steal    *)
+(* made.                                                                   *)
+(***************************************************************************)
+ResidentPages == {p \in Pages : resid[p] = "r"}
+
+FrameBudgetInv == Cardinality(ResidentPages) <= Frames
+
+\* What FrameBudgetInv is about (its witness, model/manifest.json): every
+\* frame in use while a page waits outside, preserved, for a page-in.
+FramesFullPageOut ==
+    Cardinality(ResidentPages) = Frames /\ \E p \in Pages : resid[p] = "p"
+
+(***************************************************************************)
 (* SlotCoherentInv.  What the host brings back is what the guest left:     *)
 (* a preserved page's content is its paging slot; a slot the host would    *)
 (* trust (allocated, host change bit clear: 002 "A page not changed since  *)
@@ -159,5 +175,19 @@ StealStep ==
                 /\ lastOp'.op = "HostPreserve" => (Len(aging) > 0 /\ aging[Len(aging)] = p)
 
 StealOrderProp == [][StealStep]_allVars
+
+\* What StealOrderProp is about (its witness, model/manifest.json): a steal
+\* that chooses among two or more resident pages.
+StealAmongResident ==
+    /\ lastOp'.op \in {"HostDiscard", "HostPreserve"}
+    /\ Cardinality({q \in Pages : resid[q] = "r"}) >= 2
+
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+TrustedSlot        == \E p \in Pages : resid[p] = "r" /\ slot[p] # NoValue /\ ~hchanged[p]
+PagingWrite        == io'.kind = "write"
+StealWithValidSlot == lastOp'.op = "HostPreserve"
+                      /\ slot[lastOp'.page] # NoValue /\ ~hchanged[lastOp'.page]
+Revalidation       == \E p \in Pages : OnList(aging, p) /\ ~OnList(aging', p) /\ resid'[p] = "r"
 
 =============================================================================

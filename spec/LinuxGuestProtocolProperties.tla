@@ -77,6 +77,11 @@ StableWhileHeldInv ==
         HeldForStableUse(c) =>
             usage[pg[Proc(c)]] = "S" /\ ~discarded[pg[Proc(c)]]
 
+\* What StableWhileHeldInv is about (its witness, model/manifest.json): a user
+\* holds a page for stable use while another CPU's make_volatile is under way.
+SomeUserHoldsPage ==
+    \E c \in CPUs : HeldForStableUse(c) /\ \E x \in Contexts : pc[x] \in MVPCs /\ CPUOf(x) # c
+
 (***************************************************************************)
 (* NoVolatileWhileForbiddenInv.  "If any of these conditions is true, the  *)
 (* page can not be made volatile." (3.1)  The conditions a user            *)
@@ -87,9 +92,11 @@ StableWhileHeldInv ==
 (* writable mapping (11) forbids V: "For platforms without the ability to  *)
 (* access the guest page dirty bit information from the host, the correct *)
 (* state is the stable state, for platforms with the ability, it is the    *)
-(* potentially volatile state" (3.5).  The condition "extra references"    *)
-(* (10) is StableWhileHeldInv; "already discarded" (9) is set on a page    *)
-(* that is discarded, so it says nothing about the usage (D31).            *)
+(* potentially volatile state" (3.5).  The two other conditions the check *)
+(* reads are properties of their own (D136): "already discarded" (9) is   *)
+(* NoVolatileOnDiscardedInv below, and "extra references" (10) is         *)
+(* StableWhileHeldInv (a reference taken after the check may see V set;   *)
+(* the paper lets the later SetStableIfNotDiscarded win).                 *)
 (*                                                                         *)
 (* In this model only a user holding the page for stable use sets these    *)
 (* flags (D37), so "a condition established under make_stable holds" is    *)
@@ -103,5 +110,30 @@ NoVolatileWhileForbiddenInv ==
         /\ (dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p])
                => usage[p] = "S"
         /\ writable[p] => usage[p] # "V"
+
+\* What NoVolatileWhileForbiddenInv is about (its witness, model/manifest.json):
+\* a page a user has made dirty, locked or mlocked, or truncated.
+SomeConditionHolds ==
+    \E p \in Pages : dirty[p] \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+
+(***************************************************************************)
+(* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)
+(* page can not be made volatile" (3.1), condition 9: "The page has        *)
+(* already been discarded"; and 3.7: the discard fault handler "marks the  *)
+(* page with the PG_discarded page flag" as it removes it from the page    *)
+(* cache.  A make_volatile that has decided to set the state (step MVSet, *)
+(* under PG_state_change) never works on a page marked PG_discarded: such  *)
+(* a page is out of the page cache, and once its last reference goes it is *)
+(* freed and read again as a fresh stable page (D39), which the late       *)
+(* SetVolatile would then make volatile under its new user (D136).        *)
+(***************************************************************************)
+NoVolatileOnDiscardedInv ==
+    \A x \in Contexts : pc[x] = "MVSet" => ~pgDiscarded[pg[x]]
+
+\* What NoVolatileOnDiscardedInv is about (its witness): a make_volatile
+\* checks a page marked PG_discarded.
+MakeVolatileChecksDiscarded == \E x \in Contexts : pc[x] = "MVCheck" /\ pgDiscarded[pg[x]]
+
+SomeContextWaits == \E x, y \in Contexts : WaitsFor(x, y)
 
 =============================================================================

@@ -252,4 +252,9 @@ SameOutcomeUnpinnedInv == (Done /\ ~pinnedInR) => SameOutcome
 \* (on in these models) finds any state other than Finished without a
 \* successor.
 
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+BothRunsDone         == Done
+BothRunsDoneUnpinned == Done /\ ~pinnedInR
+
 =============================================================================

@@ -99,6 +99,10 @@ CleanRejectionInv ==
         /\ \A f \in req.frames : online[f]
         /\ copy.page = NoPage
 
+\* What CleanRejectionInv is about (its witness, model/manifest.json): a
+\* request was rejected.
+RequestRejected == req.state = "rejected"
+
 (***************************************************************************)
 (* RequestResolvesProp.  [Z2]: "DMD operations are expected to take        *)
 (* time", and the measured ones all finished.  Every request eventually    *)
@@ -107,5 +111,13 @@ CleanRejectionInv ==
 (***************************************************************************)
 RequestResolvesProp ==
     [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
+
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+PageBeingCopied          == copy.page # NoPage
+FrameOffline             == \E f \in Frames : ~online[f]
+PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
+ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
+RequestActive            == req.state = "active"
 
 =============================================================================

@@ -34,6 +34,34 @@ TypeOK ==
     /\ lastOp.op # "Extract" => lastOp.outcome \in Outcomes
 
 (***************************************************************************)
+(* VariantStatesInv.  The paper, section 2: the machine "can be simplified *)
+(* in several ways": "Collapse the two discarded states Vz and Pz to a     *)
+(* single discarded state Vz", "Remove the Vp state", "Remove the Pp       *)
+(* state", "Remove the potentially volatile P page usage state"; section   *)
+(* 4: z/VM "uses a simplified state machine that collapses the two         *)
+(* discarded states Vz and Pz, and does not have the preserved volatile    *)
+(* states Up, Vp and Pp".  Every page is always in a state its machine     *)
+(* has.  The state sets are written out here from those sentences, not    *)
+(* taken from HasState, so that a machine whose own idea of its states is  *)
+(* wrong is caught too.  (Refinement of the full machine cannot see a      *)
+(* collapsed machine that produces Pz: Pz is a state of the full machine.) *)
+(***************************************************************************)
+AllStates == {"Sr", "Sp", "Sz", "Ur", "Up", "Uz", "Vr", "Vp", "Vz", "Pr", "Pp", "Pz"}
+VariantStates ==
+    CASE Variant = "Full"              -> AllStates
+      [] Variant = "OneDiscardedState" -> AllStates \ {"Pz"}
+      [] Variant = "NoVp"              -> AllStates \ {"Vp"}
+      [] Variant = "NoPp"              -> AllStates \ {"Pp"}
+      [] Variant = "NoP"               -> AllStates \ {"Pr", "Pp", "Pz"}
+      [] Variant = "ZVMPrototype"      -> {"Sr", "Sp", "Sz", "Ur", "Uz", "Vr", "Vz", "Pr"}
+
+VariantStatesInv == \A p \in Pages : StateName(usage[p], resid[p]) \in VariantStates
+
+\* What VariantStatesInv is about (its witness, model/manifest.json): a page
+\* in a discarded state, where a collapsed machine would show Pz.
+SomePageDiscarded == \E p \in Pages : usage[p] \in {"V", "P"} /\ resid[p] = "z"
+
+(***************************************************************************)
 (* StableContentKeptInv.  "Stable (S): ... the host is responsible for     *)
 (* preserving the page content."  "Potential Volatile (P): ... The guest   *)
 (* can tolerate the loss of the page content as long as the page has not   *)
@@ -153,5 +181,18 @@ GuestResidencyStep ==
                /\ lastOp'.op \in {"SetUnused", "SetVolatile", "SetPotentialVolatile"}
 
 GuestKeepsResidencyProp == [][GuestResidencyStep]_vars
+
+\* Witnesses (model/manifest.json, D130): what each property is about, which the
+\* model that checks it must reach; a state for an invariant, a step for a Prop.
+ReadOfOwedValue       == Obs.op = "Read" /\ Obs.outcome = "Value" /\ intended[ObsPage] # NoValue
+DiscardFaultObserved  == Obs.op \in {"Read", "Write"} /\ Obs.outcome = "DiscardFault"
+UnusedPageAccessed    == Obs.op \in {"Read", "Write"} /\ usage[ObsPage] = "U"
+SSINDOnDiscarded      == lastOp'.op = "SetStableIfNotDiscarded"
+                         /\ usage[lastOp'.page] \in {"V", "P"} /\ resid[lastOp'.page] = "z"
+ContentDropped        == \E p \in Pages : resid[p] \in {"r", "p"} /\ resid'[p] = "z"
+GuestChangesResidency == lastOp'.op \in GuestOps /\ \E p \in Pages : resid'[p] # resid[p]
+\* (StableContentKeptInv, and IndInv of PageStatesInductive.tla, which implies it.)
+StableContentAtStake ==
+    \E p \in Pages : intended[p] \notin {NoValue, 0} /\ usage[p] = "S" /\ resid[p] # "r"
 
 =============================================================================

@@ -8,6 +8,7 @@ import pytest
 
 from tlcrunner.check import check_entry, default_library
 from tlcrunner.manifest import Manifest, ManifestError, ModelEntry, load_manifest
+from tlcrunner.witness import SUFFIX, check_witnesses
 
 MANIFEST = Path(__file__).resolve().parents[1] / "model" / "manifest.json"
 
@@ -36,3 +37,15 @@ def test_model_as_expected(entry: ModelEntry | None, tlc_jar: Path) -> None:
     row = check_entry(entry, jar=tlc_jar, library=default_library(_MANIFEST))
     if not row.as_expected:
         pytest.fail(f"{entry.name} (expected {entry.expect}): {row.note}", pytrace=False)
+
+
+# Each CI model's witnesses, one TLC run per model, beside the models under pytest-xdist (D130).
+_WITNESSED = [pytest.param(e, id=e.name + SUFFIX) for e in _ENTRIES if e.witnesses]
+
+
+@pytest.mark.parametrize("entry", _WITNESSED)
+def test_witnesses_reached(entry: ModelEntry, tlc_jar: Path) -> None:
+    assert _MANIFEST is not None
+    row = check_witnesses(entry, jar=tlc_jar, library=default_library(_MANIFEST))
+    if not row.as_expected:
+        pytest.fail(f"{row.name}: {row.note}", pytrace=False)

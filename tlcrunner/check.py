@@ -194,9 +194,10 @@ def _show(n: int | None) -> str:
 class Table:
     """Prints rows as they come so a long check shows progress."""
 
-    def __init__(self, entries: list[ModelEntry], out: TextIO) -> None:
+    def __init__(self, entries: list[ModelEntry], out: TextIO, extra: int = 0) -> None:
+        """``extra``: room for a suffix of the names (a witness row's)."""
         self.out = out
-        self.w_name = max([5, *(len(e.name) for e in entries)])
+        self.w_name = max([5, *(len(e.name) + (extra if e.witnesses else 0) for e in entries)])
         self.w_exp = max([8, *(len(str(e.expect)) for e in entries)])
         self.w_vio = max([8, *(len(e.expect.prop or "") for e in entries)])
 
@@ -262,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--traces", action="store_true",
                         help="print the counterexample of every violation, not only of the "
                              "models that are not as expected")  # fmt: skip
+    parser.add_argument("--no-witnesses", action="store_true",
+                        help="do not run the models' witnesses (the runs that show each "
+                        "property's states are reached, D130)")  # fmt: skip
     from . import distributed  # here: distributed builds on this module
 
     distributed.add_arguments(parser)
@@ -308,7 +312,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         return exitcodes.INTERRUPTED
     library = default_library(manifest)
 
-    table = Table(entries, out)
+    from .witness import SUFFIX, check_witnesses  # here: witness builds on this module
+
+    table = Table(entries, out, extra=len(SUFFIX))
     table.header()
     rows: list[Row] = []
     complete = False
@@ -331,15 +337,20 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                     row.pins_ok = True
                 rows.append(row)
                 table.row(row)
+                if entry.witnesses and not args.no_witnesses:
+                    rows.append(check_witnesses(entry, jar=jar, library=library))
+                    table.row(rows[-1])
             complete = True
     except KeyboardInterrupt:
         pass  # TLC was ended by run_in_session (or the distributed fleet); keep what finished
 
     if args.update_pins:
+        by_name = {r.name: r for r in rows}
         pins = {
             r.name: (r.distinct, r.depth)
-            for r, e in zip(rows, entries)
-            if r.outcome_ok and (r.distinct, r.depth) != (e.distinct, e.depth)
+            for e in entries
+            if (r := by_name.get(e.name)) is not None
+            and r.outcome_ok and (r.distinct, r.depth) != (e.distinct, e.depth)
         }
         if pins:
             write_pins(manifest.path, pins)
@@ -356,10 +367,14 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
             print(format_trace(r.trace, r.back_to_state, r.stuttering), file=out)
     good = sum(r.as_expected for r in rows)
     bad = len(rows) - good
+    witnessed = [r for r in rows if r.name.endswith(SUFFIX)]
     if not complete:
         print(f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
               f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
               f"and {own}", file=out, flush=True)  # fmt: skip
         return exitcodes.INTERRUPTED
-    print(f"models: {good} as expected, {bad} not", file=out, flush=True)
+    w_good = sum(r.as_expected for r in witnessed)
+    print(f"models: {good - w_good} as expected, {bad - len(witnessed) + w_good} not"
+          + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
+             f"{len(witnessed) - w_good} not" if witnessed else ""), file=out, flush=True)
     return exitcodes.FAILED if bad else exitcodes.OK

@@ -12,8 +12,10 @@ Format (paths relative to the manifest's directory)::
        "size": "ci" | "deep",           ci: part of `make test`; deep: only `make check`
        "workers": 1,                    optional, default 1; an integer or "auto"
        "timeout": 300,                  optional, seconds
-       "about": "one line"}
-    ]}
+       "about": "one line",
+       "witnesses": {"P": "W", ...}}    optional: for property P the model checks, W names the
+    ]}                                    states (an Inv) or steps (a Prop) P is about, which
+                                          this model must reach (tlcrunner.witness, D130)
 
 Pins are only meaningful with one worker (TLC's breadth-first order is then fixed); that is why
 1 is the default. Anything malformed is rejected with the entry and field named: a manifest
@@ -33,11 +35,13 @@ DEFAULT_TIMEOUT_S = {"ci": 300.0, "deep": 3600.0}
 # The order fields are written in by --update-pins, so the file's diffs stay small.
 KEY_ORDER = (
     "name", "module", "config", "expect", "distinct", "depth", "size", "workers", "timeout",
-    "about",
+    "about", "witnesses",
 )  # fmt: skip
-_REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout"}
+_REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout", "witnesses"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _PROPERTY = re.compile(r"[A-Za-z_][A-Za-z0-9_!]*")
+# A witness: an operator name, optionally @ the variable tuple a step witness is judged on.
+_WITNESS = re.compile(r"[A-Za-z_][A-Za-z0-9_!]*(@[A-Za-z_][A-Za-z0-9_]*)?")
 
 
 class ManifestError(ValueError):
@@ -65,6 +69,9 @@ class ModelEntry:
     workers: int | Literal["auto"]
     timeout: float
     about: str
+    #: (property, operator): the TLA+ operator naming the states or steps the property is
+    #: about, in manifest order (a tuple, so that an entry stays hashable; D130)
+    witnesses: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -178,6 +185,15 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
     if not isinstance(about, str) or not about.strip() or "\n" in about:
         raise bad("about", "expected one non-empty line")
 
+    witnesses = item.get("witnesses", {})
+    if not isinstance(witnesses, dict) or not all(
+        isinstance(k, str) and _PROPERTY.fullmatch(k) and isinstance(v, str) and _WITNESS.fullmatch(v)
+        for k, v in witnesses.items()
+    ):
+        raise bad("witnesses", 'expected an object of property name -> operator name (or "Op@vars")')
+    if witnesses and size != "ci":
+        raise bad("witnesses", 'expected only on a model of size "ci" (witnesses run in CI)')
+
     return ModelEntry(
         name=name,
         module=files["module"],
@@ -189,6 +205,7 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
         workers=workers,
         timeout=float(timeout),
         about=about,
+        witnesses=tuple(witnesses.items()),
     )
 
 

@@ -144,20 +144,23 @@ def build_command(
     config: Path,
     *,
     workdir: Path,
-    library: Path | None,
+    library: Path | Sequence[Path] | None,
     workers: int | str,
     extra_args: Sequence[str] = (),
     short: bool = False,
 ) -> list[str]:
     """The TLC command line; it must run with cwd = ``module.parent``. ``extra_args`` (for
     example ``-simulate``) go before ``-config``. ``short``: a run that finishes in seconds, with
-    :data:`SHORT_RUN_JVM_OPTIONS`."""
+    :data:`SHORT_RUN_JVM_OPTIONS`. ``library``: the folder(s) where EXTENDS and INSTANCE find
+    modules other than the module's own folder."""
+    if isinstance(library, Path):
+        library = [library]
     config_arg = config.name if config.parent == module.parent else str(config)
     return [
         java,
         *(SHORT_RUN_JVM_OPTIONS if short else JVM_OPTIONS),
         f"-Djava.io.tmpdir={workdir / 'tmp'}",
-        *([f"-DTLA-Library={library}"] if library is not None else []),
+        *([f"-DTLA-Library={os.pathsep.join(map(str, library))}"] if library else []),
         "-cp",
         str(jar),
         "tlc2.TLC",
@@ -212,7 +215,7 @@ def run_tlc(
     config: Path,
     *,
     jar: Path,
-    library: Path | None = None,
+    library: Path | Sequence[Path] | None = None,
     workers: int | str = 1,
     timeout: float | None = None,
     extra_args: Sequence[str] = (),
@@ -227,6 +230,7 @@ def run_tlc(
         if not f.is_file():
             raise FileNotFoundError(f"no such file: {f}")
     cfg_text = config.read_text(encoding="utf-8")
+    folders = [library] if isinstance(library, Path) else list(library or [])
 
     with tempfile.TemporaryDirectory(prefix="tlcrunner-") as tmp:
         workdir = Path(tmp)
@@ -234,7 +238,7 @@ def run_tlc(
         (workdir / "tmp").mkdir()
         command = build_command(
             java, jar, module, config, workdir=workdir,
-            library=library.resolve() if library is not None else None, workers=workers,
+            library=[f.resolve() for f in folders], workers=workers,
             extra_args=extra_args, short=short,
         )  # fmt: skip
         start = time.monotonic()

@@ -85,6 +85,24 @@ def UnusedAccessInv(profile: Profile, s: State) -> bool:
     return lo.outcome == "Ignored"
 
 
+_ALL_STATES: Final = frozenset(u + r for u in "SUVP" for r in "rpz")
+#: The states of each machine, written out from the paper's sentences (section 2's
+#: simplifications, section 4's z/VM machine), not from the rules' own features.
+VARIANT_STATES: Final[dict[str, frozenset[str]]] = {
+    "Full": _ALL_STATES,
+    "OneDiscardedState": _ALL_STATES - {"Pz"},
+    "NoVp": _ALL_STATES - {"Vp"},
+    "NoPp": _ALL_STATES - {"Pp"},
+    "NoP": _ALL_STATES - {"Pr", "Pp", "Pz"},
+    "ZVMPrototype": frozenset({"Sr", "Sp", "Sz", "Ur", "Uz", "Vr", "Vz", "Pr"}),
+}
+
+
+def VariantStatesInv(profile: Profile, s: State) -> bool:
+    """Every page is in a state its machine has."""
+    return all(pg.name in VARIANT_STATES[profile.variant] for pg in s.pages)
+
+
 def _content(resid: str, data: int) -> int:
     return 0 if resid == "z" else data
 
@@ -142,8 +160,8 @@ GuestKeepsResidencyProp = boxed("GuestKeepsResidencyProp", GuestResidencyStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[Profile, State](
-    by_name(TypeOK, StableContentKeptInv, ReadResultInv, DiscardFaultOnlyWhenDiscardedInv,
-            UnusedAccessInv),
+    by_name(TypeOK, VariantStatesInv, StableContentKeptInv, ReadResultInv,
+            DiscardFaultOnlyWhenDiscardedInv, UnusedAccessInv),
     by_name(SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp, GuestKeepsResidencyProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
