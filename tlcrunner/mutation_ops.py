@@ -116,7 +116,7 @@ def _is_initial_assignment(ctx: Context, d: Definition, i: int) -> bool:
         t[i].text in ctx.variables
         and i + 1 < d.end
         and t[i + 1].text in ("=", "\\in")
-        and not any(t.text in ("'", "UNCHANGED") for t in ctx.tokens[d.body : d.end])
+        and d.name not in ctx.actions
     )
 
 
@@ -383,7 +383,8 @@ def drop_set_element(ctx: Context, d: Definition) -> Iterator[Edit]:
         for k, (a, b) in enumerate(elements):
             # The element and the comma after it (or, for the last, the comma before it).
             if k + 1 < len(elements):
-                yield _edit(ctx, d, a, elements[k + 1][0], "")
+                nxt = ctx.tokens[elements[k + 1][0]]
+                yield Edit(ctx.tokens[a].start, nxt.start, "", d.name, ctx.tokens[a].line)
             else:
                 yield _edit(ctx, d, elements[k - 1][1], b, "")
 
