@@ -62,6 +62,16 @@ def test_drop_conjunct_drops_guards_not_updates() -> None:
     ]
 
 
+def test_drop_conjunct_takes_a_conjunct_over_several_lines_whole() -> None:
+    body = ("Step ==\n    /\\ \\A q \\in {1, 2} :\n          /\\ q # x\n          /\\ q > y\n"
+            "    /\\ x' = 1 /\\ y' = y\n")  # fmt: skip
+    assert changes(body, "drop-conjunct") == [
+        "Step ==\n    /\\ TRUE\n    /\\ x' = 1 /\\ y' = y\n",
+        body.replace("/\\ q # x", "/\\ TRUE"),
+        body.replace("/\\ q > y", "/\\ TRUE"),
+    ]
+
+
 def test_drop_conjunct_keeps_initial_assignments_and_splits_infix_guards() -> None:
     body = "Init ==\n    /\\ x = 0\n    /\\ y \\in {1, 2}\nGo == x > 0 /\\ y = 1 /\\ x' = 0 /\\ y' = y\n"
     assert changes(body, "drop-conjunct") == [
@@ -214,3 +224,13 @@ def test_the_sample_is_seeded() -> None:
     pick = lambda seed: [m.id for m in mutate.select_mutants(  # noqa: E731
         spec, modules="Ballooning,FrameReuse", operators=None, seed=seed, max_per_module=3)]
     assert pick(1) == pick(1) and pick(1) != pick(2) and len(pick(1)) == 6
+
+
+def test_every_listed_equivalent_is_in_the_catalogue_with_an_argument() -> None:
+    root = Path(__file__).parents[1]
+    listed = mutate.load_equivalents(root / "model" / mutate.DEFAULT_EQUIVALENTS)
+    catalogue = {m.id: m for m in mutate.select_mutants(
+        root / "spec", modules=None, operators=None, seed=0, max_per_module=None)}  # fmt: skip
+    for mid, entry in listed.items():
+        assert mid in catalogue, f"{mid} ({entry['change']}) is no longer generated"
+        assert (catalogue[mid].module, catalogue[mid].operator) == (entry["module"], entry["operator"])
