@@ -487,6 +487,26 @@ def _short(s: str) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
+def _yardstick(ctx: Context) -> set[str]:
+    """The properties (names ending in Inv, Prop, TypeOK) and the definitions only they use, to a
+    fixpoint: ``SameOutcome``, read by SameOutcomeInv alone, is part of the property."""
+    names = {d.name for d in ctx.defs}
+    users: dict[str, set[str]] = {n: set() for n in names}
+    for d in ctx.defs:
+        for t in ctx.tokens[d.body : d.end]:
+            if t.kind == "ident" and t.text in users and t.text != d.name:
+                users[t.text].add(d.name)
+    out = {n for n in names if is_yardstick(n)}
+    grew = True
+    while grew:
+        grew = False
+        for n in names - out:
+            if users[n] and users[n] <= out:
+                out.add(n)
+                grew = True
+    return out
+
+
 def _type_sets(ctx: Context) -> set[str]:
     """Definitions that are a set of values no machine definition of the module uses
     (``Usages == {"S", "U", "V", "P"}``, read only by TypeOK or an ASSUME): type information,
@@ -524,8 +544,8 @@ def mutants(module: str, text: str, operators: list[str] | None = None) -> list[
     if not ctx.variables:
         return []  # no machine: a module of predicates (an inductive invariant) is a yardstick
     ctx.actions = _actions(tokens, ctx.defs)
-    skipped = _type_sets(ctx)
-    ctx.defs = [d for d in ctx.defs if not (is_yardstick(d.name) or d.name in skipped
+    skipped = _type_sets(ctx) | _yardstick(ctx)
+    ctx.defs = [d for d in ctx.defs if not (d.name in skipped
                                           or _temporal(ctx, d))]
     out: list[Mutant] = []
     for name, op in CATALOGUE.items():
