@@ -426,38 +426,33 @@ def change_comparison(ctx: Context, d: Definition) -> Iterator[Edit]:
         yield _edit(ctx, d, i, i + 1, new)
 
 
+def _same_depth(ctx: Context, d: Definition, i: int, step: int) -> Iterator[int]:
+    """The tokens of the definition from ``i`` (excluded) towards ``step`` (-1 or 1) that are at
+    its bracket depth, up to the bracket that encloses it."""
+    inward, outward = (CLOSERS, OPENERS) if step < 0 else (OPENERS, CLOSERS)
+    depth, j = 0, i + step
+    while d.body <= j < d.end:
+        s = ctx.tokens[j].text
+        if s in inward:
+            depth += 1
+        elif s in outward:
+            if depth == 0:
+                return
+            depth -= 1
+        elif depth == 0:
+            yield j
+        j += step
+
+
 def swap_junction(ctx: Context, d: Definition) -> Iterator[Edit]:
     """An infix ``\\/`` <-> ``/\\``, where it parses: only a junction with no other infix
     junction beside it at its depth (TLA+ rejects ``a /\\ b \\/ c`` without parentheses)."""
-    t = ctx.tokens
     for i in sorted(d.infix):
         if not d.body <= i < d.end:
             continue
-        depth, alone = 0, True
-        # Other infix junctions at the same depth within the enclosing brackets.
-        for j in range(i - 1, d.body - 1, -1):
-            s = t[j].text
-            if s in CLOSERS:
-                depth += 1
-            elif s in OPENERS:
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and j in d.infix:
-                alone = False
-        depth = 0
-        for j in range(i + 1, d.end):
-            s = t[j].text
-            if s in OPENERS:
-                depth += 1
-            elif s in CLOSERS:
-                if depth == 0:
-                    break
-                depth -= 1
-            elif depth == 0 and j in d.infix:
-                alone = False
-        if alone:
-            yield _edit(ctx, d, i, i + 1, "/\\" if t[i].text == "\\/" else "\\/")
+        beside = (j for step in (-1, 1) for j in _same_depth(ctx, d, i, step))
+        if not any(j in d.infix for j in beside):
+            yield _edit(ctx, d, i, i + 1, "/\\" if ctx.tokens[i].text == "\\/" else "\\/")
 
 
 #: The catalogue, in the order mutants are listed. Names are what --operators selects.
