@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # MODELS: optional glob(s) of model names, e.g. `make check MODELS='MCPageStates*'`.
 MODELS ?=
 
-.PHONY: venv tlc check test mypy clean apalache bench engines diagrams findings kernel-check
+.PHONY: venv tlc check test mypy clean apalache bench engines diagrams findings kernel-check mutate
 
 venv: $(STAMP)
 
@@ -78,6 +78,13 @@ APALACHE_OPTIONAL ?=
 apalache: venv
 	$(PY) -m tlcrunner apalache $(if $(APALACHE_OPTIONAL),--allow-missing)
 
+# Spec mutation testing (tlcrunner/mutate.py, README "Mutation testing"): every mutant of the
+# catalogue against the CI-sized models that use its module. Not part of `make test` (hours for
+# the whole catalogue on 2 cores). MUTATE_FLAGS, e.g. '--max-per-module 8 --seed 14 --jobs 2'.
+MUTATE_FLAGS ?=
+mutate: venv tlc
+	$(PY) -m tlcrunner mutate $(MUTATE_FLAGS)
+
 mypy: venv
 	$(PY) -m mypy --strict tlcrunner refimpl conformance
 
@@ -89,6 +96,7 @@ bench: venv tlc engines
 	$(PY) bench/conformance_bench.py
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)
 	$(PY) bench/distributed_bench.py
+	$(PY) bench/mutate_bench.py
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report

@@ -105,6 +105,20 @@ def distributed_table(d: Any) -> None:
     print()
 
 
+def mutate_table(d: Any) -> None:
+    """A `tlcrunner mutate` run (bench/mutate_bench.py's, or any results/mutate.json copied to
+    results/bench-mutate.json) as the README's mutation score table."""
+    catalogue = d.get("catalogue", {})
+    print(f"Spec mutation testing, `{' '.join(d['arguments'])}` ({d['seconds'] / 60:.0f} min):\n")
+    print("| module | in the catalogue | run | killed by a property | caught only by pins or a twin "
+          "| survived | equivalent | invalid |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for module, r in d["scores"].items():
+        print(f"| {module} | {catalogue.get(module, '-')} | {r['generated']} | {r['killed']} | "
+              f"{r['pins']} | {r['survived']} | {r['equivalent']} | {r['invalid']} |")  # fmt: skip
+    print(f"\n{d['summary']}.\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python bench/report.py")
     parser.add_argument("--models-doc", type=Path, default=None)
@@ -133,9 +147,12 @@ def main() -> int:
     distributed = _load("distributed")
     if distributed:
         distributed_table(distributed)
+    mutated = _load("mutate")
+    if mutated:
+        mutate_table(mutated)
     refimpl = _load("refimpl")
     reported = (reported or bool(models) or bool(refimpl) or bool(_load("conformance"))
-                or bool(distributed))  # fmt: skip
+                or bool(distributed) or bool(mutated))  # fmt: skip
     if not reported and args.manifest_doc is None:
         print(f"nothing to report: no {RESULTS}/check-all.json and no {RESULTS}/bench-*.json "
               "here. Run `make bench` (and `python -m tlcrunner check --size all --json "

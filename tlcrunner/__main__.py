@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from . import apalache, check, distributed, findings, simulate
+from . import apalache, check, distributed, findings, mutate, simulate
 
-USAGE = "usage: python -m tlcrunner {check,simulate,worker,apalache,findings} [--help] [options]"
+USAGE = "usage: python -m tlcrunner {check,simulate,worker,apalache,findings,mutate} [--help] [options]"
 
 
 def main(argv: list[str]) -> int:
@@ -24,6 +24,8 @@ def main(argv: list[str]) -> int:
         return apalache.main(argv[1:])
     if argv[0] == "findings":
         return findings.main(argv[1:])
+    if argv[0] == "mutate":
+        return mutate.main(argv[1:])
     print(f"unknown command {argv[0]!r}\n{USAGE}", file=sys.stderr)
     return 2
 

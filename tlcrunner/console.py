@@ -32,6 +32,12 @@ def _findings(argv: list[str]) -> int:
     return findings.main(argv)
 
 
+def _mutate(argv: list[str]) -> int:
+    from . import mutate
+
+    return mutate.main(argv)
+
+
 def _fetch(argv: list[str]) -> int:
     from . import fetch
 
@@ -60,6 +66,7 @@ COMMANDS: dict[str, tuple[Callable[[list[str]], int], str]] = {
                                  "(needs a checkout: its graph models are test fixtures)"),
     "conformance": (_conformance, "test an engine against the spec (run, validate, mutants ...)"),
     "apalache": (_apalache, "run the Apalache checks, where Apalache is installed"),
+    "mutate": (_mutate, "spec mutation testing: mutate the spec, classify every mutant"),
     "findings": (_findings, "regenerate docs/findings.md (in a checkout)"),
     "fetch": (_fetch, "download and verify TLC into the cache"),
 }  # fmt: skip

@@ -1,0 +1,236 @@
+"""`python -m tlcrunner mutate`: the operators on small TLA+ texts, and the classification and
+exit statuses on a tiny spec of its own (tests/fixtures/mutate) with a planted kill and a
+planted survivor."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tlcrunner import exitcodes, mutate
+from tlcrunner.mutation_ops import CATALOGUE, mutants
+from tlcrunner.tla_text import tokenize
+
+FIXTURE = Path(__file__).parent / "fixtures" / "mutate"
+
+HEADER = "---- MODULE M ----\nEXTENDS Naturals\nVARIABLES x, y\n"
+FOOTER = "====\n"
+
+
+def module(body: str) -> str:
+    return HEADER + body + FOOTER
+
+
+def changes(body: str, operator: str) -> list[str]:
+    """The mutated bodies an operator makes of ``body``."""
+    text = module(body)
+    out = []
+    for m in mutants("M", text, [operator]):
+        assert m.text.startswith(HEADER) and m.text.endswith(FOOTER)
+        out.append(m.text[len(HEADER) : -len(FOOTER)])
+    return out
+
+
+# --- the tokenizer ---------------------------------------------------------------------------
+
+
+def test_comments_and_strings_are_no_tokens() -> None:
+    toks = tokenize('A == "x /\\ y" \\* /\\ z\n(* (* nested *) /\\ *) B\n====\nafter')
+    assert [t.text for t in toks] == ["A", "==", '"x /\\ y"', "B", "===="]
+    assert toks[3].line == 2 and toks[3].col == 22
+
+
+# --- each operator: the exact text, and never a comment ---------------------------------------
+
+GUARDED = (
+    "Step ==\n"
+    "    /\\ x < 3          \\* /\\ x < 4 in a comment\n"
+    "    (* /\\ y = 1 *)\n"
+    "    /\\ y = 0\n"
+    "    /\\ x' = x + 1\n"
+    "    /\\ UNCHANGED y\n"
+)
+
+
+def test_drop_conjunct_drops_guards_not_updates() -> None:
+    assert changes(GUARDED, "drop-conjunct") == [
+        GUARDED.replace("/\\ x < 3 ", "/\\ TRUE "),
+        GUARDED.replace("/\\ y = 0", "/\\ TRUE"),
+    ]
+
+
+def test_drop_conjunct_takes_a_conjunct_over_several_lines_whole() -> None:
+    body = ("Step ==\n    /\\ \\A q \\in {1, 2} :\n          /\\ q # x\n          /\\ q > y\n"
+            "    /\\ x' = 1 /\\ y' = y\n")  # fmt: skip
+    assert changes(body, "drop-conjunct") == [
+        "Step ==\n    /\\ TRUE\n    /\\ x' = 1 /\\ y' = y\n",
+        body.replace("/\\ q # x", "/\\ TRUE"),
+        body.replace("/\\ q > y", "/\\ TRUE"),
+    ]
+
+
+def test_drop_conjunct_keeps_initial_assignments_and_splits_infix_guards() -> None:
+    body = "Init ==\n    /\\ x = 0\n    /\\ y \\in {1, 2}\nGo == x > 0 /\\ y = 1 /\\ x' = 0 /\\ y' = y\n"
+    assert changes(body, "drop-conjunct") == [
+        body.replace("x > 0 /\\", "TRUE /\\"),
+        body.replace("/\\ y = 1 /\\", "/\\ TRUE /\\"),
+    ]
+
+
+def test_drop_conjunct_keeps_calls_of_actions() -> None:
+    body = "Set == x' = 1 /\\ y' = y\nGo ==\n    /\\ x = 0\n    /\\ Set\n"
+    assert changes(body, "drop-conjunct") == [body.replace("/\\ x = 0", "/\\ TRUE")]
+
+
+def test_drop_update() -> None:
+    body = "Go ==\n    /\\ x' = [x EXCEPT ![1] = 2]  \\* x' = 3\n    /\\ y' = y\n"
+    assert changes(body, "drop-update") == [body.replace("[x EXCEPT ![1] = 2]", "x")]
+
+
+def test_weaken_if_and_swap_then_else() -> None:
+    body = "F(a) == IF a > 1 THEN x ELSE y \\* IF b THEN c ELSE d\n"
+    assert changes(body, "weaken-if") == [body.replace("a > 1", "TRUE")]
+    assert changes(body, "swap-then-else") == [
+        "F(a) == IF a > 1 THEN y ELSE x \\* IF b THEN c ELSE d\n"
+    ]
+
+
+def test_swap_then_else_of_aligned_bullet_lists() -> None:
+    body = ("Go ==\n    IF x = 0\n    THEN /\\ x' = 1\n         /\\ y' = y\n"
+            "    ELSE /\\ y' = 1\n         /\\ x' = x\n")  # fmt: skip
+    assert changes(body, "swap-then-else") == [
+        "Go ==\n    IF x = 0\n    THEN /\\ y' = 1\n         /\\ x' = x\n"
+        "    ELSE /\\ x' = 1\n         /\\ y' = y\n"
+    ]
+
+
+def test_swap_case_arms() -> None:
+    body = 'N(u) == CASE u = 1 -> "a" [] u = 2 -> "b" [] OTHER -> "c"\n'
+    assert changes(body, "swap-case-arms") == ['N(u) == CASE u = 1 -> "b" [] u = 2 -> "a" [] OTHER -> "c"\n']
+
+
+def test_swap_value_takes_the_next_member_of_the_enumeration() -> None:
+    body = 'Kinds == {"S", "U", "V"}\nGo == x = "V" /\\ y\' = "S" \\* "U"\n'
+    assert changes(body, "swap-value") == [
+        body.replace('x = "V"', 'x = "S"'),
+        body.replace('y\' = "S"', 'y\' = "U"'),
+    ]
+
+
+def test_drop_set_element_and_type_sets_left_alone() -> None:
+    body = 'Kinds == {"S", "U"}\nGo == x \\in {1, 2} /\\ y\' = y\n'
+    # Kinds is used by no machine definition: type information, not mutated.
+    assert changes(body, "drop-set-element") == [
+        body.replace("{1, 2}", "{2}"),
+        body.replace("{1, 2}", "{1}"),
+    ]
+
+
+def test_change_comparison_skips_updates_and_except() -> None:
+    body = "Go == x < 2 /\\ y # 1 /\\ x' = [x EXCEPT ![1] = 0] /\\ y' = y\n"
+    assert changes(body, "change-comparison") == [
+        body.replace("x < 2", "x <= 2"),
+        body.replace("y # 1", "y = 1"),
+    ]
+
+
+def test_swap_junction_only_where_it_parses() -> None:
+    body = "A == x = 1 \\/ y = 1\nB == x = 1 /\\ y = 1 /\\ x = 2\n"
+    assert changes(body, "swap-junction") == [body.replace("x = 1 \\/", "x = 1 /\\")]
+
+
+def test_properties_and_yardsticks_are_never_mutated() -> None:
+    body = "BoundInv == x < 3\nStepProp == x' > x\nTypeOK == x \\in {1, 2}\n"
+    assert all(changes(body, op) == [] for op in CATALOGUE)
+    assert mutants("MProperties", module("Go == x < 3 /\\ x' = 1\n")) == []
+
+
+def test_ids_do_not_depend_on_line_numbers() -> None:
+    body = "Go == x < 2 /\\ x' = x + 1 /\\ y' = y\n"
+    ids = [m.id for m in mutants("M", module(body))]
+    moved = [m.id for m in mutants("M", module("\\* a line\n\n" + body))]
+    assert ids == moved and len(set(ids)) == len(ids)
+
+
+# --- the tool on the tiny spec ----------------------------------------------------------------
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """A copy of the fixture (the runs write nothing there, but a test may add files)."""
+    shutil.copytree(FIXTURE, tmp_path / "mutate")
+    return tmp_path / "mutate"
+
+
+def run_tool(tiny: Path, tmp_path: Path, *extra: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    out = tmp_path / "mutate.json"
+    from io import StringIO
+
+    text = StringIO()
+    code = mutate.main(["--manifest", str(tiny / "model" / "manifest.json"), "--json", str(out),
+                        *extra], out=text)  # fmt: skip
+    return code, (json.loads(out.read_text()) if out.exists() else {}), text.getvalue()
+
+
+@pytest.mark.usefixtures("tlc_jar")
+def test_classifies_the_planted_kill_survivor_and_pins(tiny: Path, tmp_path: Path) -> None:
+    code, result, text = run_tool(tiny, tmp_path, "--operators", "drop-conjunct")
+    verdicts = {m["before"]: (m["verdict"], m["model"], m["property"]) for m in result["mutants"]}
+    assert verdicts == {
+        "x < Max": ("killed", "MCTiny_Safety", "BoundInv"),
+        "~done": ("survived", None, None),
+        "x = Max": ("pins", "MCTiny_Safety", None),
+    }
+    assert code == exitcodes.FAILED
+    assert result["scores"]["Tiny"] == {"generated": 3, "killed": 1, "pins": 1, "survived": 1,
+                                        "equivalent": 0, "invalid": 0}  # fmt: skip
+    assert text.splitlines()[-1].startswith(
+        "mutants: 3 run, 1 killed, 1 caught only by pins or a twin, 1 survived, 0 equivalent, "
+        "0 invalid; 0 not drawn (budget)"
+    )
+
+
+@pytest.mark.usefixtures("tlc_jar")
+def test_equivalents_listed_with_their_argument_pass(tiny: Path, tmp_path: Path) -> None:
+    listed = {m.before: m for m in mutants("Tiny", (tiny / "spec" / "Tiny.tla").read_text(),
+                                           ["drop-conjunct"])}  # fmt: skip
+    (tiny / "model" / "mutate-equivalent.json").write_text(json.dumps({"equivalent": [
+        {"id": listed[b].id, "module": "Tiny", "operator": "drop-conjunct",
+         "change": listed[b].change, "argument": "a test's say-so"}
+        for b in ("~done", "x = Max")
+    ]}))  # fmt: skip
+    code, result, _ = run_tool(tiny, tmp_path, "--operators", "drop-conjunct")
+    assert [m["verdict"] for m in result["mutants"]] == ["killed", "equivalent", "equivalent"]
+    assert code == exitcodes.OK
+
+
+def test_nothing_to_run_exits_4(tiny: Path, tmp_path: Path) -> None:
+    code, _, text = run_tool(tiny, tmp_path, "--operators", "swap-case-arms")
+    assert code == exitcodes.NOTHING and "nothing to run" in text
+
+
+@pytest.mark.usefixtures("tlc_jar")
+def test_a_spent_budget_draws_nothing_and_says_so(tiny: Path, tmp_path: Path) -> None:
+    code, result, _ = run_tool(tiny, tmp_path, "--budget", "0", "--operators", "drop-conjunct")
+    assert code == exitcodes.NOTHING
+    assert result["not_drawn"] == 3 and result["mutants"] == []
+
+
+def test_the_sample_is_seeded() -> None:
+    spec = Path(__file__).parents[1] / "spec"
+    pick = lambda seed: [m.id for m in mutate.select_mutants(  # noqa: E731
+        spec, modules="Ballooning,FrameReuse", operators=None, seed=seed, max_per_module=3)]
+    assert pick(1) == pick(1) and pick(1) != pick(2) and len(pick(1)) == 6
+
+
+def test_every_listed_equivalent_is_in_the_catalogue_with_an_argument() -> None:
+    root = Path(__file__).parents[1]
+    listed = mutate.load_equivalents(root / "model" / mutate.DEFAULT_EQUIVALENTS)
+    catalogue = {m.id: m for m in mutate.select_mutants(
+        root / "spec", modules=None, operators=None, seed=0, max_per_module=None)}  # fmt: skip
+    for mid, entry in listed.items():
+        assert mid in catalogue, f"{mid} ({entry['change']}) is no longer generated"
+        assert (catalogue[mid].module, catalogue[mid].operator) == (entry["module"], entry["operator"])

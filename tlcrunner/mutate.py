@@ -1,0 +1,416 @@
+"""``python -m tlcrunner mutate`` (``make mutate``): spec mutation testing.
+
+Every mutant of the catalogue (:mod:`tlcrunner.mutation_ops`) is written into a copy of the spec
+directory (never the tree), and the CI-sized models whose module EXTENDS or INSTANCEs the mutated
+module, directly or not, are run against the copy. A mutant is
+
+- **killed** when a model expected to hold now violates a property (or deadlocks, when the
+  model checks deadlock): the property is named. The mutant stops at its first kill;
+- **pins** (caught only by pins or a twin) when no property fires but a model's distinct-state
+  count or depth differs from its pins, a run did not finish within ``--model-timeout``, or a
+  twin (a model expected to violate a property) no longer violates that property;
+- **survived** when every model is as expected: ``make check`` would stay green;
+- **invalid** when TLC cannot give the mutant a meaning: a parse or semantic error, an
+  evaluation error, a violated ASSUME, or no initial state;
+- **equivalent** when it is listed, with its argument, in model/mutate-equivalent.json (it is
+  not run).
+
+Models expected to hold run first, the smallest (by pinned distinct states) first, because
+they are the ones that can kill; the twins run only for a mutant no property killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import exitcodes
+from .check import _jar, default_library
+from .locations import default_manifest
+from .manifest import Manifest, ManifestError, ModelEntry, load_manifest
+from .mutation_ops import CATALOGUE, Mutant, mutable_module, mutants
+from .process import sigterm_as_interrupt
+from .results import write_atomically
+from .run import RunResult, TlcSetupError, run_tlc, verify_setup
+from .tla_text import TlaSyntaxError, imported_modules
+from .tool_output import VIOLATIONS, Outcome
+
+VERDICTS = ("killed", "pins", "survived", "invalid", "equivalent")
+INVALID_OUTCOMES = frozenset({
+    Outcome.PARSE_ERROR, Outcome.EVAL_ERROR, Outcome.ASSUMPTION, Outcome.NO_STATES,
+    Outcome.OTHER_ERROR, Outcome.ASSERTION,
+})  # fmt: skip
+DEFAULT_EQUIVALENTS = "mutate-equivalent.json"
+
+
+@dataclass
+class Verdict:
+    mutant: Mutant
+    verdict: str
+    model: str | None = None
+    prop: str | None = None
+    note: str = ""
+    runs: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.mutant
+        return {
+            "id": m.id, "module": m.module, "line": m.line, "operator": m.operator,
+            "definition": m.definition, "before": m.before, "after": m.after,
+            "verdict": self.verdict, "model": self.model, "property": self.prop,
+            "note": self.note, "runs": self.runs, "seconds": round(self.seconds, 1),
+        }  # fmt: skip
+
+
+# --- which models a module reaches ----------------------------------------------------------
+
+
+def module_closure(directories: list[Path]) -> dict[str, set[str]]:
+    """For every module in ``directories``, the modules it EXTENDS or INSTANCEs, transitively,
+    itself included."""
+    direct: dict[str, set[str]] = {}
+    for d in directories:
+        for f in sorted(d.glob("*.tla")):
+            direct.setdefault(f.stem, set()).update(imported_modules(f.read_text(encoding="utf-8")))
+    closure: dict[str, set[str]] = {}
+
+    def reach(name: str) -> set[str]:
+        if name not in closure:
+            closure[name] = {name}
+            for sub in direct.get(name, ()):
+                closure[name] |= reach(sub)
+        return closure[name]
+
+    for name in direct:
+        reach(name)
+    return closure
+
+
+def affected_models(module: str, entries: list[ModelEntry], closure: dict[str, set[str]]) -> list[ModelEntry]:
+    """The models that use ``module``: those expected to hold (or deadlock) first, then the
+    twins, each group smallest first."""
+    using = [e for e in entries if module in closure.get(e.module.stem, set())]
+    return sorted(using, key=lambda e: (e.expect.kind == "violates", e.distinct or 0, e.name))
+
+
+# --- classifying one mutant ------------------------------------------------------------------
+
+
+def judge_run(entry: ModelEntry, run: RunResult) -> tuple[str | None, str | None, str]:
+    """What one run says of a mutant: ("invalid" | "killed" | "pins" | None, property, note)."""
+    out = run.outcome
+    if out in INVALID_OUTCOMES:
+        first = (run.tool.error or str(out)).strip().splitlines()
+        return "invalid", None, f"{out}: {first[0] if first else ''}"[:200]
+    if out is Outcome.TIMEOUT:
+        return "pins", None, f"{entry.name} did not finish ({run.tool.error})"
+    if entry.expect.kind in ("holds", "deadlock"):
+        if out in VIOLATIONS:
+            return "killed", run.violated or str(out), ""
+        if out is Outcome.DEADLOCK and entry.expect.kind == "holds":
+            return "killed", "deadlock", "TLC's deadlock check, no named property"
+        if out is not Outcome.HOLDS and entry.expect.kind == "holds":
+            return "pins", None, f"{entry.name}: {out}"
+    elif not (out in VIOLATIONS and run.violated == entry.expect.prop):
+        got = f"{out}" + (f" ({run.violated})" if run.violated else "")
+        return "pins", None, f"twin {entry.name} expected to violate {entry.expect.prop}, got {got}"
+    if (run.tool.distinct, run.tool.depth) != (entry.distinct, entry.depth):
+        return "pins", None, (f"{entry.name}: distinct {run.tool.distinct} depth {run.tool.depth}"
+                              f" != pinned {entry.distinct} {entry.depth}")  # fmt: skip
+    return None, None, ""
+
+
+@dataclass
+class Runner:
+    """Runs a mutant's models; ``run`` is :func:`tlcrunner.run.run_tlc` (tests may replace it)."""
+
+    library: Path
+    closure: dict[str, set[str]]
+    entries: list[ModelEntry]
+    jar: Path
+    model_timeout: float
+    run: Callable[..., RunResult] = run_tlc
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def classify(self, mutant: Mutant) -> Verdict:
+        started = time.monotonic()
+        verdict = Verdict(mutant, "survived")
+        models = affected_models(mutant.module, self.entries, self.closure)
+        if not models:
+            verdict.verdict, verdict.note = "invalid", "no CI-sized model uses the module"
+            return verdict
+        with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
+            copy = Path(tmp) / self.library.name
+            shutil.copytree(self.library, copy)
+            (copy / f"{mutant.module}.tla").write_text(mutant.text, encoding="utf-8")
+            pins_note = ""
+            for entry in models:
+                if self.stop.is_set():
+                    verdict.verdict, verdict.note = "interrupted", "stopped before its last model"
+                    break
+                run = self.run(entry.module, entry.config, jar=self.jar, library=copy,
+                               workers=1, timeout=min(self.model_timeout, entry.timeout),
+                               short=True)  # fmt: skip
+                verdict.runs += 1
+                kind, prop, note = judge_run(entry, run)
+                if kind in ("invalid", "killed"):
+                    verdict.verdict, verdict.model, verdict.prop = kind, entry.name, prop
+                    verdict.note = note
+                    break
+                if kind == "pins" and not pins_note:
+                    verdict.verdict, verdict.model, pins_note = "pins", entry.name, note
+                    verdict.note = note
+        verdict.seconds = time.monotonic() - started
+        return verdict
+
+
+# --- equivalent mutants ----------------------------------------------------------------------
+
+
+def load_equivalents(path: Path) -> dict[str, dict[str, str]]:
+    """model/mutate-equivalent.json: ``{"equivalent": [{"id", "module", "operator", "change",
+    "argument"}, ...]}``, keyed here by id. Every entry must carry its argument."""
+    if not path.is_file():
+        return {}
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, dict[str, str]] = {}
+    for i, item in enumerate(raw.get("equivalent", [])):
+        missing = {"id", "module", "operator", "change", "argument"} - set(item)
+        if missing or not str(item.get("argument", "")).strip():
+            raise ManifestError(f"{path}: equivalent[{i}]: missing {sorted(missing) or ['argument']}")
+        out[item["id"]] = item
+    return out
+
+
+# --- the catalogue of a run ------------------------------------------------------------------
+
+
+def select_mutants(
+    library: Path, *, modules: str | None, operators: list[str] | None, seed: int,
+    max_per_module: int | None,
+) -> list[Mutant]:
+    """The mutants of this run, in a deterministic order: per module (alphabetical), either all
+    of them or a sample of ``max_per_module`` drawn with ``seed``, in catalogue order; the
+    modules' lists interleaved."""
+    patterns = [p.strip() for p in modules.split(",")] if modules else ["*"]
+    per_module: list[list[Mutant]] = []
+    for f in sorted(library.glob("*.tla")):
+        if not mutable_module(f.stem) or not any(fnmatch.fnmatchcase(f.stem, p) for p in patterns):
+            continue
+        all_of = mutants(f.stem, f.read_text(encoding="utf-8"), operators)
+        if max_per_module is not None and len(all_of) > max_per_module:
+            picked = set(random.Random(f"{seed}:{f.stem}").sample(range(len(all_of)), max_per_module))
+            all_of = [m for k, m in enumerate(all_of) if k in picked]
+        per_module.append(all_of)
+    # Round robin over the modules, so that a budget cuts every module's share alike.
+    width = max(map(len, per_module), default=0)
+    return [ms[k] for k in range(width) for ms in per_module if k < len(ms)]
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def _line(v: Verdict) -> str:
+    m = v.mutant
+    by = f"{v.model} {v.prop}" if v.verdict == "killed" else (v.model or "")
+    change = m.change if len(m.change) <= 70 else m.change[:67] + "..."
+    return (f"{m.module:<22} {m.line:>4}  {m.operator:<18} {m.id}  {v.verdict:<10} "
+            f"{by:<50} {change}").rstrip()  # fmt: skip
+
+
+def scores(verdicts: list[Verdict]) -> dict[str, dict[str, int]]:
+    """Per module: generated (this run's mutants) and the count of each verdict."""
+    out: dict[str, dict[str, int]] = {}
+    for v in verdicts:
+        row = out.setdefault(v.mutant.module, {"generated": 0, **{k: 0 for k in VERDICTS}})
+        row["generated"] += 1
+        row[v.verdict] = row.get(v.verdict, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def print_scores(table: dict[str, dict[str, int]], out: TextIO) -> None:
+    cols = ("generated", "killed", "pins", "survived", "equivalent", "invalid")
+    print(f"\n{'module':<24}" + "".join(f"{c:>11}" for c in cols) + f"{'score':>8}", file=out)
+    for module, row in table.items():
+        valid = row["generated"] - row["invalid"]
+        score = f"{100 * (row['killed'] + row['equivalent']) / valid:.0f}%" if valid else "-"
+        print(f"{module:<24}" + "".join(f"{row.get(c, 0):>11}" for c in cols) + f"{score:>8}",
+              file=out)  # fmt: skip
+
+
+def summary_line(verdicts: list[Verdict], left: int) -> str:
+    c = Counter(v.verdict for v in verdicts)
+    deadlock = sum(v.verdict == "killed" and v.prop == "deadlock" for v in verdicts)
+    return (f"mutants: {len(verdicts)} run, {c['killed']} killed"
+            + (f" ({deadlock} by TLC's deadlock check)" if deadlock else "")
+            + f", {c['pins']} caught only by pins or a twin, {c['survived']} survived, "
+            f"{c['equivalent']} equivalent, {c['invalid']} invalid"
+            + (f", {c['interrupted']} interrupted" if c["interrupted"] else "")
+            + f"; {left} not drawn (budget)")  # fmt: skip
+
+
+# --- the command -----------------------------------------------------------------------------
+
+HELP = """\
+exit status:
+  0    every valid mutant was killed by a property or is listed as equivalent
+  1    some mutant survived, or was caught only by pins or a twin
+  2    usage error: bad option, unreadable manifest or equivalents file
+  3    setup fault: Java or the TLC jar cannot be used
+  4    nothing was run: no mutant matches, or the budget allowed none
+  130  interrupted: the mutants finished so far are written"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m tlcrunner mutate",
+        description="Spec mutation testing: mutate the spec modules, run the CI-sized models "
+        "that use each, and classify every mutant.",
+        epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    p.add_argument("--manifest", type=Path, default=None,
+                   help="the models (default: model/manifest.json); the spec modules are in "
+                   "spec/ beside its directory")  # fmt: skip
+    p.add_argument("--equivalents", type=Path, default=None,
+                   help=f"equivalent mutants with their arguments (default: {DEFAULT_EQUIVALENTS} "
+                   "beside the manifest)")  # fmt: skip
+    p.add_argument("--modules", help="comma-separated spec module names or globs (default: all)")
+    p.add_argument("--operators", help="comma-separated operators (default: the whole catalogue: "
+                   + ", ".join(CATALOGUE) + ")")  # fmt: skip
+    p.add_argument("--max-per-module", type=int, default=None, metavar="N",
+                   help="a sample of N mutants per module, drawn with --seed (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="the sample's seed (default: %(default)s)")
+    p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                   help="draw no new mutant once this many seconds are spent (default: none)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="mutants run side by side, one TLC each (default: %(default)s)")
+    p.add_argument("--model-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="a model run longer than this is stopped and counted as a changed "
+                   "state space (default: %(default)s)")  # fmt: skip
+    p.add_argument("--list", action="store_true", help="list the mutants with their ids; run nothing")
+    p.add_argument("--json", type=Path, default=Path("results/mutate.json"), metavar="PATH",
+                   help="where the results go (default: %(default)s)")
+    p.add_argument("--jar", type=Path, default=None, help="TLC jar (default: the cached one)")
+    return p
+
+
+def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
+         runner_factory: Callable[..., Runner] = Runner) -> int:  # fmt: skip
+    started_at = datetime.now(timezone.utc)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    operators = [o.strip() for o in args.operators.split(",")] if args.operators else None
+    unknown = sorted(set(operators or ()) - set(CATALOGUE))
+    if unknown:
+        parser.error(f"unknown operator(s) {unknown}; the catalogue: {', '.join(CATALOGUE)}")
+    if args.jobs < 1 or (args.max_per_module is not None and args.max_per_module < 1):
+        parser.error("--jobs and --max-per-module must be at least 1")
+    manifest_path: Path = args.manifest or default_manifest()
+    try:
+        manifest: Manifest = load_manifest(manifest_path)
+        equivalents = load_equivalents(args.equivalents or manifest.directory / DEFAULT_EQUIVALENTS)
+    except (ManifestError, json.JSONDecodeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exitcodes.USAGE
+    library = default_library(manifest)
+    if library is None:
+        print(f"error: no spec/ beside {manifest.directory}", file=sys.stderr)
+        return exitcodes.USAGE
+    try:
+        chosen = select_mutants(library, modules=args.modules, operators=operators,
+                                seed=args.seed, max_per_module=args.max_per_module)  # fmt: skip
+    except TlaSyntaxError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exitcodes.USAGE
+    if args.list:
+        for m in chosen:
+            print(f"{m.module:<22} {m.line:>4}  {m.operator:<18} {m.id}  {m.change}", file=out)
+        return exitcodes.OK if chosen else exitcodes.NOTHING
+    if not chosen:
+        print("nothing to run: no mutant matches --modules/--operators", file=out)
+        return exitcodes.NOTHING
+    stale = sorted(set(equivalents) - {m.id for m in select_mutants(
+        library, modules=None, operators=None, seed=0, max_per_module=None)})  # fmt: skip
+    for i in stale:
+        print(f"warning: equivalent mutant {i} is no longer in the catalogue", file=sys.stderr)
+    try:
+        jar = _jar(args.jar)
+        verify_setup(jar)
+    except TlcSetupError as exc:
+        print(f"error: {exc}\nno mutant was run.", file=sys.stderr)
+        return exitcodes.SETUP
+
+    entries = [e for e in manifest.entries if e.size == "ci"]
+    runner = runner_factory(
+        library=library, closure=module_closure([manifest.directory, library]), entries=entries,
+        jar=jar, model_timeout=args.model_timeout,
+    )  # fmt: skip
+    print(f"{len(chosen)} mutants (seed {args.seed}), {args.jobs} job(s)"
+          + (f", budget {args.budget:g} s" if args.budget else ""), file=out, flush=True)  # fmt: skip
+    verdicts: dict[int, Verdict] = {}
+    start = time.monotonic()
+    left, complete = 0, False
+    try:
+        with sigterm_as_interrupt(), ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            pending: dict[Future[Verdict], int] = {}
+            queue = list(enumerate(chosen))
+            try:
+                while queue or pending:
+                    while queue and len(pending) < args.jobs:
+                        if args.budget is not None and time.monotonic() - start > args.budget:
+                            left, queue = len(queue), []
+                            break
+                        k, m = queue.pop(0)
+                        if m.id in equivalents:
+                            verdicts[k] = Verdict(m, "equivalent", note=equivalents[m.id]["argument"])
+                            print(_line(verdicts[k]), file=out, flush=True)
+                            continue
+                        pending[pool.submit(runner.classify, m)] = k
+                    if not pending:
+                        continue
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        k = pending.pop(f)
+                        verdicts[k] = f.result()
+                        print(_line(verdicts[k]), file=out, flush=True)
+                complete = True
+            except KeyboardInterrupt:
+                runner.stop.set()
+                raise
+    except KeyboardInterrupt:
+        left = len(chosen) - len(verdicts)
+    seconds = time.monotonic() - start
+    ordered = [verdicts[k] for k in sorted(verdicts)]
+    table = scores(ordered)
+    print_scores(table, out)
+    line = summary_line(ordered, left)
+    print(f"{line}; {seconds:.0f} s", file=out, flush=True)
+    write_atomically(args.json, {
+        "started": started_at.isoformat(timespec="seconds"),
+        "arguments": list(argv) if argv is not None else sys.argv[1:],
+        "seed": args.seed, "jobs": args.jobs, "budget": args.budget,
+        "max_per_module": args.max_per_module, "seconds": round(seconds, 1),
+        "complete": complete, "not_drawn": left, "summary": line, "scores": table,
+        "mutants": [v.to_json() for v in ordered],
+    })  # fmt: skip
+    if not complete:
+        return exitcodes.INTERRUPTED
+    if not ordered:
+        return exitcodes.NOTHING
+    caught = {"killed", "equivalent", "invalid"}
+    return exitcodes.OK if all(v.verdict in caught for v in ordered) else exitcodes.FAILED
