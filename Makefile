@@ -72,11 +72,18 @@ diagrams: venv tlc
 findings: venv tlc
 	$(PY) -m tlcrunner findings
 
-# Apalache runs where it is installed (PATH or APALACHE_HOME); otherwise it says so, checks
-# nothing and exits 4, or 0 with APALACHE_OPTIONAL=1 (for a CI that accepts a missing Apalache).
-APALACHE_OPTIONAL ?=
+# Apalache runs where it is installed (PATH or APALACHE_HOME; the README says how to build it).
+# Exit codes: 0 passed, 1 failed, 3 no Java 21+, 4 not installed, 5 timed out (see --help).
+# APALACHE_SIZE=all adds the deep checks; APALACHE_TIMEOUT is each check's limit in seconds.
+# APALACHE_ALLOW_EXIT lists exit codes make accepts as success: CI sets it to 4, and only 4,
+# because Apalache is on no registry CI reaches (.ci/run says so when it happens).
+APALACHE_SIZE ?= ci
+APALACHE_TIMEOUT ?= 600
+APALACHE_ALLOW_EXIT ?=
 apalache: venv
-	$(PY) -m tlcrunner apalache $(if $(APALACHE_OPTIONAL),--allow-missing)
+	@$(PY) -m tlcrunner apalache --size $(APALACHE_SIZE) --timeout $(APALACHE_TIMEOUT) || { rc=$$?; \
+	  case " $(APALACHE_ALLOW_EXIT) " in *" $$rc "*) echo "make apalache: exit $$rc accepted (APALACHE_ALLOW_EXIT=$(APALACHE_ALLOW_EXIT))";; \
+	  *) exit $$rc;; esac; }
 
 # Spec mutation testing (tlcrunner/mutate.py, README "Mutation testing"): every mutant of the
 # catalogue against the CI-sized models that use its module. Not part of `make test` (hours for

@@ -98,10 +98,14 @@ vars     == <<pageVars, ctxVars>>
 (***************************************************************************)
 (* Contexts.                                                               *)
 (***************************************************************************)
+\* @type: CPU => <<CPU, Str>>;
 Proc(c) == <<c, "Proc">>
+\* @type: CPU => <<CPU, Str>>;
 Irq(c)  == <<c, "Irq">>
 Contexts == CPUs \X {"Proc", "Irq"}
+\* @type: <<CPU, Str>> => CPU;
 CPUOf(x) == x[1]
+\* @type: <<CPU, Str>> => Bool;
 IsIrq(x) == x[2] = "Irq"
 
 \* The process context runs unless its CPU is in the interrupt handler; the

@@ -213,8 +213,10 @@ Spec == Init /\ [][Next]_allVars
 BulkCompleted        == bReq.state = "completed"
 IncrementalCompleted == iReq.state = "completed" /\ todo = {}
 
+\* @type: (PAGE -> Bool, PAGE) => Bool;
 KeptIn(modified, p) ==
     usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])
+\* @type: (PAGE -> FRAME, PAGE -> Bool, PAGE -> Int, PAGE) => Int;
 Shows(frame, paged, data, p) ==
     IF frame[p] # NoFrame \/ paged[p] THEN data[p] ELSE 0
 

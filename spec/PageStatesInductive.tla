@@ -32,9 +32,6 @@ ZeroPageIsEmpty == \A p \in Pages : resid[p] = "z" => (data[p] = 0 /\ ~dirty[p])
 \* page was discarded (the content and its change bit went together).
 ModifiedIsDirty == \A p \in Pages : (modified[p] /\ ~Discarded(p)) => dirty[p]
 
-\* A discarded P page holds no unsaved stores: P is discarded only when clean.
-DiscardedPIsClean == \A p \in Pages : (Discarded(p) /\ usage[p] = "P") => ~modified[p]
-
 \* The guest is owed nothing from an unused page.
 UnusedOwesNothing == \A p \in Pages : usage[p] = "U" => (intended[p] = NoValue /\ ~modified[p])
 
@@ -53,7 +50,6 @@ IndInv ==
     /\ InVariant
     /\ ZeroPageIsEmpty
     /\ ModifiedIsDirty
-    /\ DiscardedPIsClean
     /\ UnusedOwesNothing
     /\ OwedContentPresent
     /\ StableContentKeptInv

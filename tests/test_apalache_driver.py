@@ -1,87 +1,206 @@
-"""`make apalache`: both branches, with a stand-in for apalache-mc where it must be "installed".
+"""`make apalache`: every exit code, with stand-ins for apalache-mc and java.
 
-The stand-in only records its command line and exits with the code it is told to; it checks
-nothing, and these tests only test the driver around it (finding it, calling it, reading its
-exit code), never a spec.
+The stand-ins only record how they were called, print what they are told and exit with the code
+they are told; they check nothing, and these tests only test the driver around them (finding
+Apalache and a Java 21, calling it, showing its progress, its timeout, reading its exit code),
+never a spec. tests/test_apalache_specs.py runs the real Apalache where it is installed.
 """
 
 from __future__ import annotations
 
 import io
-import re
 import os
+import re
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tlcrunner import apalache
+from tlcrunner import apalache, exitcodes
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKS = ROOT / "model" / "apalache.json"
 
 
+def _executable(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+def _jdk(root: Path, name: str, version: str) -> Path:
+    """A folder shaped like a JDK whose bin/java reports `version` as a real one does."""
+    _executable(root / name / "bin" / "java", f"#!/bin/sh\necho 'openjdk version \"{version}\" 2025-10-21' >&2\n")
+    return root / name
+
+
+def _apalache(tmp_path: Path, body: str) -> Path:
+    """APALACHE_HOME with a bin/apalache-mc that logs its arguments and the java it would run."""
+    home = tmp_path / "apalache"
+    _executable(
+        home / "bin" / "apalache-mc",
+        f'#!/bin/sh\necho "$JAVA_HOME $@" >> "{tmp_path}/calls"\n{body}\n',
+    )
+    return home
+
+
+@pytest.fixture
+def java25(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """JAVA_HOME is a Java 25; the system's JDK folder is empty."""
+    jdk = _jdk(tmp_path / "jdks", "jdk-25", "25.0.1")
+    monkeypatch.setenv("JAVA_HOME", str(jdk))
+    monkeypatch.setenv("PATH", os.defpath)
+    empty = tmp_path / "no-jvm"
+    empty.mkdir()
+    monkeypatch.setattr(apalache, "SYSTEM_JVM_DIR", empty)
+    return jdk
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return apalache.main(["--checks", str(CHECKS), *argv], out=out), out.getvalue()
+
+
 def test_checks_file_names_existing_modules_and_operators() -> None:
     checks = apalache.load_checks(CHECKS)
     assert checks
+    assert len({c.name for c in checks}) == len(checks)
     texts = "\n".join(p.read_text() for p in [*(ROOT / "spec").glob("*.tla"), *(ROOT / "model").glob("*.tla")])
     for c in checks:
         assert (ROOT / "model" / c.module).is_file(), c.module
         for op in (c.cinit, c.init, c.next, c.inv):
             assert re.search(rf"^{op}\s*==", texts, re.M), f"{c.name}: {op} is not defined"
+        assert (c.kind in ("inductive", "initial")) == (c.length <= 1), c.name
 
 
-def test_not_installed_says_nothing_was_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+def _extended(module: str, seen: set[str]) -> set[str]:
+    """The module and every module it EXTENDS or INSTANCEs, transitively, among spec/ and model/."""
+    if module in seen:
+        return seen
+    seen.add(module)
+    for folder in ("spec", "model"):
+        path = ROOT / folder / f"{module}.tla"
+        if path.is_file():
+            text = path.read_text()
+            names = re.findall(r"^EXTENDS\s+([\w,\s]+?)$", text, re.M)
+            names += re.findall(r"INSTANCE\s+(\w+)", text)
+            for group in names:
+                for name in re.split(r"[,\s]+", group.strip()):
+                    if name:
+                        _extended(name, seen)
+    return seen
+
+
+def test_every_spec_module_has_a_ci_check() -> None:
+    covered: set[str] = set()
+    for c in apalache.load_checks(CHECKS):
+        if c.size == "ci":
+            _extended(Path(c.module).stem, covered)
+    modules = {p.stem for p in (ROOT / "spec").glob("*.tla")}
+    assert modules - covered == set()
+
+
+def test_not_installed_exits_4_and_says_nothing_was_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("APALACHE_HOME", raising=False)
-    out = io.StringIO()
-    assert apalache.main(["--checks", str(CHECKS)], out=out) == 4  # nothing checked
-    assert apalache.main(["--checks", str(CHECKS), "--allow-missing"], out=io.StringIO()) == 0
-    text = out.getvalue()
+    status, text = _run()
+    assert status == exitcodes.NOTHING == 4
     assert "not installed" in text and "no\nApalache check was run" in text
-    assert "releases" in text and "APALACHE_HOME" in text
+    assert "Java 21 or later" in text and "APALACHE_HOME" in text
 
 
-def _stand_in(tmp_path: Path, exit_code: int) -> Path:
-    home = tmp_path / "apalache"
-    (home / "bin").mkdir(parents=True)
-    script = home / "bin" / "apalache-mc"
-    script.write_text(f'#!/bin/sh\necho "$@" >> "{tmp_path}/calls"\nexit {exit_code}\n')
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return home
-
-
-@pytest.mark.parametrize(("code", "status", "word"), [(0, 0, "no error found"), (12, 1, "COUNTEREXAMPLE")])
+@pytest.mark.parametrize(
+    ("code", "status", "word"),
+    [(0, exitcodes.OK, "no error found"), (12, exitcodes.FAILED, "COUNTEREXAMPLE"), (120, exitcodes.FAILED, "ERROR (exit 120)")],
+)
 def test_installed_runs_each_check_and_reads_exit_code(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, status: int, word: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, java25: Path, code: int, status: int, word: str
 ) -> None:
-    monkeypatch.setenv("PATH", os.defpath)
-    monkeypatch.setenv("APALACHE_HOME", str(_stand_in(tmp_path, code)))
-    out = io.StringIO()
-    assert apalache.main(["--checks", str(CHECKS)], out=out) == status
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, f"exit {code}")))
+    result, text = _run()
+    assert result == status
     calls = (tmp_path / "calls").read_text().splitlines()
-    checks = apalache.load_checks(CHECKS)
+    checks = [c for c in apalache.load_checks(CHECKS) if c.size == "ci"]
     assert len(calls) == len(checks)
     first = checks[0]
-    assert calls[0].startswith("check ")
+    assert calls[0].startswith(f"{java25} check ")
     assert f"--cinit={first.cinit}" in calls[0] and f"--inv={first.inv}" in calls[0]
     assert f"--length={first.length}" in calls[0] and calls[0].endswith(first.module)
-    assert word in out.getvalue()
+    assert word in text
+    assert f"apalache: {len(checks)} run" in text
 
 
-def test_make_apalache_without_apalache_exits_4_unless_allowed(tmp_path: Path) -> None:
-    """The Makefile passes the opt-out through; without it, `make apalache` fails with 4."""
-    import shutil
-    import subprocess
+def test_progress_shows_the_step_apalache_is_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, java25: Path) -> None:
+    said = "; ".join(f"echo 'Step {n}: picking a transition out of 3 transition(s)'" for n in (0, 1, 1, 2))
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, said)))
+    status, text = _run("--only", "PageStates_Full_bounded")
+    assert status == exitcodes.OK
+    assert re.findall(r"step (\d+) of \d+", text) == ["0", "1", "2"]  # each step once
+    assert text.startswith("apalache: ") and "[1/1] PageStates_Full_bounded: no error found" in text
 
+
+def test_a_check_past_its_timeout_is_stopped_and_exits_5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, java25: Path
+) -> None:
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, "echo 'Step 0: x'; exec sleep 30")))
+    status, text = _run("--only", "PageStates_Full_bounded", "--timeout", "1")
+    assert status == exitcodes.TIMED_OUT == 5
+    assert "TIMED OUT" in text and "1 timed out" in text
+
+
+def test_a_failure_outranks_a_timeout() -> None:
+    assert apalache._status([apalache.TIMEOUT, apalache.COUNTEREXAMPLE]) == exitcodes.FAILED
+    assert apalache._status([apalache.PASSED, apalache.TIMEOUT]) == exitcodes.TIMED_OUT
+    assert apalache._status([apalache.PASSED]) == exitcodes.OK
+
+
+def test_old_java_home_is_passed_over_for_a_system_jdk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jvm = tmp_path / "jvm"
+    monkeypatch.setenv("JAVA_HOME", str(_jdk(jvm, "java-17-openjdk", "17.0.15")))
+    _jdk(jvm, "jdk-21", "21.0.5")
+    newest = _jdk(jvm, "temurin-25-jdk", "25.0.1")
+    monkeypatch.setattr(apalache, "SYSTEM_JVM_DIR", jvm)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, "exit 0")))
+    status, text = _run("--only", "PageStates_Full_bounded")
+    assert status == exitcodes.OK
+    assert "Java 17, not 21 or later" in text and f"with Java 25 ({newest})" in text
+    assert (tmp_path / "calls").read_text().startswith(f"{newest} check ")
+
+
+def test_no_java_21_exits_3_and_runs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jvm = tmp_path / "jvm"
+    monkeypatch.setenv("JAVA_HOME", str(_jdk(jvm, "java-17-openjdk", "17.0.15")))
+    _jdk(jvm, "java-8", "1.8.0_402")
+    monkeypatch.setattr(apalache, "SYSTEM_JVM_DIR", jvm)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, "exit 0")))
+    status, text = _run()
+    assert status == exitcodes.SETUP == 3
+    assert "Apalache needs Java 21 or later" in text
+    assert not (tmp_path / "calls").exists()
+
+
+def test_make_apalache_accepts_only_the_listed_exit_code(tmp_path: Path) -> None:
+    """Without Apalache `make apalache` fails; APALACHE_ALLOW_EXIT=4 (what CI sets) accepts that
+    exit and says so, while another listed code does not cover it."""
     make = shutil.which("make")
     if make is None:
         pytest.skip("no make")
     env = {**os.environ, "PATH": f"{Path(make).parent}:/nonexistent"}
     env.pop("APALACHE_HOME", None)
-    run = lambda *extra: subprocess.run(  # noqa: E731
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
         # -o: never rebuild the venv from inside a test, whatever pyproject.toml's time says.
-        [make, "-s", "-o", ".venv/.installed", "apalache", *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert run().returncode != 0  # make reports the recipe's 4 as its own failure (exit 2)
-    assert run("APALACHE_OPTIONAL=1").returncode == 0
+        return subprocess.run(
+            [make, "-s", "-o", ".venv/.installed", "apalache", *extra],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    assert run().returncode != 0
+    assert run("APALACHE_ALLOW_EXIT=5").returncode != 0
+    allowed = run("APALACHE_ALLOW_EXIT=4")
+    assert allowed.returncode == 0 and "exit 4 accepted" in allowed.stdout

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,45 @@ def run_in_session(command: list[str], *, cwd: Path, timeout: float | None) -> F
         proc.wait()
         raise
     return Finished(stdout, stderr, proc.returncode, False)
+
+
+def stream_in_session(
+    command: list[str], *, cwd: Path, timeout: float | None, on_line: Callable[[str], None],
+    env: dict[str, str] | None = None,
+) -> Finished:
+    """Run ``command`` in a new session as :func:`run_in_session` does, but hand each line of its
+    standard output to ``on_line`` as it comes (for progress), stderr merged into it.
+
+    The output is read by a thread so the deadline is kept even while the child prints
+    nothing; on the timeout, or any exception, the process group is killed and reaped.
+    """
+    proc = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, text=True, start_new_session=True, env=env,
+    )  # fmt: skip
+    lines: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            on_line(line.rstrip("\n"))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.wait()
+        reader.join()
+        return Finished("".join(lines), "", None, True)
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    reader.join()
+    return Finished("".join(lines), "", proc.returncode, False)
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:

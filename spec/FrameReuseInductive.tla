@@ -1,0 +1,49 @@
+------------------------- MODULE FrameReuseInductive -------------------------
+(***************************************************************************)
+(* An inductive invariant for FrameReuse's key safety property,            *)
+(* NoCrossGuestLeakInv (paper, section 2: a logically zero page has "no    *)
+(* associated frame or backed content.  The content of the page is        *)
+(* considered to be zero").  IndInv holds initially and every step from   *)
+(* every state satisfying it, reachable or not, keeps it; so no guest ever *)
+(* reads another's data, for these bounds, without enumerating the        *)
+(* reachable states.  TLC checks the step from every state of IndInit     *)
+(* (model/MCFrameReuseInductive); Apalache with --init=IndInit            *)
+(* --inv=IndInv --length=1 (model/ApalacheFrameReuse.tla).                *)
+(***************************************************************************)
+EXTENDS FrameReuse
+
+\* Every state of the types.
+StatesOfType ==
+    /\ resid \in [Slots -> {"r", "p", "z"}]
+    /\ backing \in [Slots -> Frames \cup {NoFrame}]
+    /\ saved \in [Slots -> Guests \cup {NoGuest}]
+    /\ frameData \in [Frames -> Guests \cup {NoGuest}]
+    /\ lastRead \in [reader : Guests \cup {NoGuest}, value : Guests \cup {NoGuest}]
+
+\* A page has a frame exactly when it is resident: a page-in or zero fill
+\* takes a free frame only because a non-resident page holds none.
+BackedIffResident == \A s \in Slots : (resid[s] = "r") <=> (backing[s] # NoFrame)
+
+\* The frame of a resident page holds its own guest's data or zeros: a
+\* guest writes only its own frames, and a frame it is given is zeroed or
+\* filled with its own saved copy.
+FrameHoldsOwnData ==
+    \A s \in Slots : resid[s] = "r" => frameData[backing[s]] \in {s[1], NoGuest}
+
+\* A saved copy is the guest's own: it was taken from the guest's frame.
+SavedIsOwnData == \A s \in Slots : saved[s] \in {s[1], NoGuest}
+
+IndInv ==
+    /\ TypeOK
+    /\ FrameBacksOnePageInv
+    /\ BackedIffResident
+    /\ FrameHoldsOwnData
+    /\ SavedIsOwnData
+    /\ NoCrossGuestLeakInv
+
+IndInit == StatesOfType /\ IndInv
+
+\* For the twin that shows the strengthening is needed: the property alone.
+PropertyAloneInit == StatesOfType /\ NoCrossGuestLeakInv
+
+=============================================================================
