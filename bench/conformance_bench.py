@@ -1,30 +1,35 @@
 """Speed of the conformance suite: checked steps per second, and the time to kill each mutant.
 
 A *checked step* is one request sent to the engine, its reply read and validated, the same step
-performed on the reference implementation and the two compared (and the spec's properties
-evaluated on the reported state where hypothesis drives). Every step is its own round trip: no
-batching. Figures, each the median of ``--runs`` runs:
+performed on the reference implementation and the two compared. Every step is its own round
+trip: no batching. Both machines run on the one driver (conformance/driver.py). Figures, each
+the median of ``--runs`` runs, with the load average (the machine may be shared):
 
-  walk        a seeded random walk (runner.run_walk): the checking loop alone, at full speed;
-  hypothesis  the hypothesis state machine, quick settings, fixed seed, on an engine that passes
-              (so no shrinking): what `python -m conformance run` costs per step;
+PageStates mode, profile Full, host service, AddressingException, 2 pages:
+
+  walk        a seeded random walk (driver.run_walk): the checking loop alone, at full speed;
+  hypothesis  the hypothesis drive, quick settings, fixed seed, on an engine that passes (so no
+              shrinking);
   round trip  JSON lines only: the request written and the reply read and parsed, no oracle;
 
 each in-process (the reference implementation as the engine) and over JSON lines against the C
-engine (conformance/engines/cmma_engine.c). Then, for each mutant, the seconds from start to a
-shrunk report (hypothesis quick settings, seeds 0 .. runs-1, no example database): the kill time.
+engine (conformance/engines/cmma_engine.c). Then, for each mutant, the seconds ``run`` with its
+default settings (tour, then hypothesis quick) takes to report it with its rule named, seeds
+0 .. runs-1: the kill time.
 
-The ESSA mode (``--machine ESSA``), on the profile KVMClassic with storage keys, facility 147, a
-CBRL of two and two pages: checked steps per second of ``run``'s tour (the one-page tour and the
-queue tour) and of its hypothesis drive, in-process (the reference engine) and over JSON lines,
-against the Go engine (conformance/engines/essa-go) and against ``python -m conformance.essa``
-(the reference engine behind a Python JSON-lines server, whose own cost is in the figure); the
-JSON-lines round trip alone (Go engine); and, for each ESSA mutant,
-the seconds ``run`` with its default settings takes to report it (every profile, 2 pages).
+ESSA mode (``--machine ESSA``), on the profile KVMClassic with storage keys, facility 147, a CBRL
+of two and two pages: checked steps per second of ``run`` with its default settings (the whole
+run, and its tour and hypothesis drives apart), in-process (the reference engine) and over JSON
+lines, against the Go engine (conformance/engines/essa-go) and against ``python -m
+conformance.essa`` (the reference engine behind a Python JSON-lines server, whose own cost is in
+the figure); the JSON-lines round trip alone (Go engine); and, for each ESSA mutant, the seconds
+``run`` with its default settings takes to report it (every profile, 2 pages), median of seeds
+0 .. runs-1.
 
-Last, the lines the unification of the two machines removed and added: ``git diff --numstat -M``
-of the commit "refimpl: one engine, one package per machine" (``--unification``) over refimpl/
-and its tests, with the files it deleted outright (the second machine's copies).
+Last, the lines the unifications removed and added (``git diff --numstat -M``): the commit
+"refimpl: one engine, one package per machine" (``--unification``) over refimpl/ and its tests,
+and the commits that put the page-state mode on the one driver (``--driver-unification``) over
+conformance/, tests/ and bench/, each with the files deleted outright.
 
 Run: ``make bench`` or ``python bench/conformance_bench.py [--steps N] [--runs R]``. Writes
 results/bench-conformance.json.
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -41,23 +47,21 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conformance.c_engine import ensure_built, ensure_essa_go_built  # noqa: E402
+from conformance.driver import Drive, run_hypothesis, run_machine, run_programs, run_walk  # noqa: E402
 from conformance.engine import Engine, ReferenceEngine  # noqa: E402
-from conformance.jsonlines import JsonLinesEngine  # noqa: E402
-from conformance.mutants import MUTANTS  # noqa: E402
-from conformance.protocol import ProfileRequest  # noqa: E402
-from conformance.runner import connect, run_hypothesis, run_walk, walk_program  # noqa: E402
-from conformance.stateful import settings_for  # noqa: E402
-from conformance.driver import Drive, run_hypothesis as essa_hypothesis  # noqa: E402
-from conformance.driver import run_machine, run_programs  # noqa: E402
 from conformance.essa import (  # noqa: E402
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
-    all_requests, tours,
+    all_requests,
 )
-from conformance.essa_mutants import ESSA_MUTANTS  # noqa: E402
+from conformance.jsonlines import JsonLinesEngine  # noqa: E402
+from conformance.machines import Mode  # noqa: E402
+from conformance.pagestates import PAGESTATES_DRIVER, Ask  # noqa: E402
+from conformance.protocol import ProfileRequest  # noqa: E402
 
 PROFILE = ProfileRequest("Full", True, "AddressingException", 2)
 ESSA_FIXED = EssaProfileRequest(impl="KVMClassic", storage_keys=True, facility147=True, cbrl_size=2)
@@ -72,11 +76,17 @@ def median_rate(runs: int, once: Callable[[], tuple[int, float]]) -> float:
     return statistics.median(rates)
 
 
+def _connected(make: Callable[[], Engine]) -> tuple[Engine, Drive[Any, Any, Any, Any]]:
+    engine = make()
+    _, profile = PAGESTATES_DRIVER.connect(engine, Ask(PROFILE))
+    return engine, Drive(PAGESTATES_DRIVER, engine, profile)
+
+
 def walk_rate(make: Callable[[], Engine], steps: int, runs: int) -> float:
     def once() -> tuple[int, float]:
-        engine = make()
+        engine, drive = _connected(make)
         try:
-            o = run_walk(connect(engine, PROFILE), steps, seed=1)
+            o = run_walk(drive, steps, seed=1)
             assert o.passed, o.error
             return o.steps, o.seconds
         finally:
@@ -87,9 +97,10 @@ def walk_rate(make: Callable[[], Engine], steps: int, runs: int) -> float:
 
 def hypothesis_rate(make: Callable[[], Engine], runs: int) -> float:
     def once() -> tuple[int, float]:
-        engine = make()
+        engine, drive = _connected(make)
         try:
-            o = run_hypothesis(connect(engine, PROFILE), settings_for("quick", database=None), seed=1)
+            examples, steps = PAGESTATES_DRIVER.sizes["quick"]
+            o = run_hypothesis(drive, examples=examples, max_steps=steps, seed=1)
             assert o.passed, o.error
             return o.steps, o.seconds
         finally:
@@ -105,8 +116,9 @@ def round_trip_rate(command: str, steps: int, runs: int) -> float:
     def once() -> tuple[int, float]:
         engine = JsonLinesEngine(command)
         try:
-            session = connect(engine, PROFILE)
-            program = walk_program(session.profile, session.info.ops, steps, random.Random(2))
+            _, profile = PAGESTATES_DRIVER.connect(engine, Ask(PROFILE))
+            rng = random.Random(2)
+            program = [rng.choice(PAGESTATES_DRIVER.requests(profile)) for _ in range(steps)]
             engine.reset()
             start = time.perf_counter()
             for op, page, arg in program:
@@ -118,24 +130,52 @@ def round_trip_rate(command: str, steps: int, runs: int) -> float:
     return median_rate(runs, once)
 
 
-def essa_rates(make: Callable[[], EssaEngine], runs: int) -> tuple[float, float]:
-    """Checked steps per second of ESSA run's tour and of its hypothesis drive."""
+def kill_times(mode: Mode, runs: int) -> dict[str, dict[str, object]]:
+    """For each mutant of ``mode``: the seconds ``run`` with its default settings (tour, then
+    hypothesis quick; every profile ``mutants`` gives it) takes to report it, seeds 0 .. runs-1,
+    their median, and how many runs killed it."""
+    examples, steps = mode.sizes["quick"]
+    kills: dict[str, dict[str, object]] = {}
+    for m in mode.mutants():
+        seconds, lengths, killed, by = [], [], 0, ""
+        for seed in range(runs):
+            start = time.perf_counter()
+            last = run_machine(mode, m(), mode.mutant_profiles(m), examples=examples,
+                               max_steps=steps, seed=seed)[-1]  # fmt: skip
+            seconds.append(time.perf_counter() - start)
+            if mode.kills(m, last):
+                killed += 1
+                assert last.error is not None
+                lengths.append(len(last.error.steps))
+                by = last.drive
+        median = statistics.median(seconds)
+        kills[m.__name__] = {"median_seconds": round(median, 3), "killed": f"{killed}/{runs}",
+                             "trace_steps": lengths, "by": by}  # fmt: skip
+        print(f"  {m.__name__:<32} {median:6.2f} s   killed {killed}/{runs} (by {by or '-'})"
+              f"   trace steps {lengths}")  # fmt: skip
+    median_all = statistics.median(float(k["median_seconds"]) for k in kills.values())  # type: ignore[arg-type]
+    print(f"  median over the mutants {median_all:.2f} s")
+    return kills
+
+
+def essa_run_rates(make: Callable[[], EssaEngine], runs: int) -> dict[str, float]:
+    """Checked steps per second of ``run --machine ESSA`` with its default settings on one
+    profile: the whole run (tour, then hypothesis), and each drive on its own; medians."""
     profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
-    tour_rates, hyp_rates = [], []
+    rates: dict[str, list[float]] = {"run": [], "tour": [], "hypothesis": []}
     for seed in range(runs):
         engine = make()
         try:
-            ESSA_DRIVER.connect(engine, profile)
-            drive = Drive(ESSA_DRIVER, engine, profile)
-            o = run_programs(drive, tours(profile))
-            assert o.passed, o.error
-            tour_rates.append(o.steps / o.seconds)
-            o = essa_hypothesis(drive, all_requests(profile), seed=seed)
-            assert o.passed, o.error
-            hyp_rates.append(o.steps / o.seconds)
+            examples, steps = ESSA_DRIVER.sizes["quick"]
+            outcomes = run_machine(ESSA_DRIVER, engine, [profile], examples=examples,
+                                   max_steps=steps, seed=seed)  # fmt: skip
+            assert all(o.passed for o in outcomes), outcomes
+            for o in outcomes:
+                rates[o.drive].append(o.steps / o.seconds)
+            rates["run"].append(sum(o.steps for o in outcomes) / sum(o.seconds for o in outcomes))
         finally:
             engine.close()
-    return statistics.median(tour_rates), statistics.median(hyp_rates)
+    return {k: statistics.median(v) for k, v in rates.items()}
 
 
 def essa_round_trip_rate(command: str, steps: int, runs: int) -> float:
@@ -158,18 +198,21 @@ def essa_round_trip_rate(command: str, steps: int, runs: int) -> float:
     return median_rate(runs, once)
 
 
-def unification_lines(commit: str) -> dict[str, object]:
-    """Lines the commit ``commit`` added and removed in refimpl/ and its tests (renames
-    followed), and the files it deleted outright with their lengths."""
+def unification_lines(commit: str, paths: Sequence[str] = ("refimpl", "tests"),
+                      keep: str = "refimpl") -> dict[str, object]:
+    """Lines the commit ``commit`` (or the range ``A..B``) added and removed under ``paths``
+    (renames followed; only files whose path contains ``keep``), and the files it deleted
+    outright with their lengths."""
+    span = commit.split("..") if ".." in commit else [f"{commit}^", commit]
     out = subprocess.run(
-        ["git", "diff", "--numstat", "-M", f"{commit}^", commit, "--", "refimpl", "tests"],
+        ["git", "diff", "--numstat", "-M", *span, "--", *paths],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     added = removed = 0
     deleted: dict[str, int] = {}
     for line in out.splitlines():
         a, r, path = line.split("\t", 2)
-        if a == "-" or ("refimpl" not in path):
+        if a == "-" or (keep not in path):
             continue
         added, removed = added + int(a), removed + int(r)
         if a == "0" and "=>" not in path:
@@ -178,9 +221,11 @@ def unification_lines(commit: str) -> dict[str, object]:
 
 
 def essa(args: argparse.Namespace) -> dict[str, object]:
+    load = os.getloadavg()
     print(f"\nESSA mode, {ESSA_DRIVER.short_name(ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0])}; "
-          f"median of {args.runs} runs")  # fmt: skip
-    figures: dict[str, object] = {}
+          f"median of {args.runs} runs; load average {load[0]:.1f} on {os.cpu_count()} CPUs "
+          "(a shared machine: the figures scale with it)")  # fmt: skip
+    figures: dict[str, object] = {"load_average": round(load[0], 1), "cpus": os.cpu_count()}
     go = f"{ensure_essa_go_built()} -impl KVMClassic"
     for key, label, make in (
         ("inprocess", "in-process (reference engine)", KVMClassicEngine),
@@ -188,39 +233,32 @@ def essa(args: argparse.Namespace) -> dict[str, object]:
         ("jsonlines_python", "JSON lines (python -m conformance.essa)",
          lambda: EssaJsonLinesEngine(ESSA_SERVER)),
     ):  # fmt: skip
-        tour, hyp = essa_rates(make, args.runs)  # type: ignore[arg-type]
-        figures[f"essa_tour_{key}_steps_per_s"] = round(tour)
-        figures[f"essa_hypothesis_{key}_steps_per_s"] = round(hyp)
-        print(f"run tour, {label:<42} {tour:>10,.0f} checked steps/s")
-        print(f"run hypothesis, {label:<36} {hyp:>10,.0f} checked steps/s")
+        rates = essa_run_rates(make, args.runs)
+        for drive, rate in rates.items():
+            figures[f"essa_{drive}_{key}_steps_per_s"] = round(rate)
+            print(f"{'run' if drive == 'run' else 'run, ' + drive}, {label:<42} "
+                  f"{rate:>10,.0f} checked steps/s")  # fmt: skip
     rt = essa_round_trip_rate(go, min(args.steps, 20_000), args.runs)
     figures["essa_round_trip_jsonlines_go_per_s"] = round(rt)
     print(f"{'round trip only, JSON lines (Go engine)':<57} {rt:>10,.0f} requests/s")
-    print("\ntime for `run --machine ESSA` (default settings, every profile, 2 pages) to report "
-          "each ESSA mutant")  # fmt: skip
-    kills: dict[str, object] = {}
-    for m in ESSA_MUTANTS:
-        start = time.perf_counter()
-        outcomes = run_machine(ESSA_DRIVER, m(), ESSA_DRIVER.profiles(
-            EssaProfileRequest(impl=m.impl), 2))  # fmt: skip
-        seconds = time.perf_counter() - start
-        last = outcomes[-1]
-        steps = len(last.error.steps) if last.error is not None else 0
-        kills[m.__name__] = {"seconds": round(seconds, 3), "killed": last.status == "diverged",
-                             "trace_steps": steps, "shows": m.shows}  # fmt: skip
-        print(f"  {m.__name__:<26} {seconds:6.2f} s  {'killed' if last.status == 'diverged' else 'SURVIVED'}"
-              f"  by {last.drive:<10} trace steps {steps:<3} {m.shows}")  # fmt: skip
-    median = statistics.median(float(k["seconds"]) for k in kills.values())  # type: ignore[index]
+    print(f"\ntime for `run --machine ESSA` (default settings, every profile, 2 pages) to report "
+          f"each ESSA mutant (median of seeds 0..{args.runs - 1})")  # fmt: skip
+    kills = kill_times(ESSA_DRIVER, args.runs)
     figures["essa_mutants"] = kills
-    figures["essa_mutant_median_seconds"] = round(median, 3)
-    print(f"  median {median:.2f} s")
-    lines = unification_lines(args.unification)
-    figures["unification_lines"] = lines
-    deleted = lines["deleted_files"]
-    assert isinstance(deleted, dict)
-    print(f"\nthe unification ({args.unification}), refimpl/ and its tests: "
-          f"+{lines['added']} -{lines['removed']} lines; deleted outright: "
-          + ", ".join(f"{p} ({n})" for p, n in deleted.items()))  # fmt: skip
+    figures["essa_mutant_median_seconds"] = round(statistics.median(
+        float(k["median_seconds"]) for k in kills.values()), 3)  # type: ignore[arg-type]
+    for key, commit, paths, keep in (
+        ("unification_lines", args.unification, ("refimpl", "tests"), "refimpl"),
+        ("driver_unification_lines", args.driver_unification,
+         ("conformance", "tests", "bench"), ""),
+    ):  # fmt: skip
+        lines = unification_lines(commit, paths, keep)
+        figures[key] = lines
+        deleted = lines["deleted_files"]
+        assert isinstance(deleted, dict)
+        print(f"\n{key.replace('_', ' ')} ({commit}), {', '.join(paths)}: "
+              f"+{lines['added']} -{lines['removed']} lines; deleted outright: "
+              + ", ".join(f"{p} ({n})" for p, n in deleted.items()))  # fmt: skip
     return figures
 
 
@@ -231,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=Path("results/bench-conformance.json"))
     parser.add_argument("--unification", default="4ebb175",
                         help='the commit "refimpl: one engine, one package per machine"')
+    parser.add_argument("--driver-unification", default="4264a66..HEAD",
+                        help="the commits that put the page-state mode on the one driver")
     parser.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
     args = parser.parse_args(argv)
     if args.essa_only:
@@ -245,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return JsonLinesEngine(command)
 
     print(f"conformance suite, Python {sys.version.split()[0]}; profile {PROFILE.describe()}; "
-          f"median of {args.runs} runs")  # fmt: skip
+          f"median of {args.runs} runs; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     figures: dict[str, float] = {}
     rows = [
         ("walk_inprocess_steps_per_s", "walk, in-process (reference engine)",
@@ -265,26 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               if not key.startswith("round") else
               f"{label:<50} {figures[key]:>10,.0f} requests/s")  # fmt: skip
 
-    print("\ntime to kill each mutant (hypothesis quick, seconds to a shrunk report; median of "
-          f"seeds 0..{args.runs - 1})")  # fmt: skip
-    kills: dict[str, dict[str, object]] = {}
-    for m in MUTANTS:
-        seconds, lengths, killed = [], [], 0
-        for seed in range(args.runs):
-            start = time.perf_counter()
-            o = run_hypothesis(connect(m(), ProfileRequest()), settings_for("quick", database=None),
-                               seed=seed)  # fmt: skip
-            seconds.append(time.perf_counter() - start)
-            if o.status == "diverged" and o.error is not None:
-                killed += 1
-                lengths.append(len(o.error.steps))
-        kills[m.__name__] = {
-            "median_seconds": round(statistics.median(seconds), 3),
-            "killed": f"{killed}/{args.runs}",
-            "trace_steps": lengths,
-        }
-        print(f"  {m.__name__:<32} {statistics.median(seconds):6.2f} s   killed {killed}/{args.runs}"
-              f"   trace steps {lengths}   breaks {m.breaks}")  # fmt: skip
+    print("\ntime for `run` (default settings) to report each PageStates mutant with its rule "
+          f"named (median of seeds 0..{args.runs - 1})")  # fmt: skip
+    kills = kill_times(PAGESTATES_DRIVER, args.runs)
     figures_essa = essa(args)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({

@@ -177,12 +177,43 @@ def main() -> int:
                            ("hypothesis_jsonlines_c_steps_per_s", "hypothesis, JSON lines (C engine)"),
                            ("round_trip_jsonlines_c_per_s", "JSON-lines round trip alone")):  # fmt: skip
             print(f"| {label} | {conformance[key]:,} |")
-        print("\n| mutant | seconds to a shrunk report | killed | trace steps |")
-        print("|---|---|---|---|")
-        for name, m in conformance["mutants"].items():
-            print(f"| {name} | {m['median_seconds']} | {m['killed']} | {m['trace_steps']} |")
-        print()
+        _kills(conformance["mutants"], "PageStates")
+        if "essa_run_inprocess_steps_per_s" in conformance:
+            _essa(conformance)
     return 0
+
+
+def _kills(mutants: Any, machine: str) -> None:
+    print(f"\n| {machine} mutant | seconds for `run` to report it | killed | by | trace steps |")
+    print("|---|---|---|---|---|")
+    for name, m in mutants.items():
+        print(f"| {name} | {m['median_seconds']} | {m['killed']} | {m.get('by', '')} | "
+              f"{m['trace_steps']} |")  # fmt: skip
+    print()
+
+
+def _essa(c: Any) -> None:
+    print(f"ESSA mode, `run` with its default settings on one profile (median of {c['runs']} "
+          f"runs; load average {c.get('load_average', '?')} on {c.get('cpus', '?')} CPUs):\n")
+    print("| engine | run | tour | hypothesis |")
+    print("|---|---|---|---|")
+    for key, label in (("inprocess", "in-process (reference engine)"),
+                       ("jsonlines_go", "JSON lines (Go engine)"),
+                       ("jsonlines_python", "JSON lines (Python server)")):  # fmt: skip
+        print(f"| {label} | {c[f'essa_run_{key}_steps_per_s']:,} | "
+              f"{c[f'essa_tour_{key}_steps_per_s']:,} | "
+              f"{c[f'essa_hypothesis_{key}_steps_per_s']:,} |")  # fmt: skip
+    print(f"\nJSON-lines round trip alone (Go engine): "
+          f"{c['essa_round_trip_jsonlines_go_per_s']:,} requests/s")
+    _kills(c["essa_mutants"], "ESSA")
+    print(f"Median over the ESSA mutants: {c['essa_mutant_median_seconds']} s.\n")
+    for key in ("unification_lines", "driver_unification_lines"):
+        lines = c.get(key)
+        if lines:
+            print(f"{key.replace('_', ' ').capitalize()}: +{lines['added']:,} "
+                  f"-{lines['removed']:,}; deleted outright: "
+                  + ", ".join(f"{p} ({n})" for p, n in lines["deleted_files"].items()))
+    print()
 
 
 if __name__ == "__main__":

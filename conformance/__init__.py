@@ -1,17 +1,20 @@
-"""Conformance suite: checks any page-state engine against the spec with hypothesis.
+"""Conformance suite: checks any engine of a machine the specs define (the page states of
+spec/PageStates.tla, the ESSA instruction of spec/ESSA.tla) against its spec with hypothesis.
 
-An engine (in-process, :class:`~conformance.engine.Engine`, or any program speaking the JSON-lines
-protocol of conformance/PROTOCOL.md, :class:`~conformance.jsonlines.JsonLinesEngine`) is driven
-beside the reference implementation, which is the oracle; every reply is compared and the first
-difference is reported with the rule of the spec it breaks. See conformance/README.md.
+An engine (in process, or any program speaking the JSON-lines protocol of
+conformance/PROTOCOL.md) is driven beside the machine's reference implementation, which is the
+oracle; every reply is compared and the first difference is reported with the rule it breaks.
+See conformance/README.md.
 
-Modules: :mod:`~conformance.protocol` (the vocabulary and reply checks), :mod:`~conformance.engine`
-and :mod:`~conformance.jsonlines` (the two transports), :mod:`~conformance.session` (one engine
-beside the oracle), :mod:`~conformance.judge` (naming the rule broken), :mod:`~conformance.stateful`
-(the hypothesis state machine), :mod:`~conformance.runner` (the drives: hypothesis, the transition
-tour, the random walk; shrinking), :mod:`~conformance.report` (tables and saved files),
-:mod:`~conformance.trace` (JSON-lines and ITF traces), :mod:`~conformance.tla` (traces as TLA+
-modules checked by TLC), :mod:`~conformance.validate` (recorded traces),
-:mod:`~conformance.testing` (the contract-test base class), :mod:`~conformance.mutants` (broken
-engines), :mod:`~conformance.cli` (``python -m conformance``).
+One driver, parametrised by the machine: :mod:`~conformance.driver` (drives, shrinking, reports,
+reproducers) and :mod:`~conformance.commands` (``run``, ``validate``, ``mutants``) take a
+machine's mode from :data:`conformance.machines.MACHINES`. A mode is one module with its
+vocabulary, oracle, tours and traces: :mod:`~conformance.pagestates` (with
+:mod:`~conformance.judge`, the rule broken; :mod:`~conformance.trace`, its JSON-lines and ITF
+files; :mod:`~conformance.tla`, its TLA+ trace module; :mod:`~conformance.mutants`) and
+:mod:`~conformance.essa` (with :mod:`~conformance.essa_cli`, :mod:`~conformance.essa_tla`,
+:mod:`~conformance.essa_mutants`, :mod:`~conformance.classify`). The transports:
+:mod:`~conformance.protocol`, :mod:`~conformance.engine`, :mod:`~conformance.jsonlines`.
+:mod:`~conformance.testing` holds the contract-test base classes, :mod:`~conformance.cli`
+``python -m conformance``.
 """

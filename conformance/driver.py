@@ -2,7 +2,8 @@
 
 A :class:`DriverMachine` is what the driver needs of a machine's mode of the protocol (the
 requests, the oracle from the machine's reference implementation, how replies are compared and
-shown, how a trace is written); :data:`conformance.essa.ESSA_DRIVER` is the ESSA mode's. With it:
+shown, how a trace is written); :data:`conformance.machines.MACHINES` registers one per machine
+(:data:`conformance.pagestates.PAGESTATES_DRIVER`, :data:`conformance.essa.ESSA_DRIVER`). With it:
 
 * :class:`Drive` sends each request to the engine and to the oracle, records the step, and raises
   :class:`Divergence` at the first reply that differs (naming the reference's rule that decided
@@ -10,6 +11,7 @@ shown, how a trace is written); :data:`conformance.essa.ESSA_DRIVER` is the ESSA
   protocol (crash, hang, malformed, extra output), with the steps so far either way;
 * :func:`run_programs` runs fixed request sequences, each from a reset (the tours);
 * :func:`run_hypothesis` draws request sequences with hypothesis and shrinks a failing one;
+* :func:`run_walk` sends uniformly drawn requests at full speed (a soak test);
 * :func:`report` and :func:`save` give the text a person reads and the reproducers a tool replays
   (JSON lines, ITF), under one directory per profile.
 
@@ -19,6 +21,7 @@ The engine is anything with ``hello``, ``reset``, ``step(request) -> reply`` and
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +30,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
 from .protocol import EngineFault, Unsupported
@@ -52,8 +57,9 @@ class DriverMachine(Protocol):
         """The fields in which the observed reply differs from the expected one."""
         ...
 
-    def rule(self, profile: Any, s: Any, request: Any) -> str:
-        """The rule of the reference implementation that decides ``request`` in ``s``."""
+    def rule(self, profile: Any, s: Any, request: Any, observed: Any | None) -> str:
+        """The rule of the reference implementation that decides ``request`` in ``s`` (the
+        engine's reply ``observed`` is None after a fault), as one line."""
         ...
 
     def short_name(self, profile: Any) -> str: ...
@@ -68,13 +74,17 @@ class DriverMachine(Protocol):
 
     def trace_line(self, request: Any, reply: Any) -> dict[str, Any]: ...
 
-    def itf_state(self, profile: Any, reply: Any | None, request: Any | None) -> dict[str, Any]:
-        """The ITF state after ``request`` answered by ``reply`` (both None: the initial one)."""
+    def itf_state(self, profile: Any, before: Any, request: Any | None,
+                  reply: Any | None) -> dict[str, Any]:  # fmt: skip
+        """The ITF state after ``request``, from the oracle's state ``before`` it, answered by
+        ``reply`` (request and reply None: the initial state ``before``)."""
         ...
 
-    def connect(self, engine: Any, profile: Any) -> str:
-        """Say hello asking for ``profile``; the engine's name. Raises Unsupported when the engine
-        does not run it (or announces something else), EngineFault when it breaks the protocol."""
+    def connect(self, engine: Any, profile: Any) -> tuple[str, Any]:
+        """Say hello asking for ``profile``; the engine's name and the profile the drive runs
+        (the one asked, or completed from the engine's announcement). Raises Unsupported when
+        the engine does not run it (or announces something else), EngineFault when it breaks
+        the protocol."""
         ...
 
     def requests(self, profile: Any) -> Sequence[Any]:
@@ -84,6 +94,18 @@ class DriverMachine(Protocol):
     def tours(self, profile: Any) -> Iterable[tuple[str, Sequence[Any]]]:
         """The fixed request sequences of the tour (each from a reset)."""
         ...
+
+
+# Optional members of a DriverMachine, looked up with getattr:
+#   spec: str                                   the TLA+ module its traces are checked against
+#   alternatives(profile, s, request)           other (successor, reply) pairs the spec allows
+#   programs(profile, max_steps)                a hypothesis strategy of request sequences
+#                                               (default: :func:`programs` over ``requests``)
+#   shrink_programs: bool                       shrink with :func:`shrink` (ddmin), not hypothesis
+#   simpler(program)                            candidates :func:`shrink` tries at the end
+#   explain(profile, steps) -> list[str]        a divergence report's lines under its first
+#   show_state(profile, s) -> str               the report's ``before`` column
+#   adapt(engine) -> engine                      the engine behind the machine's adapter
 
 
 class Engine(Protocol):
@@ -143,8 +165,10 @@ class StopDrive(BaseException):
 class Drive(Generic[P, S, Q, R]):
     """One engine under one profile, beside the oracle."""
 
-    def __init__(self, machine: DriverMachine, engine: Engine, profile: P) -> None:
-        self.machine, self.engine, self.profile = machine, engine, profile
+    def __init__(self, machine: DriverMachine, engine: Any, profile: P) -> None:
+        adapt = getattr(machine, "adapt", None)  # the machine's engine adapter, if it has one
+        self.machine, self.profile = machine, profile
+        self.engine = adapt(engine) if adapt is not None else engine
         self.state = machine.init(profile)
         self.steps: list[StepRecord[S, Q, R]] = []
         self.total_steps = 0
@@ -170,7 +194,7 @@ class Drive(Generic[P, S, Q, R]):
         try:
             observed: R = self.engine.step(request)
         except EngineFault as exc:
-            record.rule = m.rule(self.profile, before, request)
+            record.rule = m.rule(self.profile, before, request, None)
             where = f"step {record.index} ({m.show_request(request)})"
             raise Fault(self.profile, list(self.steps), where, exc) from None
         record.observed = observed
@@ -182,7 +206,7 @@ class Drive(Generic[P, S, Q, R]):
                     after, record.expected, record.differs = alt_after, alt_expected, []
                     break
         if record.differs:
-            record.rule = m.rule(self.profile, before, request)
+            record.rule = m.rule(self.profile, before, request, observed)
             raise Divergence(self.profile, list(self.steps))
         self.state = after
         return observed
@@ -244,23 +268,52 @@ def programs(requests: Sequence[Q], max_steps: int) -> st.SearchStrategy[list[Q]
     )
 
 
+#: Where hypothesis keeps the failures it found, so that the next run replays them first.
+DEFAULT_DATABASE = Path(".hypothesis") / "conformance"
+
+
+def hypothesis_settings(examples: int, *, seed: int | None = None, database: Path | None = None,
+                        shrink: bool = True) -> settings:  # fmt: skip
+    """The settings of :func:`run_hypothesis`. Without a seed or a database the run is
+    derandomized (the same command finds the same failure); with a database and no seed the
+    loaded profile decides (tests/conftest.py: derandomized in CI, and then without the
+    database); a seed is random's."""
+    derandomize = (bool(settings.default and settings.default.derandomize)
+                   if database is not None else True) if seed is None else False  # fmt: skip
+    if derandomize:
+        database = None  # hypothesis: derandomize implies no database (the same draws anyway)
+    phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([Phase.shrink] if shrink else [])
+    return settings(max_examples=examples, deadline=None, derandomize=derandomize,
+                    database=None if database is None else DirectoryBasedExampleDatabase(str(database)),
+                    phases=phases, report_multiple_bugs=False,
+                    suppress_health_check=list(HealthCheck), print_blob=False)  # fmt: skip
+
+
 def run_hypothesis(
     drive: Drive[Any, Any, Q, Any],
-    requests: Sequence[Q],
+    requests: Sequence[Q] | None = None,
     *,
     examples: int = 100,
     max_steps: int = 40,
     seed: int | None = None,
+    database: Path | None = None,
 ) -> Outcome:
-    """Request sequences drawn by hypothesis from ``requests``, each from a reset; a divergence
-    is shrunk by hypothesis (fewer and earlier requests) before it is reported."""
+    """Request sequences drawn by hypothesis (the machine's ``programs``, else :func:`programs`
+    over ``requests``, by default the machine's), each from a reset. A divergence is shrunk
+    (fewer and earlier requests) by hypothesis, or by :func:`shrink` for a machine whose draws
+    hypothesis cannot shrink well (``shrink_programs``), before it is reported. ``database``
+    keeps the failing examples, which the next run with it replays first."""
+    m = drive.machine
     start, steps0 = time.monotonic(), drive.total_steps
     found: list[Divergence] = []
+    ddmin = getattr(m, "shrink_programs", False)
+    drawn = getattr(m, "programs", None)
+    strategy = (drawn(drive.profile, max_steps) if drawn is not None else
+                programs(requests if requests is not None else m.requests(drive.profile),
+                         max_steps))  # fmt: skip
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=seed is None,
-              phases=[Phase.explicit, Phase.generate, Phase.shrink], report_multiple_bugs=False,
-              suppress_health_check=list(HealthCheck), print_blob=False)  # fmt: skip
-    @given(programs(requests, max_steps))
+    @hypothesis_settings(examples, seed=seed, database=database, shrink=not ddmin)
+    @given(strategy)
     def check(program: list[Q]) -> None:
         try:
             drive.run(program)
@@ -270,18 +323,122 @@ def run_hypothesis(
             found.append(err)
             raise
 
+    # The database's key: one per machine and profile (hypothesis's default, the test's digest,
+    # is the same for every drive).
+    check._hypothesis_internal_database_key = (  # type: ignore[attr-defined]
+        f"conformance:{m.name}:{m.short_name(drive.profile)}".encode())
     test: Callable[[], None] = check
-    if seed is not None:
+    if seed is not None and database is None:
         test = hypothesis_seed(seed)(check)
+    elif seed is not None:
+        # @hypothesis.seed switches the database off; set the seed as it does, keeping it.
+        check._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
     try:
         test()
     except StopDrive as stop:
         return _outcome(drive, "hypothesis", start, steps0, "fault", error=stop.error)
+    except Flaky:
+        # Hypothesis replayed the failing example and it passed: the engine is not deterministic.
+        if not found:
+            raise
+        return _outcome(drive, "hypothesis", start, steps0, "diverged", error=found[0],
+                        note=NOT_REPRODUCED)  # fmt: skip
     except Divergence as err:
-        note = f"{len(found)} failing examples tried while shrinking; the shortest has " \
-            f"{len(err.steps)} steps"  # fmt: skip
-        return _outcome(drive, "hypothesis", start, steps0, "diverged", error=err, note=note)
+        if not ddmin:
+            note = f"{len(found)} failing examples tried while shrinking; the shortest has " \
+                f"{len(err.steps)} steps"  # fmt: skip
+            return _outcome(drive, "hypothesis", start, steps0, "diverged", error=err, note=note)
+        try:
+            smaller = minimise(drive, err)
+        except Fault as fault:
+            return _outcome(drive, "hypothesis", start, steps0, "fault", error=fault)
+        note = (NOT_REPRODUCED if smaller is None else
+                f"a failing example of {len(err.steps)} steps, shrunk to {len(smaller.steps)}")  # fmt: skip
+        return _outcome(drive, "hypothesis", start, steps0, "diverged", error=smaller or err,
+                        note=note)  # fmt: skip
     return _outcome(drive, "hypothesis", start, steps0, "passed", note=f"{examples} examples")
+
+
+NOT_REPRODUCED = (
+    "the divergence did not reproduce when the same requests were replayed: the engine is not "
+    "deterministic (the suite needs the same replies to the same requests), so the trace is "
+    "shown as found"
+)
+
+
+def _failure(err: Divergence) -> tuple[str, tuple[str, ...]]:
+    """What makes two divergences the same: the rule's name and the differing fields."""
+    last = err.steps[-1]
+    return last.rule.partition(":")[0], tuple(last.differs)
+
+
+def _fails(drive: Drive[Any, Any, Q, Any], program: Sequence[Q],
+           same: tuple[str, tuple[str, ...]]) -> Divergence | None:  # fmt: skip
+    try:
+        drive.run(program)
+    except Divergence as err:
+        return err if _failure(err) == same else None
+    return None
+
+
+def shrink(drive: Drive[Any, Any, Q, Any], program: list[Q],
+           same: tuple[str, tuple[str, ...]]) -> list[Q]:  # fmt: skip
+    """A shortest-we-can-find program that still diverges the same way (:func:`_failure`):
+    delta debugging (ddmin) over the requests until no single one can be removed, then the
+    machine's ``simpler`` candidates. It replays concrete requests, so each removal keeps the
+    meaning of the requests around it. Faults propagate."""
+    n = 2
+    while len(program) >= 2:
+        chunk = max(1, len(program) // n)
+        for i in range(0, len(program), chunk):
+            candidate = program[:i] + program[i + chunk :]
+            if candidate and _fails(drive, candidate, same):
+                program, n = candidate, max(n - 1, 2)
+                break
+        else:
+            if chunk == 1:
+                break
+            n = min(len(program), n * 2)
+    simpler = getattr(drive.machine, "simpler", None)
+    if simpler is not None:
+        for candidate in list(simpler(program)):
+            if len(candidate) == len(program) and _fails(drive, candidate, same):
+                program = candidate
+    return program
+
+
+def minimise(drive: Drive[Any, Any, Q, Any], err: Divergence) -> Divergence | None:
+    """``err`` shrunk (:func:`shrink`) and replayed; None when the divergence does not
+    reproduce (the engine is not deterministic)."""
+    same = _failure(err)
+    program = [rec.request for rec in err.steps]
+    if _fails(drive, program, same) is None:
+        return None
+    return _fails(drive, shrink(drive, program, same), same)
+
+
+def run_walk(drive: Drive[Any, Any, Q, Any], steps: int, *, seed: int = 0,
+             length: int = 200) -> Outcome:  # fmt: skip
+    """``steps`` requests drawn uniformly from the machine's, in programs of ``length`` each
+    from a reset, at full speed; a divergence is shrunk by :func:`shrink`."""
+    rng = random.Random(seed)
+    every = list(drive.machine.requests(drive.profile))
+    start, steps0, done, n = time.monotonic(), drive.total_steps, 0, 0
+    while done < steps:
+        program = [rng.choice(every) for _ in range(min(length, steps - done))]
+        done, n = done + len(program), n + 1
+        try:
+            drive.run(program)
+        except Fault as err:
+            return _outcome(drive, "walk", start, steps0, "fault", error=err)
+        except Divergence as err:
+            try:
+                smaller = minimise(drive, err)
+            except Fault as fault:
+                return _outcome(drive, "walk", start, steps0, "fault", error=fault)
+            return _outcome(drive, "walk", start, steps0, "diverged", error=smaller or err,
+                            note="" if smaller is not None else NOT_REPRODUCED)  # fmt: skip
+    return _outcome(drive, "walk", start, steps0, "passed", note=f"{n} programs, seed {seed}")
 
 
 def run_machine(
@@ -293,10 +450,13 @@ def run_machine(
     examples: int = 100,
     max_steps: int = 40,
     seed: int | None = None,
+    walk: int = 0,
+    database: Path | None = None,
     progress: Callable[[Outcome], None] | None = None,
 ) -> list[Outcome]:
-    """Every profile in turn: hello, the tour, hypothesis. Stops at the first divergence or
-    fault; a profile the engine does not run is skipped (status ``skipped``)."""
+    """Every profile in turn: hello, the tour, hypothesis, the walk (``walk`` steps). Stops at
+    the first divergence or fault; a profile the engine does not run is skipped (status
+    ``skipped``)."""
     outcomes: list[Outcome] = []
 
     def add(o: Outcome) -> bool:
@@ -305,26 +465,32 @@ def run_machine(
             progress(o)
         return o.status in ("passed", "skipped")
 
-    for profile in profiles:
+    for asked in profiles:
         try:
-            machine.connect(engine, profile)
+            _, profile = machine.connect(engine, asked)
         except Unsupported as exc:
-            add(Outcome("skipped", "hello", profile, 0, 0.0, note=str(exc)))
+            add(Outcome("skipped", "hello", asked, 0, 0.0, note=str(exc)))
             continue
         except EngineFault as exc:
-            add(Outcome("fault", "hello", profile, 0, 0.0, error=Fault(profile, [], "hello", exc)))
+            add(Outcome("fault", "hello", asked, 0, 0.0, error=Fault(asked, [], "hello", exc)))
             break
         drive: Drive[Any, Any, Any, Any] = Drive(machine, engine, profile)
         if tour and not add(run_programs(drive, machine.tours(profile))):
             break
-        if examples > 0 and not add(run_hypothesis(drive, machine.requests(profile),
-                                                   examples=examples, max_steps=max_steps,
-                                                   seed=seed)):  # fmt: skip
+        if examples > 0 and not add(run_hypothesis(drive, examples=examples, max_steps=max_steps,
+                                                   seed=seed, database=database)):  # fmt: skip
+            break
+        if walk > 0 and not add(run_walk(drive, walk, seed=seed or 0)):
             break
     return outcomes
 
 
 # --------------------------------------------------------------------------- reports
+
+
+def marker(marked: Sequence[str]) -> Callable[[str], str]:
+    """For a machine's ``show_reply``: ``!`` after a field the driver marked as differing."""
+    return lambda name: "!" if name in marked else ""
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -345,15 +511,22 @@ def report(machine: DriverMachine, error: Divergence | Fault, *,
         last = error.steps[-1]
         lines.append(f"DIVERGENCE at step {last.index} ({machine.show_request(last.request)}): "
                      f"{', '.join(last.differs)} differ")  # fmt: skip
-        lines.append(f"the reference decides this step by: {last.rule}")
-    rows = [["", "step", "request", "expected", "observed"]]
+        explain = getattr(machine, "explain", None)
+        lines += (explain(p, error.steps) if explain is not None
+                  else [f"the reference decides this step by: {last.rule}"])  # fmt: skip
+    if not error.steps:
+        return "\n".join(lines) + "\n"
+    show_state = getattr(machine, "show_state", None)
+    rows = [["", "step", "request", "expected", "observed"] + (["before"] if show_state else [])]
     for rec in error.steps:
         mark = "->" if rec is error.steps[-1] else ""
         observed = ("(no reply)" if rec.observed is None
                     else machine.show_reply(rec.observed, rec.differs))  # fmt: skip
         rows.append([mark, str(rec.index), machine.show_request(rec.request),
-                     machine.show_reply(rec.expected), observed])  # fmt: skip
-    lines += ["", "from a reset:", *_table(rows)]
+                     machine.show_reply(rec.expected), observed]
+                    + ([show_state(p, rec.before)] if show_state else []))  # fmt: skip
+    title = "the trace so far, from a reset:" if isinstance(error, Fault) else "from a reset:"
+    lines += ["", title, *_table(rows)]
     lines.append("(! marks an observed field that differs from the expected)")
     return "\n".join(lines) + "\n"
 
@@ -382,31 +555,43 @@ def _itf(value: Any) -> Any:
 
 
 def save(machine: DriverMachine, directory: Path, text: str,
-         error: Divergence | Fault) -> Saved:  # fmt: skip
+         error: Divergence | Fault, engine: str = "") -> Saved:  # fmt: skip
     """The report and the engine's trace (its requests and replies, up to the last one it gave)
-    as JSON lines and ITF, in ``directory``/<profile>/."""
-    p = error.profile
-    where = directory / machine.short_name(p)
+    as JSON lines and ITF, in ``directory``/<profile>/. The header's ``meta`` names the engine
+    and what went wrong."""
+    where = directory / machine.short_name(error.profile)
     where.mkdir(parents=True, exist_ok=True)
-    done = [rec for rec in error.steps if rec.observed is not None]
     report_path = where / "report.txt"
     report_path.write_text(text, encoding="utf-8")
+    what = "fault" if isinstance(error, Fault) else "divergence"
+    jsonl, itf = write_trace(machine, where, error.profile, error.steps,
+                             {"engine": engine, what: str(error)})  # fmt: skip
+    return Saved(where, report_path, jsonl, itf)
+
+
+def write_trace(machine: DriverMachine, where: Path, profile: Any,
+                steps: Sequence[StepRecord[Any, Any, Any]],
+                meta: dict[str, Any]) -> tuple[Path, Path]:  # fmt: skip
+    """``trace.jsonl`` and ``trace.itf.json`` in ``where``: the steps the engine answered (a
+    step it gave no reply to is left out), the JSON-lines header's and the ITF's ``meta``."""
+    done = [rec for rec in steps if rec.observed is not None]
+    header = {**machine.trace_header(profile), "meta": meta}
     jsonl = where / "trace.jsonl"
     with jsonl.open("w", encoding="utf-8") as f:
-        f.write(json.dumps(machine.trace_header(p)) + "\n")
+        f.write(json.dumps(header) + "\n")
         for rec in done:
             f.write(json.dumps(machine.trace_line(rec.request, rec.observed)) + "\n")
-    states = [machine.itf_state(p, None, None)]
-    states += [machine.itf_state(p, rec.observed, rec.request) for rec in done]
+    states = [machine.itf_state(profile, machine.init(profile), None, None)]
+    states += [machine.itf_state(profile, rec.before, rec.request, rec.observed) for rec in done]
     itf = where / "trace.itf.json"
     doc = {
         "#meta": {"format": "ITF", "source": f"conformance run, machine {machine.name}",
-                  "profile": machine.trace_header(p)["profile"]},  # fmt: skip
+                  "profile": header["profile"], **meta},  # fmt: skip
         "vars": sorted(states[0]),
         "states": [{"#meta": {"index": i}, **_itf(s)} for i, s in enumerate(states)],
     }
     itf.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    return Saved(where, report_path, jsonl, itf)
+    return jsonl, itf
 
 
 # --------------------------------------------------------------------------- recorded traces

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from refimpl.essa import machine
 from refimpl.essa.profile import KNOWN_BUGS
 from refimpl.essa.profile import profiles as run_profiles
 
+from .driver import marker
 from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
 
@@ -695,9 +697,70 @@ def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
 
 
 class EssaDriver:
-    """The ESSA mode for :mod:`conformance.driver`."""
+    """The ESSA mode for :mod:`conformance.driver` and :mod:`conformance.commands`."""
 
     name = ESSA_MACHINE
+    spec = "spec/ESSA.tla"
+    #: Hypothesis sizes of ``--profile quick|thorough``: examples, steps per example.
+    sizes: dict[str, tuple[int, int]] = {"quick": (100, 40), "thorough": (1000, 100)}
+    #: No example database by default: the runs are derandomized, so a failure recurs anyway.
+    database: Path | None = None
+    mutant_header: tuple[str, ...] = ("Impl", "shows")
+
+    # ------------------------------------------------------------------ the command line
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        from .essa_cli import add_profile_options
+
+        add_profile_options(parser)
+
+    def engine(self, args: argparse.Namespace) -> EssaEngine:
+        from .essa_cli import essa_engine
+
+        return essa_engine(args)
+
+    def profiles_of(self, args: argparse.Namespace, engine: EssaEngine
+                    ) -> tuple[list[EssaProfile], str]:  # fmt: skip
+        from .essa_cli import profiles
+
+        return profiles(args, engine)
+
+    def read_trace(self, path: Any, args: argparse.Namespace
+                   ) -> tuple[EssaProfile, list[EssaRequest], list[EssaReply]]:  # fmt: skip
+        from .essa_cli import read_trace
+
+        return read_trace(path, args)
+
+    def trace_module(self, profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaReply]]
+                     ) -> tuple[str, str]:  # fmt: skip
+        from . import essa_tla
+
+        return essa_tla.module_text(profile, steps), essa_tla.config_text(profile)
+
+    def check_with_tlc(self, profile: EssaProfile,
+                       steps: Sequence[tuple[EssaRequest, EssaReply]],
+                       directory: Any = None) -> Any:  # fmt: skip
+        from . import essa_tla
+
+        return essa_tla.check_with_tlc(profile, steps, directory=directory)
+
+    def mutants(self) -> list[type]:
+        from .essa_mutants import ESSA_MUTANTS
+
+        return list(ESSA_MUTANTS)
+
+    def mutant_profiles(self, mutant: Any) -> list[EssaProfile]:
+        from .essa_cli import DEFAULT_PAGES
+
+        return self.profiles(EssaProfileRequest(impl=mutant.impl), DEFAULT_PAGES)
+
+    def kills(self, mutant: Any, outcome: Any) -> bool:
+        return bool(outcome.status == "diverged")
+
+    def mutant_row(self, mutant: Any, outcome: Any) -> tuple[str, ...]:
+        return mutant.impl, mutant.shows
+
+    # ------------------------------------------------------------------ the driver
 
     def init(self, profile: EssaProfile) -> EssaState:
         return oracle.init(profile)
@@ -715,7 +778,8 @@ class EssaDriver:
     def differences(self, expected: EssaReply, observed: EssaReply) -> list[str]:
         return expected.differences(observed)
 
-    def rule(self, profile: EssaProfile, s: EssaState, request: EssaRequest) -> str:
+    def rule(self, profile: EssaProfile, s: EssaState, request: EssaRequest,
+             observed: EssaReply | None) -> str:  # fmt: skip
         return oracle_rule(profile, s, request)
 
     def short_name(self, profile: EssaProfile) -> str:
@@ -728,9 +792,7 @@ class EssaDriver:
         return request.describe()
 
     def show_reply(self, reply: EssaReply, marked: Sequence[str] = ()) -> str:
-        def m(name: str) -> str:
-            return "!" if name in marked else ""
-
+        m = marker(marked)
         head = reply.outcome + m("outcome")
         if reply.result != NONE or "result" in marked:
             head += f" R1={decode_r1(reply.result) if reply.result != NONE else '-'}{m('result')}"
@@ -757,14 +819,14 @@ class EssaDriver:
         del obj["id"]
         return {**request.fields(), **obj}
 
-    def connect(self, engine: EssaEngine, profile: EssaProfile) -> str:
+    def connect(self, engine: EssaEngine, profile: EssaProfile) -> tuple[str, EssaProfile]:
         asked = EssaProfileRequest.of(profile)
         info = engine.hello(asked)
         conflicts = asked.conflicts(info.profile)
         if conflicts:
             raise Unsupported(f"the engine announces {info.profile.to_json()}, not "
                               f"{asked.to_json()}")  # fmt: skip
-        return info.name
+        return info.name, profile
 
     def requests(self, profile: EssaProfile) -> Sequence[EssaRequest]:
         return all_requests(profile)
@@ -776,9 +838,9 @@ class EssaDriver:
         """Every combination of the constants ``fixed`` leaves open, on ``pages`` pages."""
         return run_profiles(fixed.without("pages").fields, pages)
 
-    def itf_state(self, profile: EssaProfile, reply: EssaReply | None,
-                  request: EssaRequest | None) -> dict[str, Any]:  # fmt: skip
-        pages = (host_pages(profile, oracle.init(profile)) if reply is None else reply.pages)
+    def itf_state(self, profile: EssaProfile, before: EssaState, request: EssaRequest | None,
+                  reply: EssaReply | None) -> dict[str, Any]:  # fmt: skip
+        pages = host_pages(profile, before) if reply is None else reply.pages
         state: dict[str, Any] = {
             f: {i: getattr(pg, f) for i, pg in enumerate(pages)} for f in _HOST_FIELDS
         }

@@ -1,10 +1,11 @@
-"""Traces: what an engine did, step by step, in the two formats the suite writes and reads.
+"""Traces of the PageStates mode: what an engine did, step by step, read from the two formats.
 
 A :class:`Trace` is a profile and a list of :class:`TraceStep`: each request (op, page, arg) with
 what the engine observed (outcome, value) and the state it reported afterwards (the page's
-two-letter state and change bit; an ITF trace may report every page). The suite writes the trace of
-every divergence it finds, and ``python -m conformance validate`` reads one an engine recorded
-itself, in either format:
+two-letter state and change bit; an ITF trace may report every page). The driver writes the trace
+of every divergence it finds (:func:`conformance.driver.write_trace`, with the PageStates mode's
+header, lines and ITF states), and ``python -m conformance validate`` reads one an engine
+recorded itself, in either format:
 
 * **JSON lines** (``.jsonl``, PROTOCOL.md "Trace log"): a header line
   ``{"version": 1, "profile": {...}}``, then one line per step, the request's fields and the
@@ -87,31 +88,7 @@ class Trace:
         return tuple(sorted(found))
 
 
-def _profile_json(profile: Profile) -> dict[str, Any]:
-    return ProfileRequest.of(profile).to_json()
-
-
 # --------------------------------------------------------------------------- JSON lines
-
-
-def step_json(step: TraceStep) -> dict[str, Any]:
-    out: dict[str, Any] = {"op": step.op, "page": step.page}
-    if step.arg != NO_VALUE:
-        out["arg"] = step.arg
-    out["outcome"] = step.outcome
-    if step.value != NO_VALUE:
-        out["value"] = step.value
-    out["state"] = step.state
-    out["dirty"] = step.dirty
-    return out
-
-
-def write_jsonl(trace: Trace, path: Path) -> None:
-    header: dict[str, Any] = {"version": VERSION, "profile": _profile_json(trace.profile)}
-    if trace.meta:
-        header["meta"] = trace.meta
-    lines = [json.dumps(header)] + [json.dumps(step_json(s)) for s in trace.steps]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def _parse_step(obj: Any, pages: int) -> TraceStep:
@@ -175,49 +152,6 @@ def read_jsonl(path: Path, fallback: ProfileRequest = ProfileRequest(),
 
 
 # --------------------------------------------------------------------------- ITF
-
-VARS = ["usage", "resid", "dirty", "data", "intended", "modified", "lastOp"]
-
-
-def _itf_state(index: int, state: State, last: dict[str, Any]) -> dict[str, Any]:
-    """One ITF state: functions of the page as {"#map": ...}, integers as {"#bigint": ...}."""
-    from itf_py import value_to_json
-
-    def fn(values: Iterable[object]) -> Any:
-        return value_to_json(dict(enumerate(values)))
-
-    out: dict[str, Any] = {"#meta": {"index": index}}
-    out["usage"] = fn(state.usage)
-    out["resid"] = fn(state.resid)
-    out["dirty"] = fn(state.dirty)
-    out["data"] = fn(state.data)
-    out["intended"] = fn(state.intended)
-    out["modified"] = fn(state.modified)
-    out["lastOp"] = {k: value_to_json(v) for k, v in last.items()}
-    return out
-
-
-def write_itf(trace: Trace, path: Path) -> None:
-    """The trace in ITF; needs ``trace.states`` (one more than the steps: Init first)."""
-    assert trace.states is not None and len(trace.states) == len(trace.steps) + 1
-    init = trace.states[0]
-    states = [_itf_state(0, init, init.lastOp._asdict())]
-    for i, (step, state) in enumerate(zip(trace.steps, trace.states[1:]), start=1):
-        last = {"op": step.op, "page": step.page, "arg": step.arg,
-                "outcome": step.outcome, "value": step.value}  # fmt: skip
-        states.append(_itf_state(i, state, last))
-    doc = {
-        "#meta": {
-            "format": "ITF",
-            "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
-            "source": "cmma-spec conformance suite",
-            "profile": _profile_json(trace.profile),
-            **trace.meta,
-        },
-        "vars": VARS,
-        "states": states,
-    }
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
 def _itf_map(value: Any, name: str, where: str) -> dict[int, Any]:

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import EXIT_FAULT, EXIT_USAGE, main
+from conformance.driver import Drive, Fault, run_hypothesis, run_programs
 from conformance.engine import ReferenceEngine
 from conformance.jsonlines import JsonLinesEngine
-from conformance.protocol import ProfileRequest, Reply
-from conformance.runner import connect, run_hypothesis, run_tour
-from conformance.session import EngineFaultError
-from conformance.stateful import settings_for
+from conformance.pagestates import PAGESTATES_DRIVER, Ask
+from conformance.protocol import EngineFault, ProfileRequest, Reply
 from conformance.trace import TraceFormatError, read_trace
 
 BAD_ENGINE = Path(__file__).resolve().parent / "fixtures" / "conformance" / "bad_engine.py"
@@ -45,25 +44,26 @@ def test_a_misbehaving_engine_is_reported_at_the_step(mode: str, kind: str, word
     # a loaded machine (0.3 s failed there).
     engine = _bad(mode, timeout=3.0 if mode == "hang" else 5.0)
     try:
-        session = connect(engine, ProfileRequest())
-        outcome = run_tour(session)
+        _, profile = PAGESTATES_DRIVER.connect(engine, Ask(ProfileRequest()))
+        drive = Drive(PAGESTATES_DRIVER, engine, profile)
+        outcome = run_programs(drive, PAGESTATES_DRIVER.tours(profile))
     finally:
         engine.close()
     assert outcome.status == "fault"
     err = outcome.error
-    assert isinstance(err, EngineFaultError)
+    assert isinstance(err, Fault)
     assert err.fault.kind == kind
     assert words in err.fault.message
     # The tour resets before each program: the third step overall is the first of the third.
     assert err.where == "step 1 (SetVolatile 0)"
-    assert err.steps[-1].reply is None
+    assert err.steps[-1].observed is None
 
 
 def test_a_hello_in_another_version_is_refused_plainly() -> None:
     engine = _bad("badversion")
     try:
-        with pytest.raises(EngineFaultError, match="protocol version 2; this driver speaks 1"):
-            connect(engine, ProfileRequest())
+        with pytest.raises(EngineFault, match="protocol version 2; this driver speaks 1"):
+            PAGESTATES_DRIVER.connect(engine, Ask(ProfileRequest()))
     finally:
         engine.close()
 
@@ -80,7 +80,8 @@ def test_the_cli_saves_the_trace_so_far(tmp_path: Path, capsys: pytest.CaptureFi
                  "--no-tour", "--seed", "0"])
     out = capsys.readouterr().out
     assert code == EXIT_FAULT
-    assert "ENGINE FAULT" in out and "the trace so far" in out and "crash" in out
+    assert "ENGINE FAULT (crash) at step 4" in out and "the trace so far" in out
+    assert "profile Full-hs-AddressingException" in out
     saved = next(tmp_path.glob("*/trace.jsonl"))
     lines = saved.read_text().splitlines()
     header = json.loads(lines[0])
@@ -123,6 +124,17 @@ def test_validate_reports_a_malformed_file_with_exit_2(tmp_path: Path, capsys: p
     assert f"{path}:2: not JSON" in capsys.readouterr().err
 
 
+def test_validate_of_a_binary_file_is_one_sentence(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "trace.jsonl"
+    path.write_bytes(bytes(range(256)))
+    for machine in ("PageStates", "ESSA"):
+        assert main(["validate", str(path), "--machine", machine, "--no-tlc"]) == EXIT_USAGE
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {path}: not a trace file: byte ") and "UTF-8" in err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 class _Nondeterministic(ReferenceEngine):
     """Answers one Extract in 40 wrongly, counting across resets: a replay differs."""
 
@@ -138,9 +150,9 @@ class _Nondeterministic(ReferenceEngine):
 
 
 def test_a_nondeterministic_engine_is_called_so() -> None:
-    outcome = run_hypothesis(connect(_Nondeterministic(), ProfileRequest()),
-                             settings_for("quick", database=None), seed=0)  # fmt: skip
-    # Hypothesis may notice first (its replay of the failing example passes: "flaky"), or the
-    # suite's shrinker (the replayed program does not diverge): either way it is said plainly.
-    assert outcome.status in ("diverged", "flaky")
+    engine = _Nondeterministic()
+    _, profile = PAGESTATES_DRIVER.connect(engine, Ask(ProfileRequest()))
+    outcome = run_hypothesis(Drive(PAGESTATES_DRIVER, engine, profile), seed=0)
+    # The shrinker replays the failing program, which does not diverge again: said plainly.
+    assert outcome.status == "diverged"
     assert "not deterministic" in outcome.note

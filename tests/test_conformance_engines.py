@@ -17,11 +17,11 @@ import os
 from typing import ClassVar
 
 from conformance.c_engine import ensure_built
+from conformance.driver import Drive, run_hypothesis, run_programs
 from conformance.engine import ReferenceEngine
 from conformance.jsonlines import JsonLinesEngine
+from conformance.pagestates import PAGESTATES_DRIVER, Ask
 from conformance.protocol import ProfileRequest
-from conformance.runner import connect, run_hypothesis, run_tour, skipped_operations
-from conformance.stateful import settings_for
 from conformance.testing import EngineContract
 from conftest import SESSION_SEED
 
@@ -54,16 +54,19 @@ class TestReferenceEngine(EngineContract):
 def test_an_engine_without_clear_dirty_is_tested_on_the_rest() -> None:
     engine = JsonLinesEngine([str(ensure_built()), "--no-clear-dirty"])
     try:
-        session = connect(engine, ProfileRequest("NoPp", True, "ReadsZero", 2))
-        assert skipped_operations(session.info) == ["ClearDirty"]
-        assert run_tour(session).passed
-        outcome = run_hypothesis(session, settings_for("quick", examples=20, database=None), seed=1)
+        _, profile = PAGESTATES_DRIVER.connect(engine, Ask(ProfileRequest("NoPp", True, "ReadsZero", 2)))
+        assert "ClearDirty" not in profile.ops
+        drive = Drive(PAGESTATES_DRIVER, engine, profile)
+        assert run_programs(drive, PAGESTATES_DRIVER.tours(profile)).passed
+        sent = [r for _, program in PAGESTATES_DRIVER.tours(profile) for r in program]
+        outcome = run_hypothesis(drive, examples=20, seed=1)
         assert outcome.passed, outcome.error
-        assert all(s.op != "ClearDirty" for s in session.steps)
+        assert all(r.op != "ClearDirty" for r in sent + [s.request for s in drive.steps])
     finally:
         engine.close()
 
 
 def test_the_reference_engine_runs_the_profile_it_is_asked_for() -> None:
-    session = connect(ReferenceEngine(), ProfileRequest("OneDiscardedState", False, None, 3))
-    assert session.profile.describe().startswith("OneDiscardedState, direct, AddressingException, 3 pages")
+    _, profile = PAGESTATES_DRIVER.connect(
+        ReferenceEngine(), Ask(ProfileRequest("OneDiscardedState", False, None, 3)))
+    assert profile.profile.describe().startswith("OneDiscardedState, direct, AddressingException, 3 pages")

@@ -16,7 +16,8 @@ from conformance.protocol import (
     OPERATIONS, ProfileRequest, ProtocolError, Reply, check_hello, check_reply, check_ops,
     variant_has_state,
 )  # fmt: skip
-from conformance.runner import connect
+from conformance.driver import Drive
+from conformance.pagestates import PAGESTATES_DRIVER, Ask, PageReply, Step
 
 PROTOCOL = Path(__file__).resolve().parents[1] / "conformance" / "PROTOCOL.md"
 
@@ -105,14 +106,15 @@ def _protocol_example() -> list[tuple[dict[str, object], dict[str, object]]]:
 @pytest.mark.parametrize("engine", ["reference", "C"])
 def test_the_protocol_examples_are_what_the_engines_answer(engine: str) -> None:
     e = ReferenceEngine() if engine == "reference" else JsonLinesEngine(str(ensure_built()))
-    session = connect(e, ProfileRequest("Full", True, "AddressingException", 2))
-    session.reset()
+    _, profile = PAGESTATES_DRIVER.connect(e, Ask(ProfileRequest("Full", True, "AddressingException", 2)))
+    drive: Drive[object, object, Step, PageReply] = Drive(PAGESTATES_DRIVER, e, profile)
+    drive.reset()
     try:
         for request, expected in _protocol_example():
             arg = request.get("arg", -1)
             assert isinstance(arg, int)
-            reply = session.step(str(request["op"]), int(request["page"]), arg)  # type: ignore[call-overload]
-            want = check_reply(str(request["op"]), expected)
+            reply = drive.step(Step(str(request["op"]), int(request["page"]), arg))  # type: ignore[call-overload]
+            want = PageReply.of(check_reply(str(request["op"]), expected))
             assert reply._replace(reason="") == want._replace(reason=""), request
     finally:
         e.close()

@@ -10,7 +10,7 @@ for every constant set, and print one table (Markdown, as the README quotes it).
    divergence under one constant set does not hide the others (``run`` itself stops at the
    first). The harness is driven in process here (the same binary without the JSON hop).
    Each divergence is reported and its reproducers saved by the driver
-   (:func:`conformance.essa_cli.report_failure`: report.txt, trace.jsonl, trace.itf.json and
+   (:func:`conformance.commands.report_failure`: report.txt, trace.jsonl, trace.itf.json and
    the TLA+ trace module under ``--out``/<profile>/).
 
 Everything printed on stdout is deterministic (fixed seeds, no timings), so the README's section
@@ -37,7 +37,7 @@ from typing import Final, TextIO
 from conformance.classify import Classification, classify
 from conformance.driver import Divergence, Fault, Outcome, run_machine
 from conformance.essa import ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest
-from conformance.essa_cli import SIZES, report_failure
+from conformance.commands import report_failure
 from conformance.protocol import EngineFault
 from refimpl.essa import EssaProfile
 
@@ -48,7 +48,7 @@ from .kernels import Built, build
 PAGES: Final = 2
 #: ``run --profile thorough``'s sizes (examples, steps per example): with the quick ones (643
 #: steps per profile) hypothesis did not find the storage-key divergence classify's tour finds (D109).
-EXAMPLES, MAX_STEPS = SIZES["thorough"]
+EXAMPLES, MAX_STEPS = ESSA_DRIVER.sizes["thorough"]
 SEED: Final = 0
 #: Where the driver saves the reproducers (relative, so the printed paths are the same anywhere).
 OUT: Final = Path(".cache/kernel-check")
@@ -115,7 +115,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         reports = []
         for found_by, error in errors:
             buf = io.StringIO()
-            report_failure(error, engine_name, out_dir / found_by, buf, tlc=tlc)
+            report_failure(ESSA_DRIVER, error, engine_name, out_dir / found_by, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
         rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports))
     return c, rows

@@ -1,0 +1,85 @@
+"""The machines the conformance suite drives, by name, as :data:`refimpl.MACHINES` holds their
+reference implementations: adding a machine is writing its mode (one module, like
+:mod:`conformance.pagestates` or :mod:`conformance.essa`) and registering it here.
+
+A :class:`Mode` is a :class:`~conformance.driver.DriverMachine` (what the driver needs) with
+what the command line needs of the machine (:mod:`conformance.commands`): its profile options,
+how an engine is named, the profiles ``run`` asks for, how a recorded trace is read, its TLA+
+trace module and its mutants.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+from .driver import DriverMachine, Outcome
+from .essa import ESSA_DRIVER
+from .pagestates import PAGESTATES_DRIVER
+
+
+class Mode(DriverMachine, Protocol):
+    """A machine's mode of the protocol, for the driver and for the command line."""
+
+    @property
+    def spec(self) -> str:
+        """The TLA+ module the machine's traces are checked against, as the reports name it."""
+        ...
+
+    @property
+    def sizes(self) -> dict[str, tuple[int, int]]:
+        """``--profile quick|thorough``: hypothesis examples, steps per example."""
+        ...
+
+    @property
+    def database(self) -> Path | None:
+        """Hypothesis's example database unless ``--no-database`` (None: none)."""
+        ...
+
+    @property
+    def mutant_header(self) -> tuple[str, ...]:
+        """The columns ``mutants`` adds for this machine (:meth:`mutant_row` their values)."""
+        ...
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def engine(self, args: argparse.Namespace) -> Any:
+        """The engine ``--engine`` or ``--engine-class`` names; raises ValueError."""
+        ...
+
+    def profiles_of(self, args: argparse.Namespace, engine: Any) -> tuple[list[Any], str]:
+        """The profiles ``run`` asks the engine for, and a line saying which; raises
+        ValueError."""
+        ...
+
+    def read_trace(self, path: Path, args: argparse.Namespace
+                   ) -> tuple[Any, list[Any], list[Any]]:  # fmt: skip
+        """A recorded trace: the profile, the requests, the replies; raises ValueError (a
+        UnicodeDecodeError for a file that is not text)."""
+        ...
+
+    def trace_module(self, profile: Any, steps: Sequence[tuple[Any, Any]]) -> tuple[str, str]:
+        """The TLA+ trace module and its .cfg (module :data:`conformance.tla.MODULE`)."""
+        ...
+
+    def check_with_tlc(self, profile: Any, steps: Sequence[tuple[Any, Any]],
+                       directory: Path | None = None) -> Any:  # fmt: skip
+        """TLC's :class:`~conformance.tla.TlcVerdict` on the trace module."""
+        ...
+
+    def mutants(self) -> list[type]: ...
+
+    def mutant_profiles(self, mutant: Any) -> list[Any]: ...
+
+    def kills(self, mutant: Any, outcome: Outcome) -> bool: ...
+
+    def mutant_row(self, mutant: Any, outcome: Outcome) -> tuple[str, ...]: ...
+
+
+#: Every machine of the suite, by the name ``--machine`` takes (the first is the default).
+MACHINES: Final[dict[str, Mode]] = {
+    PAGESTATES_DRIVER.name: PAGESTATES_DRIVER,
+    ESSA_DRIVER.name: ESSA_DRIVER,
+}
