@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from conformance.engines.linux import check
 from conformance.engines.linux.engine import parse_reply
 from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
-from conformance.essa import HostPage, KVMClassicEngine
+from conformance.essa import EssaEngineInfo, EssaProfileRequest, HostPage, KVMClassicEngine
 from conformance.essa_mutants import SecondPageReportsFirst
 from conformance.protocol import EngineFault
 
@@ -79,3 +80,22 @@ def test_the_readme_quotes_what_kernel_check_prints(tmp_path: Path) -> None:
     out = io.StringIO()
     assert check.main(["--out", str(check.OUT), "--check-readme"], out) == 0
     assert check.readme_block() == out.getvalue()
+
+
+def test_every_varying_constant_is_a_column_so_no_row_repeats() -> None:
+    profiles = check.ESSA_DRIVER.profiles(check.EssaProfileRequest(impl="KVMClassic"), check.PAGES)
+    rows = [check.Row(p, "matches", [], []) for p in profiles]
+    c = check.Classification(EssaEngineInfo("reference", EssaProfileRequest()), ())
+    out = io.StringIO()
+    check.table("Reference", c, rows, out)
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("| ")]
+    header, body = lines[0], lines[1:]
+    assert [k.tla for k in check.varying(rows)] == ["StorageKeys", "Facility147", "CBRLSize", "CMMAEnabled"]
+    assert header.startswith("| StorageKeys | Facility147 | CBRLSize | CMMAEnabled |")
+    assert len(body) == len(rows) == len(set(body)) == 16
+    # a constant the same in every row: in the title when not at its default
+    gmap = [check.Row(replace(p, impl="KVMGmap", prebuilt_page_tables=True), "matches", [], [])
+            for p in profiles]  # fmt: skip
+    out = io.StringIO()
+    check.table("Gmap", c, gmap, out)
+    assert "; PrebuiltPageTables True." in out.getvalue().splitlines()[0]

@@ -39,7 +39,8 @@ from conformance.driver import Divergence, Fault, Outcome, run_machine
 from conformance.essa import ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest
 from conformance.essa_cli import SIZES, report_failure
 from conformance.protocol import EngineFault
-from refimpl.essa import EssaProfile
+from refimpl.core.constants import Constant
+from refimpl.essa import CONSTANTS, EssaProfile
 
 from .engine import IMPL, KernelEssaEngine
 from .extract import ExtractError
@@ -128,15 +129,33 @@ def _run_cell(r: Row) -> str:
     return f"{status} ({steps} steps)"
 
 
+def _value(value: object) -> str:
+    """A constant's value in a table cell: True, 2, {} or StickyZero."""
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value)) or "{}"
+    return str(value)
+
+
+def varying(rows: Sequence[Row]) -> list[Constant]:
+    """The constants whose value differs between ``rows``: each is a column of the table, so
+    no two rows look alike (the others are the same in every row and named in the title)."""
+    return [k for k in CONSTANTS
+            if len({getattr(r.profile, k.attr) for r in rows}) > 1]  # fmt: skip
+
+
 def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO) -> None:
-    print(f"{title}; Pages {PAGES}. classify: {_verdict(c)}. run: hypothesis "
+    columns = varying(rows)
+    # a constant the same in every row is named in the title when not at its default
+    fixed = [k for k in CONSTANTS if k not in columns and k.attr != "impl" and rows
+             and getattr(rows[0].profile, k.attr) != k.domain[0]]  # fmt: skip
+    same = "".join(f"; {k.tla} {_value(getattr(rows[0].profile, k.attr))}" for k in fixed)
+    print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: hypothesis "
           f"({EXAMPLES} examples of up to {MAX_STEPS} steps, seed {SEED}).\n", file=out)  # fmt: skip
-    print("| StorageKeys | Facility147 | CBRLSize | classify (this Impl) | run |", file=out)
-    print("|---|---|---|---|---|", file=out)
+    print("| " + " | ".join(k.tla for k in columns) + " | classify (this Impl) | run |", file=out)
+    print("|---" * (len(columns) + 2) + "|", file=out)
     for r in rows:
-        p = r.profile
-        print(f"| {p.storage_keys} | {p.facility147} | {p.cbrl_size} | {r.classify} | "
-              f"{_run_cell(r)} |", file=out)  # fmt: skip
+        cells = [_value(getattr(r.profile, k.attr)) for k in columns]
+        print("| " + " | ".join([*cells, r.classify, _run_cell(r)]) + " |", file=out)
     for r in rows:
         for text in r.reports:
             print(f"\n{ESSA_DRIVER.short_name(r.profile)}, {text.rstrip()}".replace(":\n", ":\n\n```\n", 1)
