@@ -59,7 +59,8 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 # The Linux kernel's own ESSA code as a conformance engine (conformance/engines/linux/): built
 # from KERNEL_SRC, else Debian's linux-source-6.12, for s390x (gcc-s390x-linux-gnu), run under
 # qemu-s390x (qemu-user); classified and driven over 2 pages for every constant set.
-# KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: the README's table is what this run prints), --strict.
+# KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: the README's table is what this run prints), --strict,
+# --profile thorough (run's thorough hypothesis sizes; quick by default), --no-memo (D121).
 KERNEL_CHECK_FLAGS ?=
 kernel-check: venv
 	$(PY) -m conformance.engines.linux.check $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)') $(KERNEL_CHECK_FLAGS)

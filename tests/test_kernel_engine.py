@@ -11,10 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.classify import classify
-from conformance.engines.linux.engine import ClassicKernelEngine
+from conformance.classify import Classification, classify
+from conformance.engines.linux.engine import ClassicKernelEngine, KernelEssaEngine
 from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
 from conformance.essa import EssaJsonLinesEngine, EssaProfileRequest, EssaRequest
+from conformance.protocol import EngineFault
 
 _missing = toolchain_missing() or (
     "" if os.environ.get("KERNEL_SRC") or DEFAULT_TARBALL.is_file()
@@ -74,3 +75,39 @@ def test_over_json_lines() -> None:
     finally:
         engine.close()
     assert c.matched == ("KVMClassic",)
+
+
+def test_memoized_replies_are_what_the_harness_answers() -> None:
+    """D121: the engine asks the harness only for request sequences it has not run; classify
+    gives the same verdicts, step for step, with every request sent."""
+    request = EssaProfileRequest(storage_keys=True, facility147=True, cbrl_size=1, pages=2,
+                                 cmma_enabled=True, prebuilt_page_tables=False)  # fmt: skip
+    memo, plain = ClassicKernelEngine(), KernelEssaEngine("classic", memo=False)
+    try:
+        with_memo, without = classify(memo, request), classify(plain, request)
+    finally:
+        memo.close()
+        plain.close()
+    def seen(c: Classification) -> list[tuple[object, ...]]:  # a divergence's error is an exception
+        return [(v.profile, v.sequences, v.steps, v.divergence and v.divergence[:6]) for v in c.verdicts]
+
+    assert seen(with_memo) == seen(without) and with_memo.identified == "KVMClassic"
+    assert memo.memoized > 0 and memo.sent < plain.sent and plain.memoized == 0
+    assert memo.round_trips < plain.round_trips / 3
+
+
+def test_a_replay_that_answers_otherwise_is_a_fault(kernel: ClassicKernelEngine) -> None:
+    kernel.hello(EssaProfileRequest(impl="KVMClassic", storage_keys=False, facility147=False, cbrl_size=1, pages=1))
+    kernel.reset()
+    kernel.step(EssaRequest("Write", 0))
+    kernel.reset()
+    kernel.step(EssaRequest("Write", 0))  # answered from the memo: the harness did not run it
+    assert (kernel.sent, kernel.memoized) == (1, 1)
+    # pretend the harness answered "Write 0" otherwise before, then make it replay it
+    answer, reply, after = kernel._root["write 0 1"]
+    kernel._root["write 0 1"] = ("Done -1 -1 U100000-\n", reply, after)
+    kernel.step(EssaRequest("Read", 0))  # the harness is still after the first Write: no replay
+    kernel.reset()
+    with pytest.raises(EngineFault, match="nondeterministic"):
+        kernel.step(EssaRequest("Write", 0))
+        kernel.step(EssaRequest("HostReclaim", 0))

@@ -13,6 +13,8 @@ import pytest
 from conformance.engines.linux.extract import (
     MACRO, ExtractError, Want, extract, find_function, find_macro, normalise, unpack, version,
 )  # fmt: skip
+from conformance.engines.linux import check
+from conformance.engines.linux.kernels import build, implementation, toolchain_missing
 
 C = """\
 /* a comment with a brace { and perform(int x) */
@@ -137,3 +139,28 @@ def test_unpack_says_which_file_is_missing(tmp_path: Path) -> None:
     with pytest.raises(ExtractError, match="arch/nope.c"):
         unpack(tarball, ["arch/nope.c"], tmp_path / "cache")
     assert src.is_dir()
+
+
+def _fake_tree(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir()
+    (root / "Makefile").write_text("VERSION = 7\nPATCHLEVEL = 1\nSUBLEVEL = 0\n")
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_the_tree_says_which_essa_code_it_has(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gmap = _fake_tree(tmp_path / "gmap", {"arch/s390/kvm/dat.c": "int dat_perform_essa(int orc)\n{\n\treturn orc;\n}\n"})
+    classic = _fake_tree(tmp_path / "classic", {"arch/s390/mm/pgtable.c": "int pgste_perform_essa(int orc)\n{\n\treturn orc;\n}\n"})
+    assert implementation(gmap) == "gmap" and implementation(classic) == "classic"
+    with pytest.raises(ExtractError, match="neither dat_perform_essa in arch/s390/kvm/dat.c nor pgste_perform_essa"):
+        implementation(_fake_tree(tmp_path / "none", {"arch/s390/kvm/dat.c": "int dat_perform_essa(int orc);\n"}))
+    # make kernel-check names what it found, and why it cannot go on
+    assert check.main(["--kernel-src", str(gmap)]) == 3
+    err = capsys.readouterr().err
+    assert "the tree has the gmap ESSA code (dat_perform_essa in arch/s390/kvm/dat.c)" in err
+    assert "there is no gmap harness yet" in err
+    if not toolchain_missing():  # the classic harness refuses the gmap tree by name
+        with pytest.raises(ExtractError, match="has the gmap ESSA code, dat_perform_essa"):
+            build("classic", str(gmap))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import io
 import re
+import resource
 import shlex
 import sys
 import time
@@ -39,16 +40,20 @@ from conformance.driver import Divergence, Fault, Outcome, run_machine
 from conformance.essa import ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest
 from conformance.commands import report_failure
 from conformance.protocol import EngineFault
-from refimpl.essa import EssaProfile
+from refimpl.core.constants import Constant
+from refimpl.essa import CONSTANTS, EssaProfile
+from refimpl.essa.profile import GMAP_ONLY, IDENTITY
 
 from .engine import IMPL, KernelEssaEngine
 from .extract import ExtractError
-from .kernels import Built, build
+from .kernels import HARNESSES, IMPLEMENTATIONS, Built, build, detect
 
 PAGES: Final = 2
-#: ``run --profile thorough``'s sizes (examples, steps per example): with the quick ones (643
-#: steps per profile) hypothesis did not find the storage-key divergence classify's tour finds (D109).
-EXAMPLES, MAX_STEPS = ESSA_DRIVER.sizes["thorough"]
+#: ``run --profile quick``'s sizes (examples, steps per example) by default, as CI runs it;
+#: ``--profile thorough`` (``KERNEL_CHECK_FLAGS="--profile thorough"``) for ``run``'s thorough
+#: ones (D121: measured costs and findings of both).
+PROFILE: Final = "quick"
+EXAMPLES, MAX_STEPS = ESSA_DRIVER.sizes[PROFILE]
 SEED: Final = 0
 #: Where the driver saves the reproducers (relative, so the printed paths are the same anywhere).
 OUT: Final = Path(".cache/kernel-check")
@@ -88,13 +93,17 @@ def _verdict(c: Classification) -> str:
 def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], impl: str,
           out_dir: Path, *, examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
           seed: int = SEED, tlc: bool = False, engine_name: str = "engine",
+          timings: dict[str, float] | None = None, request: EssaProfileRequest | None = None,
           ) -> tuple[Classification, list[Row]]:  # fmt: skip
-    """classify ``classify_engine`` over every constant set, then ``run`` a fresh
-    ``run_engine()`` on each profile of ``impl``. Raises Fault or EngineFault."""
+    """classify ``classify_engine`` over every constant set (:func:`classify_request`, or those
+    ``request`` leaves open), then ``run`` a fresh ``run_engine()`` on each profile of ``impl``.
+    ``timings`` gets the seconds of each phase. Raises Fault or EngineFault."""
+    t0 = time.monotonic()
     try:
-        c = classify(classify_engine, EssaProfileRequest(pages=PAGES))
+        c = classify(classify_engine, classify_request(impl) if request is None else request)
     finally:
         classify_engine.close()
+    t1 = time.monotonic()
     rows = []
     for profile in ESSA_DRIVER.profiles(EssaProfileRequest(impl=impl), PAGES):
         engine = run_engine()
@@ -118,7 +127,21 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
             report_failure(ESSA_DRIVER, error, engine_name, out_dir / found_by, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
         rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports))
+    if timings is not None:
+        timings.update(classify=t1 - t0, run=time.monotonic() - t1)
     return c, rows
+
+
+def classify_request(impl: str) -> EssaProfileRequest:
+    """What classify asks for: :data:`PAGES` pages and every constant set, except that for a
+    harness of another Impl than KVMGmap the new gmap's own constants (PrebuiltPageTables) stay
+    at their defaults: that code has no gmap page tables, so the sets with the other value would
+    repeat the same runs (every candidate is still tried under every other constant set)."""
+    if impl == "KVMGmap":
+        return EssaProfileRequest(pages=PAGES)
+    gmap_only = {k.attr: k.domain[0] for k in CONSTANTS
+                 if k.attr in GMAP_ONLY and k.attr not in IDENTITY}  # fmt: skip
+    return EssaProfileRequest(pages=PAGES, **gmap_only)  # type: ignore[arg-type]
 
 
 def _run_cell(r: Row) -> str:
@@ -128,15 +151,34 @@ def _run_cell(r: Row) -> str:
     return f"{status} ({steps} steps)"
 
 
-def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO) -> None:
-    print(f"{title}; Pages {PAGES}. classify: {_verdict(c)}. run: hypothesis "
-          f"({EXAMPLES} examples of up to {MAX_STEPS} steps, seed {SEED}).\n", file=out)  # fmt: skip
-    print("| StorageKeys | Facility147 | CBRLSize | classify (this Impl) | run |", file=out)
-    print("|---|---|---|---|---|", file=out)
+def _value(value: object) -> str:
+    """A constant's value in a table cell: True, 2, {} or StickyZero."""
+    if isinstance(value, frozenset):
+        return ", ".join(sorted(value)) or "{}"
+    return str(value)
+
+
+def varying(rows: Sequence[Row]) -> list[Constant]:
+    """The constants whose value differs between ``rows``: each is a column of the table, so
+    no two rows look alike (the others are the same in every row and named in the title)."""
+    return [k for k in CONSTANTS
+            if len({getattr(r.profile, k.attr) for r in rows}) > 1]  # fmt: skip
+
+
+def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
+          examples: int = EXAMPLES, max_steps: int = MAX_STEPS) -> None:  # fmt: skip
+    columns = varying(rows)
+    # a constant the same in every row is named in the title when not at its default
+    fixed = [k for k in CONSTANTS if k not in columns and k.attr != "impl" and rows
+             and getattr(rows[0].profile, k.attr) != k.domain[0]]  # fmt: skip
+    same = "".join(f"; {k.tla} {_value(getattr(rows[0].profile, k.attr))}" for k in fixed)
+    print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: hypothesis "
+          f"({examples} examples of up to {max_steps} steps, seed {SEED}).\n", file=out)  # fmt: skip
+    print("| " + " | ".join(k.tla for k in columns) + " | classify (this Impl) | run |", file=out)
+    print("|---" * (len(columns) + 2) + "|", file=out)
     for r in rows:
-        p = r.profile
-        print(f"| {p.storage_keys} | {p.facility147} | {p.cbrl_size} | {r.classify} | "
-              f"{_run_cell(r)} |", file=out)  # fmt: skip
+        cells = [_value(getattr(r.profile, k.attr)) for k in columns]
+        print("| " + " | ".join([*cells, r.classify, _run_cell(r)]) + " |", file=out)
     for r in rows:
         for text in r.reports:
             print(f"\n{ESSA_DRIVER.short_name(r.profile)}, {text.rstrip()}".replace(":\n", ":\n\n```\n", 1)
@@ -146,8 +188,15 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO) -> No
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.engines.linux.check",
                                      description=__doc__.split("\n\n")[0])  # fmt: skip
-    parser.add_argument("--harness", default="classic", choices=sorted(IMPL))
+    parser.add_argument("--harness", choices=sorted(IMPL),
+                        help="the ESSA code to take (default: the one the tree has)")
     parser.add_argument("--kernel-src")
+    parser.add_argument("--profile", choices=sorted(SIZES), default=PROFILE,
+                        help=f"run's hypothesis sizes (default {PROFILE}: "
+                             + "; ".join(f"{k} {e} examples of up to {n} steps"
+                                         for k, (e, n) in SIZES.items()) + ")")  # fmt: skip
+    parser.add_argument("--no-memo", action="store_true",
+                        help="send every request to the harness (no memoized replies, D121)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"reproducers (default {OUT})")
     parser.add_argument("--tlc", action="store_true",
                         help="confirm each divergence's TLA+ trace with TLC (adds timings)")
@@ -158,8 +207,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="exit 1 unless README.md's kernel-check block is what this run prints "
                              "(CI runs it so, and the test suite then need not run the check again)")
     args = parser.parse_args(argv)
+    examples, max_steps = SIZES[args.profile]
     t0 = time.monotonic()
     try:
+        if args.harness is None:
+            args.harness = detect(args.kernel_src)
+            function = next(f"{f} in {p}" for n, p, f in IMPLEMENTATIONS if n == args.harness)
+            print(f"kernel-check: the tree has the {args.harness} ESSA code ({function})",
+                  file=sys.stderr)  # fmt: skip
+        if args.harness not in HARNESSES:
+            raise ExtractError(f"there is no {args.harness} harness yet "
+                               "(conformance/engines/linux/README.md, \"The new gmap\")")  # fmt: skip
         built: Built = build(args.harness, args.kernel_src)
     except (ExtractError, RuntimeError) as exc:
         print(f"kernel-check: cannot build the {args.harness} harness: {exc}", file=sys.stderr)
@@ -169,8 +227,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     if args.kernel_src:
         command += ["--kernel-src", args.kernel_src]
 
+    engines: list[KernelEssaEngine] = []
+    timings: dict[str, float] = {}
+
     def in_process() -> EssaEngine:
-        engine = KernelEssaEngine(args.harness, args.kernel_src)
+        engine = KernelEssaEngine(args.harness, args.kernel_src, memo=not args.no_memo)
+        engines.append(engine)
         engine.built = built
         return engine
 
@@ -178,8 +240,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     try:
         classify_engine = (EssaJsonLinesEngine(shlex.join(command)) if args.json_lines
                            else in_process())  # fmt: skip
-        c, rows = check(classify_engine, in_process, IMPL[args.harness],
-                        args.out, tlc=args.tlc, engine_name=name)  # fmt: skip
+        c, rows = check(classify_engine, in_process, IMPL[args.harness], args.out,
+                        examples=examples, max_steps=max_steps, tlc=args.tlc,
+                        engine_name=name, timings=timings)  # fmt: skip
     except Fault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.fault.kind}) at {exc.where}: {exc.fault.message}",
               file=sys.stderr)  # fmt: skip
@@ -189,11 +252,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return 3
     printed = io.StringIO()
     table(f"Linux {built.kernel}, {args.harness} harness ({args.harness} KVM code compiled for "
-          "s390x, run under qemu-s390x)", c, rows, printed)  # fmt: skip
+          "s390x, run under qemu-s390x)", c, rows, printed, examples=examples,
+          max_steps=max_steps)  # fmt: skip
     out.write(printed.getvalue())
     # on stderr: the table on stdout is the same on every run (the README quotes it)
-    print(f"kernel-check: build {t_build:.1f} s, checks {time.monotonic() - t0 - t_build:.1f} s",
-          file=sys.stderr)  # fmt: skip
+    own, harness = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"kernel-check: build {t_build:.1f} s, classify {timings['classify']:.1f} s, run "
+          f"{timings['run']:.1f} s (wall clock); CPU: Python {own.ru_utime + own.ru_stime:.1f} s, "
+          f"the harness (and the build) {harness.ru_utime + harness.ru_stime:.1f} s; "
+          f"requests the harness ran {sum(e.sent for e in engines)} in "
+          f"{sum(e.round_trips for e in engines)} round trips, answered from memo "
+          f"{sum(e.memoized for e in engines)}", file=sys.stderr)  # fmt: skip
     if args.check_readme and readme_block() != printed.getvalue():
         print("kernel-check: README.md's kernel-check block differs from what this run printed; "
               "paste the table above between its marker comments", file=sys.stderr)

@@ -5,12 +5,22 @@ The harness binary (built by :mod:`.kernels` from a kernel tree, run under qemu-
 small line protocol (classic_harness.c's header); this module translates PROTOCOL.md's ESSA
 mode to it and back. It decides nothing about page states: every outcome, R1 byte and page
 state in a reply is what the kernel's functions left in the PTEs and PGSTEs.
+
+Replies are memoized (D121): the harness is a deterministic program of the lines it has read since
+its last ``reset`` (one thread, no clock, no randomness), so the reply to a request is a function
+of the profile and the requests since the reset. The engine keeps the replies of each profile in
+a trie of those request sequences and asks the harness only for a sequence it has not run; when
+the harness is elsewhere, the reset and the sequence's prefix go to it in one write (one round
+trip), and every replayed reply must equal the one kept, or the engine faults (an error reply,
+"nondeterministic").
+classify's tours, tens of thousands of sequences that share their prefixes, cost one harness step
+per new sequence instead of one per request. ``memo=False`` sends every request.
 """
 
 from __future__ import annotations
 
 import subprocess
-from typing import Final
+from typing import Final, TypeAlias
 
 from conformance.essa import (
     NONE, WRITTEN, EssaEngineInfo, EssaProfileRequest, EssaReply, EssaRequest, HostPage,
@@ -54,19 +64,33 @@ def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
     return EssaReply(outcome, int(fields[1]), int(fields[2]), tuple(host), reason)
 
 
+#: Memoized replies: each request line's answer, its parsed reply, and the replies after it.
+_Trie: TypeAlias = "dict[str, tuple[str, EssaReply, _Trie]]"
+
+
 class KernelEssaEngine:
     """The kernel's ESSA code as an in-process ESSA engine. ``harness``: ``classic`` (or, with
     a 7.x tree, ``gmap``); ``kernel_src``: the tree, else $KERNEL_SRC, else Debian's tarball."""
 
-    def __init__(self, harness: str = "classic", kernel_src: str | None = None) -> None:
+    def __init__(self, harness: str = "classic", kernel_src: str | None = None,
+                 memo: bool = True) -> None:  # fmt: skip
         self.harness = harness
         self.kernel_src = kernel_src
         self.built: Built | None = None
         self.pages = 1
+        self.memo = memo
         self._proc: subprocess.Popen[str] | None = None
+        self._root: _Trie = {}
+        self._node: _Trie = self._root  # where the driver is: the requests since its reset
+        self._path: list[str] = []
+        self._harness_path: list[str] | None = None  # what the harness ran since its reset
+        #: Requests the harness ran (replays included), requests answered from the trie, and
+        #: the writes to the harness that waited for its answers.
+        self.sent = self.memoized = self.round_trips = 0
 
     def _send(self, line: str) -> str:
         assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
+        self.round_trips += 1
         try:
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
@@ -76,6 +100,20 @@ class KernelEssaEngine:
         if not answer:
             raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll()})")
         return answer
+
+    def _batch(self, lines: list[str]) -> list[str]:
+        """Several lines in one write; their answers, in order (one round trip)."""
+        assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
+        self.round_trips += 1
+        try:
+            self._proc.stdin.write("".join(line + "\n" for line in lines))
+            self._proc.stdin.flush()
+            answers = [self._proc.stdout.readline() for _ in lines]
+        except (BrokenPipeError, OSError) as exc:
+            raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
+        if not all(answers):
+            raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll()})")
+        return answers
 
     def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:
         impl = IMPL[self.harness]
@@ -95,18 +133,58 @@ class KernelEssaEngine:
                             f"{int(cmma)}")  # fmt: skip
         if answer.strip() != "ok":
             raise Unsupported(answer.strip().removeprefix("error "))
+        # a new profile: nothing kept; the harness is fresh, as after a reset
+        self._root = self._node = {}
+        self._path, self._harness_path = [], []
         return EssaEngineInfo(f"Linux {self.built.kernel} {self.harness} (kernel code)", chosen)
 
     def reset(self) -> None:
+        if self.memo:
+            self._node, self._path = self._root, []
+            return
         if self._send("reset").strip() != "ok":
             raise EngineFault("error reply", "the kernel harness did not reset")
 
     def step(self, request: EssaRequest) -> EssaReply:
+        line = self._line(request)
+        if not self.memo:
+            self.sent += 1
+            return self._parse(self._send(line), request.op)
+        kept = self._node.get(line)
+        if kept is not None:
+            self.memoized += 1
+            answer, reply, self._node = kept
+            self._path.append(line)
+            return reply
+        if self._harness_path == self._path:
+            answers = [self._send(line)]
+        else:  # reset the harness and replay the driver's requests since its reset
+            answers = self._batch(["reset", *self._path, line])
+            if answers[0].strip() != "ok":
+                raise EngineFault("error reply", "the kernel harness did not reset")
+            answers = answers[1:]
+            node = self._root
+            for replayed, answer in zip(self._path, answers):
+                kept_answer, _, node = node[replayed]
+                if answer != kept_answer:
+                    raise EngineFault("error reply", f"nondeterministic: the kernel harness answered "
+                                      f"{answer.strip()!r} to {replayed!r}, then "
+                                      f"{kept_answer.strip()!r} to the same requests")  # fmt: skip
+        self.sent += len(answers)
+        reply = self._parse(answers[-1], request.op)
+        child: _Trie = {}
+        self._node[line] = (answers[-1], reply, child)
+        self._node = child
+        self._path.append(line)
+        self._harness_path = list(self._path)
+        return reply
+
+    def _line(self, request: EssaRequest) -> str:
+        """The harness's line for ``request``."""
         if request.op in _GMAP_ONLY:
-            refused = parse_reply(self._send("refuse"), self.pages, request.op)
-            return refused._replace(reason=_GMAP_ONLY[request.op])
+            return "refuse"
         if request.op == "ESSA" and request.beyond_memory:
-            return parse_reply(self._send(f"essabeyond {request.orc}"), self.pages, request.op)
+            return f"essabeyond {request.orc}"
         args = [_VERBS[request.op]]
         if request.page != NONE:
             args.append(str(request.page))
@@ -115,7 +193,13 @@ class KernelEssaEngine:
             args.append("1" if request.problem_state else "0")
         if request.op == "Write":
             args.append(str(WRITTEN if request.arg == NONE else request.arg))
-        return parse_reply(self._send(" ".join(args)), self.pages, request.op)
+        return " ".join(args)
+
+    def _parse(self, answer: str, op: str) -> EssaReply:
+        reply = parse_reply(answer, self.pages, op)
+        if op in _GMAP_ONLY:
+            return reply._replace(reason=_GMAP_ONLY[op])
+        return reply
 
     def close(self) -> None:
         if self._proc is not None:

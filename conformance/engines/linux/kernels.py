@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .extract import FUNCTION, MACRO, ExtractError, Want, extract, unpack, version
+from .extract import (
+    FUNCTION, MACRO, ExtractError, Want, extract, find_function, read_source, unpack, version,
+)  # fmt: skip
 
 HERE: Final = Path(__file__).resolve().parent
 REPO: Final = HERE.parents[2]
@@ -38,6 +40,7 @@ KVM_S390_H: Final = "arch/s390/kvm/kvm-s390.h"
 PGTABLE_C: Final = "arch/s390/mm/pgtable.c"
 GMAP_C: Final = "arch/s390/mm/gmap.c"
 PRIV_C: Final = "arch/s390/kvm/priv.c"
+DAT_C: Final = "arch/s390/kvm/dat.c"
 
 
 def _macros(path: str, *names: str) -> list[Want]:
@@ -147,6 +150,33 @@ HARNESSES: Final[dict[str, Harness]] = {
 }
 
 
+#: How a tree's ESSA code is recognised: the function that performs ESSA on a PGSTE and its file.
+#: The new gmap (the "KVM: s390: Switch to new gmap" series, Linux 7.x) keeps the PGSTEs beside
+#: KVM's own guest page tables (dat_perform_essa); before it, in the host's (pgste_perform_essa).
+IMPLEMENTATIONS: Final = (("gmap", DAT_C, "dat_perform_essa"),
+                          ("classic", PGTABLE_C, "pgste_perform_essa"))  # fmt: skip
+
+
+def implementation(tree: Path) -> str:
+    """Which ESSA implementation the kernel tree has: ``gmap`` or ``classic``. Raises
+    ExtractError when it has neither."""
+    for name, path, function in IMPLEMENTATIONS:
+        if (tree / path).is_file():
+            try:
+                find_function(read_source(tree, path), function)
+            except ExtractError:
+                continue
+            return name
+    raise ExtractError(f"{tree} has neither " + " nor ".join(
+        f"{function} in {path}" for _, path, function in IMPLEMENTATIONS))  # fmt: skip
+
+
+def detect(kernel_src: str | None = None) -> str:
+    """The implementation of ``kernel_src`` (or $KERNEL_SRC, else the files of Debian's tarball
+    the classic harness takes). Raises ExtractError."""
+    return implementation(kernel_tree(HARNESSES["classic"], kernel_src))
+
+
 @dataclass(frozen=True)
 class Built:
     """A built harness: the binary, the command that runs it, the kernel version and tree."""
@@ -176,7 +206,31 @@ def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
             raise ExtractError(f"KERNEL_SRC={src} is not a directory")
         return root
     paths = sorted({w.path for w in harness.wants})
-    return unpack(DEFAULT_TARBALL, paths, CACHE / "src" / DEFAULT_TARBALL.name.split(".tar")[0])
+    name = DEFAULT_TARBALL.name.split(".tar")[0]
+    return unpack(DEFAULT_TARBALL, paths, CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}")
+
+
+def tarball_digest(tarball: Path) -> str:
+    """The first 16 hex digits of the tarball's SHA-256: the unpacked files are kept under it, so
+    a new package version (the same file name) is unpacked again. The digest is kept beside, keyed
+    by the file's size and time, so it is computed once per tarball."""
+    if not tarball.is_file():
+        raise ExtractError(f"no kernel source tarball {tarball}")
+    st = tarball.stat()
+    stamp = f"{tarball.resolve()} {st.st_size} {st.st_mtime_ns}"
+    memo = CACHE / "src" / (tarball.name + ".sha256")
+    if memo.is_file():
+        kept, _, digest = memo.read_text().rpartition(" ")
+        if kept == stamp:
+            return digest.strip()
+    h = hashlib.sha256()
+    with tarball.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    digest = h.hexdigest()[:16]
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(f"{stamp} {digest}\n")
+    return digest
 
 
 def source(harness: Harness, tree: Path) -> str:
@@ -196,6 +250,14 @@ def build(name: str = "classic", kernel_src: str | None = None) -> Built:
         raise RuntimeError(why)
     harness = HARNESSES[name]
     tree = kernel_tree(harness, kernel_src)
+    has = implementation(tree)
+    if has != name:
+        function = next(f"{f} ({path})" for n, path, f in IMPLEMENTATIONS if n == has)
+        missing = "" if has in HARNESSES else (
+            f"; there is no {has} harness yet (conformance/engines/linux/README.md, "
+            f"\"The new gmap\")")  # fmt: skip
+        raise ExtractError(f"Linux {version(tree)} ({tree}) has the {has} ESSA code, "
+                           f"{function}, not the {name} one{missing}")  # fmt: skip
     kernel = version(tree)
     text = source(harness, tree)
     digest = hashlib.sha256(text.encode() + CC.encode()).hexdigest()[:16]
