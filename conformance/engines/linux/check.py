@@ -191,10 +191,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--harness", choices=sorted(IMPL),
                         help="the ESSA code to take (default: the one the tree has)")
     parser.add_argument("--kernel-src")
-    parser.add_argument("--profile", choices=sorted(SIZES), default=PROFILE,
+    parser.add_argument("--profile", choices=sorted(ESSA_DRIVER.sizes), default=PROFILE,
                         help=f"run's hypothesis sizes (default {PROFILE}: "
                              + "; ".join(f"{k} {e} examples of up to {n} steps"
-                                         for k, (e, n) in SIZES.items()) + ")")  # fmt: skip
+                                         for k, (e, n) in ESSA_DRIVER.sizes.items()) + ")")  # fmt: skip
     parser.add_argument("--no-memo", action="store_true",
                         help="send every request to the harness (no memoized replies, D121)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"reproducers (default {OUT})")
@@ -207,7 +207,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="exit 1 unless README.md's kernel-check block is what this run prints "
                              "(CI runs it so, and the test suite then need not run the check again)")
     args = parser.parse_args(argv)
-    examples, max_steps = SIZES[args.profile]
+    examples, max_steps = ESSA_DRIVER.sizes[args.profile]
     t0 = time.monotonic()
     try:
         if args.harness is None:
