@@ -147,3 +147,14 @@ def test_the_trace_log_examples_validate(machine: str, tmp_path: Path) -> None:
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "TLC: the trace is a behaviour of" in done.stdout
+
+
+def test_the_essa_request_examples_are_what_the_driver_sends() -> None:
+    """Each ESSA-mode request of the "Requests" example is read as the request it shows, and
+    written back exactly as the document has it (the transport sends ``to_json``)."""
+    from conformance.essa import essa_request
+
+    lines = messages('{"type": "step", "id": 4, "op": "ESSA", "page": 0, "orc": 3}\n{"type": "step", "id": 5')
+    assert len(lines) == 12
+    for line in lines:
+        assert essa_request(line, 1).to_json(line["id"]) == line
