@@ -125,3 +125,50 @@ def test_the_readmes_model_figures_are_the_pinned_ones() -> None:
                     wrong.append(f"{name}: {heading} {shown}, pinned {pinned}")
     assert not wrong, "README figures that are not the manifest's:\n" + "\n".join(wrong)
     assert checked >= 40  # the deeper models' table, the benchmark's, the symmetry table
+
+
+def _shown_commands() -> list[tuple[str, str, list[str]]]:
+    """(file, module, arguments) of every `python -m conformance|refimpl|tlcrunner check` command
+    in the sh blocks of the documentation."""
+    import shlex
+
+    found = []
+    for doc in DOCS:
+        text = (REPO_ROOT / doc).read_text(encoding="utf-8")
+        for block in re.findall(r"^```sh\n(.*?)^```\n", text, re.S | re.M):
+            for line in block.replace("\\\n", " ").splitlines():
+                tokens = shlex.split(line, comments=True)
+                for i, token in enumerate(tokens[:-1]):
+                    if token == "-m" and tokens[i + 1] in ("conformance", "refimpl", "tlcrunner"):
+                        args = []
+                        for t in tokens[i + 2:]:
+                            if t in ("|", "&&", ";", "<", ">"):
+                                break
+                            args.append(t)
+                        found.append((doc, tokens[i + 1], args))
+    return found
+
+
+def test_every_command_the_documentation_shows_parses() -> None:
+    """Each command is parsed by its program's own argument parser (not run): a renamed option
+    or subcommand fails here. tlcrunner's other commands (simulate, worker) have no parser of
+    their own to ask and are left out."""
+    from conformance.cli import build_parser as conformance_parser
+    from refimpl.cli import build_parser as refimpl_parser
+    from tlcrunner.check import build_parser as check_parser
+
+    commands = _shown_commands()
+    assert len(commands) >= 30
+    wrong = []
+    for doc, module, args in commands:
+        if module == "tlcrunner":
+            if args[:1] != ["check"]:
+                continue
+            parser, argv = check_parser(), args[1:]
+        else:
+            parser, argv = (conformance_parser() if module == "conformance" else refimpl_parser()), args
+        try:
+            parser.parse_args(argv)
+        except SystemExit:
+            wrong.append(f"{doc}: python -m {module} {' '.join(args)}")
+    assert not wrong, "commands their program does not accept:\n" + "\n".join(wrong)
