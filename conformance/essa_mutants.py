@@ -1,7 +1,7 @@
 """Broken ESSA engines: the reference engine of one Impl with one plausible bug each.
 
 ``python -m conformance mutants --machine ESSA`` runs ``run``'s default settings against each and
-reports the time to kill it (tests/test_conformance_essa_mutants.py requires every one killed).
+reports the time to kill it (tests/test_conformance_essa_run.py requires every one killed).
 Each names the Impl it breaks and where its bug shows (:attr:`EssaMutant.shows`): on one page
 from a reset, only with two pages, only with storage keys, only with facility 147, only after
 five or more steps, or only in the order of the CBRL. The bugs are those a harness or an

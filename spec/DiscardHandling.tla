@@ -32,7 +32,7 @@
 (* Every CPU runs one process with its own page tables (D41).  A page's    *)
 (* host-side state is abstract: resident (volatile, in the page cache) or  *)
 (* discarded (D40).  Decisions are D40 to D49 in                           *)
-(* docs/decisions-linux-guest.md; the operators the broken twins           *)
+(* docs/decisions.md; the operators the broken twins                       *)
 (* (model/MCDiscardHandlingBroken.tla) replace are in "Decisions" below,   *)
 (* and the properties (DiscardHandlingProperties.tla) never use them.      *)
 (***************************************************************************)

@@ -36,7 +36,7 @@
 (* steps that change no page state (TrialInvalidate, Revalidate,           *)
 (* EarlyWrite) leave lastOp alone: for PageStates they are stuttering.     *)
 (*                                                                         *)
-(* Decisions D50-D59 are in docs/decisions-host.md.                        *)
+(* Decisions D50-D59 are in docs/decisions.md.                             *)
 (***************************************************************************)
 EXTENDS Integers, Sequences, FiniteSets
 

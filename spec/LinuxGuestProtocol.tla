@@ -31,7 +31,7 @@
 (* The decisions the broken twins (model/MCLinuxGuestProtocolBroken.tla)  *)
 (* replace are the small operators in the section "Decisions" below.      *)
 (* The properties (LinuxGuestProtocolProperties.tla) never use them.      *)
-(* Choices are recorded in docs/decisions-linux-guest.md as D30 to D39.   *)
+(* Choices are recorded in docs/decisions.md as D30 to D39.               *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 

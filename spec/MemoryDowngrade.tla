@@ -29,7 +29,7 @@
 (* kept page is copied or paged out is the constant MovePolicy (D65).      *)
 (*                                                                         *)
 (* What a frame, a paging slot and a pinned page are, and why the          *)
-(* abstraction is sound: D60, D61, D63 in docs/decisions-host.md (D60 to   *)
+(* abstraction is sound: D60, D61, D63 in docs/decisions.md (D60 to        *)
 (* D69 are this module's decisions).                                       *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets

@@ -5,9 +5,9 @@
 (* the page content").  IndInv holds initially and is preserved by every   *)
 (* step from every state that satisfies it, reachable or not; so the       *)
 (* property holds in every reachable state for these bounds, without       *)
-(* enumerating them.  TLC checks the step (model/MCPageStatesInductive),   *)
-(* starting from every state of IndInit; Apalache checks the same with    *)
-(* --init=IndInit --inv=IndInv --length=1.                                *)
+(* enumerating them.  TLC checks the step from every state of IndInit      *)
+(* (model/MCPageStatesInductive.tla); Apalache checks the same with        *)
+(* --init=IndInit --inv=IndInv --length=1.                                 *)
 (***************************************************************************)
 EXTENDS PageStateProperties
 

@@ -46,3 +46,25 @@ def test_every_cited_key_is_defined() -> None:
             if section not in sections:
                 missing.append(f"{path.relative_to(ROOT)}: sources {section}")
     assert not missing, "keys not in docs/sources.md:\n" + "\n".join(sorted(set(missing)))
+
+
+# A path the repository names, in prose or a comment: spec/..., model/MC*.tla, tests/test_x.py.
+NAMED_PATH = re.compile(r"(?<![\w./-])((?:spec|model|docs|tests|conformance|refimpl|tlcrunner|bench)/[\w.*/-]*[\w*])")
+# Paths that are named but not tracked, by design: .gitignore's patterns of TLC's output;
+# docs/decisions.md, a record that names files as they were when each decision was taken;
+# tlcrunner/data, where pyproject.toml maps spec/ and model/ in an installed package.
+NOT_CHECKED = {".gitignore", "docs/decisions.md"}
+INSTALLED_ONLY = ("tlcrunner/data",)
+
+
+def test_every_path_the_repository_names_exists() -> None:
+    """Issue 13, item 13: spec/PageStates.tla named model/MCRefine*.tla, which no file matches."""
+    missing = []
+    for path in tracked_text_files():
+        name = str(path.relative_to(ROOT))
+        if name in NOT_CHECKED:
+            continue
+        for named in NAMED_PATH.findall(path.read_text(encoding="utf-8", errors="replace")):
+            if not named.startswith(INSTALLED_ONLY) and not list(ROOT.glob(named)):
+                missing.append(f"{name}: {named}")
+    assert not missing, "named but not in the repository:\n" + "\n".join(sorted(set(missing)))
