@@ -8,6 +8,7 @@ import os
 import shlex
 import sys
 from collections.abc import Iterator
+from typing import Final
 
 import pytest
 
@@ -24,6 +25,10 @@ _missing = toolchain_missing() or (
 pytestmark = pytest.mark.skipif(bool(_missing), reason=f"the kernel's ESSA code: {_missing}")
 
 
+#: What kernel-check's classify keeps fixed for classic code (D121): the gmap's page tables.
+CLASSIC: Final = {"prebuilt_page_tables": False}
+
+
 @pytest.fixture
 def kernel() -> Iterator[ClassicKernelEngine]:
     engine = ClassicKernelEngine()
@@ -32,7 +37,7 @@ def kernel() -> Iterator[ClassicKernelEngine]:
 
 
 def test_the_classic_kernel_code_is_kvm_classic_without_storage_keys(kernel: ClassicKernelEngine) -> None:
-    c = classify(kernel, EssaProfileRequest(storage_keys=False, facility147=True, cbrl_size=1, pages=2))
+    c = classify(kernel, EssaProfileRequest(storage_keys=False, facility147=True, cbrl_size=1, pages=2, **CLASSIC))
     assert c.matched == ("KVMClassic",), [v.divergence for v in c.verdicts]
     assert c.engine.name.startswith("Linux ")
 
@@ -50,7 +55,7 @@ def test_with_storage_keys_the_guests_sske_resets_gc(kernel: ClassicKernelEngine
     assert (written_back.gc, written_back.dirty) == (False, False)
     essa = kernel.step(EssaRequest("ESSA", 0, 4))
     assert (essa.result, essa.pages[0].usage, essa.pages[0].zbit) == (2, "V", True)
-    c = classify(kernel, EssaProfileRequest(storage_keys=True, facility147=False, cbrl_size=1, pages=1))
+    c = classify(kernel, EssaProfileRequest(storage_keys=True, facility147=False, cbrl_size=1, pages=1, **CLASSIC))
     assert c.matched == ("KVMClassic",), [v.divergence for v in c.verdicts if v.profile.impl == "KVMClassic"]
 
 
@@ -71,7 +76,8 @@ def test_over_json_lines() -> None:
     command = shlex.join([sys.executable, "-m", "conformance.engines.linux"])
     engine = EssaJsonLinesEngine(command)
     try:
-        c = classify(engine, EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1, pages=1))
+        c = classify(engine, EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1, pages=1,
+                                                cmma_enabled=True, **CLASSIC))
     finally:
         engine.close()
     assert c.matched == ("KVMClassic",)
@@ -80,8 +86,8 @@ def test_over_json_lines() -> None:
 def test_memoized_replies_are_what_the_harness_answers() -> None:
     """D121: the engine asks the harness only for request sequences it has not run; classify
     gives the same verdicts, step for step, with every request sent."""
-    request = EssaProfileRequest(storage_keys=True, facility147=True, cbrl_size=1, pages=2,
-                                 cmma_enabled=True, prebuilt_page_tables=False)  # fmt: skip
+    request = EssaProfileRequest(storage_keys=True, facility147=True, cbrl_size=1, pages=1,
+                                 cmma_enabled=True, **CLASSIC)  # fmt: skip
     memo, plain = ClassicKernelEngine(), KernelEssaEngine("classic", memo=False)
     try:
         with_memo, without = classify(memo, request), classify(plain, request)

@@ -141,7 +141,7 @@ def classify_request(impl: str) -> EssaProfileRequest:
         return EssaProfileRequest(pages=PAGES)
     gmap_only = {k.attr: k.domain[0] for k in CONSTANTS
                  if k.attr in GMAP_ONLY and k.attr not in IDENTITY}  # fmt: skip
-    return EssaProfileRequest(pages=PAGES, **gmap_only)  # type: ignore[arg-type]
+    return EssaProfileRequest(pages=PAGES, **gmap_only)
 
 
 def _run_cell(r: Row) -> str:

@@ -102,7 +102,9 @@ class KernelEssaEngine:
         return answer
 
     def _batch(self, lines: list[str]) -> list[str]:
-        """Several lines in one write; their answers, in order (one round trip)."""
+        """Several lines in one write; their answers, in order (one round trip). A batch is a
+        reset and one request sequence (up to run's 100 steps, a few kB each way), far below a
+        pipe's buffer, so writing it all before reading cannot block."""
         assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
         self.round_trips += 1
         try:
@@ -156,7 +158,8 @@ class KernelEssaEngine:
             answer, reply, self._node = kept
             self._path.append(line)
             return reply
-        if self._harness_path == self._path:
+        in_step, self._harness_path = self._harness_path == self._path, None  # unknown if it fails
+        if in_step:
             answers = [self._send(line)]
         else:  # reset the harness and replay the driver's requests since its reset
             answers = self._batch(["reset", *self._path, line])
@@ -168,8 +171,8 @@ class KernelEssaEngine:
                 kept_answer, _, node = node[replayed]
                 if answer != kept_answer:
                     raise EngineFault("error reply", f"nondeterministic: the kernel harness answered "
-                                      f"{answer.strip()!r} to {replayed!r}, then "
-                                      f"{kept_answer.strip()!r} to the same requests")  # fmt: skip
+                                      f"{kept_answer.strip()!r} to {replayed!r}, and now "
+                                      f"{answer.strip()!r} to the same requests")  # fmt: skip
         self.sent += len(answers)
         reply = self._parse(answers[-1], request.op)
         child: _Trie = {}
