@@ -102,44 +102,7 @@ class Verdict(NamedTuple):
         return not self.skipped and self.divergence is None
 
 
-class SharedReplies:
-    """An engine (already hello'd) whose replies are kept by the program that led to them, so
-    that the candidates of one constant set share them: each candidate's tours send mostly the
-    programs another's sent, and the engine, deterministic as the suite requires (PROTOCOL.md),
-    answers a program the same whoever asks. A program not asked before is sent to the engine;
-    when the engine is elsewhere, it is reset and the program's prefix replayed first."""
-
-    def __init__(self, engine: EssaEngine) -> None:
-        self.engine = engine
-        self.replies: dict[tuple[EssaRequest, ...], EssaReply] = {}
-        self.program: tuple[EssaRequest, ...] = ()  # since the driver's last reset
-        self.at: tuple[EssaRequest, ...] | None = None  # the engine's, since its last reset
-        self.sent = 0  # requests the engine answered
-
-    def reset(self) -> None:
-        self.program = ()
-
-    def step(self, request: EssaRequest) -> EssaReply:
-        self.program = (*self.program, request)
-        found = self.replies.get(self.program)
-        if found is not None:
-            return found
-        if self.at != self.program[:-1]:
-            self.engine.reset()
-            self.at = ()
-            for i in range(len(self.program) - 1):
-                self._send(self.program[: i + 1])
-        return self._send(self.program)
-
-    def _send(self, program: tuple[EssaRequest, ...]) -> EssaReply:
-        reply = self.engine.step(program[-1])
-        self.sent += 1
-        self.at = program
-        self.replies[program] = reply
-        return reply
-
-
-def check_profile(engine: EssaEngine | SharedReplies, profile: EssaProfile) -> Verdict:
+def check_profile(engine: EssaEngine, profile: EssaProfile) -> Verdict:
     """Drive ``engine`` (already hello'd) through every sequence of ``profile``. Raises Fault."""
     drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
     outcome = run_programs(drive, sequences(profile), "classify")
@@ -236,14 +199,13 @@ def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileReques
             verdicts += [Verdict(p, 0, 0, skipped=str(exc)) for p in cands]
             continue
         conflicts = asked.conflicts(info.profile)
-        shared = SharedReplies(engine)  # the candidates of one constant set share its replies
         # An announced Impl or Bugs is not evidence: classify finds them out by behaviour.
         for profile in cands:
             if conflicts:
                 verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces "
                                         f"{info.profile.to_json()}"))  # fmt: skip
             else:
-                verdicts.append(check_profile(shared, profile))
+                verdicts.append(check_profile(engine, profile))
     return Classification(info, tuple(verdicts))
 
 
