@@ -7,7 +7,7 @@
 (* every state satisfying it, reachable or not, keeps it; so no guest ever *)
 (* reads another's data, for these bounds, without enumerating the        *)
 (* reachable states.  TLC checks the step from every state of IndInit     *)
-(* (model/MCFrameReuseInductive); Apalache with --init=IndInit            *)
+(* (model/MCFrameReuseInductive.tla); Apalache with --init=IndInit        *)
 (* --inv=IndInv --length=1 (model/ApalacheFrameReuse.tla).                *)
 (***************************************************************************)
 EXTENDS FrameReuse

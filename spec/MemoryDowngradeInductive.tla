@@ -7,7 +7,7 @@
 (* every state satisfying it, reachable or not, keeps it; so no content   *)
 (* the guest is owed is lost, for these bounds, without enumerating the   *)
 (* reachable states.  TLC checks the step from every state of IndInit     *)
-(* (model/MCMemoryDowngradeInductive); Apalache with --init=IndInit       *)
+(* (model/MCMemoryDowngradeInductive.tla); Apalache with --init=IndInit   *)
 (* --inv=IndInv --length=1 (model/ApalacheMemoryDowngrade.tla).           *)
 (***************************************************************************)
 EXTENDS MemoryDowngradeProperties

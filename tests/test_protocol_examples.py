@@ -20,7 +20,7 @@ import pytest
 from conformance.essa import EssaJsonLinesEngine, EssaProfileRequest
 from conformance.jsonlines import JsonLinesEngine
 from conformance.protocol import OPERATIONS, EngineFault, ProfileRequest, Reply, Unsupported
-from conformance.runner import connect
+from conformance.pagestates import PAGESTATES_DRIVER, Ask
 from refimpl.core.package import REPO_ROOT
 
 PROTOCOL = REPO_ROOT / "conformance" / "PROTOCOL.md"
@@ -131,8 +131,8 @@ def test_the_in_process_example_is_an_engine_the_driver_accepts() -> None:
     [code] = blocks("python")
     namespace: dict[str, Any] = {}
     exec(compile(code, "PROTOCOL.md", "exec"), namespace)
-    session = connect(namespace["MyEngine"](), ProfileRequest())
-    assert session.profile.variant == "Full" and session.profile.pages == 2
+    name, connected = PAGESTATES_DRIVER.connect(namespace["MyEngine"](), Ask(ProfileRequest()))
+    assert connected.profile.variant == "Full" and connected.profile.pages == 2
     assert namespace["MyEngine"]().step("Read", 0, -1) == Reply("Sr", False, "Done")
 
 
