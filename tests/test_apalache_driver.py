@@ -94,13 +94,31 @@ def _extended(module: str, seen: set[str]) -> set[str]:
     return seen
 
 
+# Modules whose checks Apalache 0.62.1 cannot run as the spec is written, each with the reason its
+# checks' `why` gives in full; they have deep checks that say so, and no CI check.
+NOT_YET = {
+    "HostReclaim": "the aging list is ranged over with 1..Len(aging), not a constant range",
+    "HostReclaimProperties": "the same, and ReclaimTypeOK's aging \\in Seq(Pages) is an infinite set",
+}
+
+
 def test_every_spec_module_has_a_ci_check() -> None:
     covered: set[str] = set()
+    checked: set[str] = set()
     for c in apalache.load_checks(CHECKS):
+        _extended(Path(c.module).stem, checked)
         if c.size == "ci":
             _extended(Path(c.module).stem, covered)
     modules = {p.stem for p in (ROOT / "spec").glob("*.tla")}
-    assert modules - covered == set()
+    assert modules - checked == set()  # every module has some check
+    assert modules - covered == set(NOT_YET)  # and a CI one, but for the modules named above
+
+
+def test_readme_table_names_exactly_the_checks() -> None:
+    readme = (ROOT / "README.md").read_text()
+    part = readme[readme.index("<!-- apalache-results -->") : readme.index("<!-- /apalache-results -->")]
+    rows = re.findall(r"^\| `(\w+)` \|", part, re.M)
+    assert sorted(rows) == sorted(c.name for c in apalache.load_checks(CHECKS))
 
 
 def test_not_installed_exits_4_and_says_nothing_was_checked(monkeypatch: pytest.MonkeyPatch) -> None:
