@@ -222,3 +222,16 @@ def test_make_apalache_accepts_only_the_listed_exit_code(tmp_path: Path) -> None
     assert run("APALACHE_ALLOW_EXIT=5").returncode != 0
     allowed = run("APALACHE_ALLOW_EXIT=4")
     assert allowed.returncode == 0 and "exit 4 accepted" in allowed.stdout
+
+
+def test_an_apalache_error_is_reported_by_its_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, java25: Path
+) -> None:
+    said = (
+        "echo 'X.tla:59:18-59:27: unsupported expression: Seq(_) produces an infinite set   E@23:14:30.852'; "
+        "echo 'Checker has found an error        I@23:14:32.828'; echo 'EXITCODE: ERROR (75)'; exit 75"
+    )
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, said)))
+    status, text = _run("--only", "PageStates_Full_bounded")
+    assert status == exitcodes.FAILED
+    assert "ERROR (exit 75): X.tla:59:18-59:27: unsupported expression: Seq(_) produces an infinite set  (" in text
