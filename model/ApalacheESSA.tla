@@ -33,9 +33,28 @@ CInitPaper2007 ==
     /\ ModernGuest = FALSE
     /\ CMMAEnabled = TRUE
 
+\* EssaTypeOK as Apalache can evaluate it: its clause cbrl \in Seq(Pages) is an
+\* infinite set to Apalache ("Seq(_) produces an infinite set of unbounded
+\* sequences"), so it is restated over the constant range 1..CBRLSize, which
+\* Len(cbrl) <= CBRLSize bounds; every other clause is EssaTypeOK's own.
+EssaTypeOKBounded ==
+    /\ usage \in [Pages -> {"S", "U", "V", "P"}]
+    /\ valid \in [Pages -> BOOLEAN] /\ swapped \in [Pages -> BOOLEAN]
+    /\ zbit \in [Pages -> BOOLEAN] /\ nodat \in [Pages -> BOOLEAN]
+    /\ data \in [Pages -> {0, Written}]
+    /\ keyDirty \in [Pages -> BOOLEAN] /\ gc \in [Pages -> BOOLEAN]
+    /\ Len(cbrl) <= CBRLSize /\ \A i \in 1..CBRLSize : i <= Len(cbrl) => cbrl[i] \in Pages
+    /\ owed \in [Pages -> {NoValue, 0, Written}]
+    /\ belief \in [Pages -> {"S", "U", "V", "P"}]
+    /\ modified \in [Pages -> BOOLEAN]
+    /\ migrated \in BOOLEAN
+    /\ pageTable \in BOOLEAN
+    /\ gmapPte \in [Pages -> {"Valid", "Aged", "Empty"}]
+    /\ pteUnused \in [Pages -> BOOLEAN]
+
 \* The state invariants of model/MCESSA_KVMGmapFixed.cfg.
 KVMGmapInvariants ==
-    /\ EssaTypeOK
+    /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
     /\ StableContentOwedInv
     /\ ReadResultInv
@@ -44,7 +63,7 @@ KVMGmapInvariants ==
 
 \* The state invariants of model/MCESSA_Paper2007.cfg.
 Paper2007Invariants ==
-    /\ EssaTypeOK
+    /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
     /\ StableContentOwedInv
     /\ ModifiedPContentKeptInv

@@ -94,13 +94,31 @@ def _extended(module: str, seen: set[str]) -> set[str]:
     return seen
 
 
+# Modules whose checks Apalache 0.62.1 cannot run as the spec is written, each with the reason its
+# checks' `why` gives in full; they have deep checks that say so, and no CI check.
+NOT_YET = {
+    "HostReclaim": "the aging list is ranged over with 1..Len(aging), not a constant range",
+    "HostReclaimProperties": "the same, and ReclaimTypeOK's aging \\in Seq(Pages) is an infinite set",
+}
+
+
 def test_every_spec_module_has_a_ci_check() -> None:
     covered: set[str] = set()
+    checked: set[str] = set()
     for c in apalache.load_checks(CHECKS):
+        _extended(Path(c.module).stem, checked)
         if c.size == "ci":
             _extended(Path(c.module).stem, covered)
     modules = {p.stem for p in (ROOT / "spec").glob("*.tla")}
-    assert modules - covered == set()
+    assert modules - checked == set()  # every module has some check
+    assert modules - covered == set(NOT_YET)  # and a CI one, but for the modules named above
+
+
+def test_readme_table_names_exactly_the_checks() -> None:
+    readme = (ROOT / "README.md").read_text()
+    part = readme[readme.index("<!-- apalache-results -->") : readme.index("<!-- /apalache-results -->")]
+    rows = re.findall(r"^\| `(\w+)` \|", part, re.M)
+    assert sorted(rows) == sorted(c.name for c in apalache.load_checks(CHECKS))
 
 
 def test_not_installed_exits_4_and_says_nothing_was_checked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -204,3 +222,16 @@ def test_make_apalache_accepts_only_the_listed_exit_code(tmp_path: Path) -> None
     assert run("APALACHE_ALLOW_EXIT=5").returncode != 0
     allowed = run("APALACHE_ALLOW_EXIT=4")
     assert allowed.returncode == 0 and "exit 4 accepted" in allowed.stdout
+
+
+def test_an_apalache_error_is_reported_by_its_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, java25: Path
+) -> None:
+    said = (
+        "echo 'X.tla:59:18-59:27: unsupported expression: Seq(_) produces an infinite set   E@23:14:30.852'; "
+        "echo 'Checker has found an error        I@23:14:32.828'; echo 'EXITCODE: ERROR (75)'; exit 75"
+    )
+    monkeypatch.setenv("APALACHE_HOME", str(_apalache(tmp_path, said)))
+    status, text = _run("--only", "PageStates_Full_bounded")
+    assert status == exitcodes.FAILED
+    assert "ERROR (exit 75): X.tla:59:18-59:27: unsupported expression: Seq(_) produces an infinite set  (" in text

@@ -202,9 +202,12 @@ def _result(returncode: int | None, timed_out: bool, output: str) -> str:
         return PASSED
     if returncode == EXIT_COUNTEREXAMPLE:
         return COUNTEREXAMPLE
-    lines = [ln for ln in output.strip().splitlines() if ln.strip()]
+    # Apalache ends each log line with its level and time ("E@23:06:01.536" for an error): its
+    # error lines say what went wrong; "Checker has found an error" and the exit line do not.
+    lines = [" ".join(ln.split()) for ln in output.strip().splitlines() if ln.strip()]
+    logged = [re.sub(r"\s*E@[\d:.]+$", "", ln) for ln in lines if re.search(r"\sE@[\d:.]+$", ln)]
     errors = [ln for ln in lines if "error" in ln.lower() or "exception" in ln.lower()]
-    tail = " | ".join((errors or lines)[-3:])
+    tail = " | ".join(dict.fromkeys(logged)) if logged else " | ".join((errors or lines)[-3:])
     return f"ERROR (exit {returncode}): {tail}"
 
 
