@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         jar=jar, model_timeout=args.model_timeout,
     )  # fmt: skip
     print(f"{len(chosen)} mutants (seed {args.seed}), {args.jobs} job(s)"
-          + (f", budget {args.budget:g} s" if args.budget else ""), file=out, flush=True)  # fmt: skip
+          + (f", budget {args.budget:g} s" if args.budget is not None else ""), file=out, flush=True)  # fmt: skip
     verdicts: dict[int, Verdict] = {}
     start = time.monotonic()
     left, complete = 0, False
