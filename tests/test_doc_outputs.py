@@ -79,7 +79,7 @@ def test_a_drifted_block_is_caught_and_a_new_timing_is_not(tmp_path: Path) -> No
     assert not differs(output, block, tmp_path)
     assert "Write 0 0" in block
     assert differs(output, block.replace("Write 0 0", "Write 0 1"), tmp_path)
-    retimed = re.sub(r"\(\d+\.\d s\)", "(12.3 s)", block)
+    retimed = re.sub(r"\d+\.\d s\)", "12.3 s)", block)
     assert retimed != block and not differs(output, retimed, tmp_path)
 
 
