@@ -56,7 +56,7 @@ from conformance.driver import Drive, run_hypothesis, run_machine, run_programs,
 from conformance.engine import Engine, ReferenceEngine  # noqa: E402
 from conformance.essa import (  # noqa: E402
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
-    all_requests,
+    all_requests, forget_oracle_answers,
 )
 from conformance.jsonlines import JsonLinesEngine  # noqa: E402
 from conformance.machines import Mode  # noqa: E402
@@ -139,6 +139,7 @@ def kill_times(mode: Mode, runs: int) -> dict[str, dict[str, object]]:
     for m in mode.mutants():
         seconds, lengths, killed, by = [], [], 0, ""
         for seed in range(runs):
+            forget_oracle_answers()
             start = time.perf_counter()
             last = run_machine(mode, m(), mode.mutant_profiles(m), examples=examples,
                                max_steps=steps, seed=seed)[-1]  # fmt: skip
@@ -164,6 +165,7 @@ def essa_run_rates(make: Callable[[], EssaEngine], runs: int) -> dict[str, float
     profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
     rates: dict[str, list[float]] = {"run": [], "tour": [], "hypothesis": []}
     for seed in range(runs):
+        forget_oracle_answers()
         engine = make()
         try:
             examples, steps = ESSA_DRIVER.sizes["quick"]
