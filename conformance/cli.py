@@ -28,7 +28,7 @@ from typing import TextIO
 
 from .commands import COMMANDS, EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from .engine import Engine
-from .jsonlines import DEFAULT_TIMEOUT
+from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW
 from .machines import MACHINES
 from .protocol import EngineFault, Unsupported
 
@@ -55,6 +55,19 @@ def _engine_options(p: argparse.ArgumentParser, help_class: str) -> None:
     which.add_argument("--engine-class", metavar="MODULE:CLASS", help=help_class)
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help="seconds to wait for each reply of a JSON-lines engine (default %(default)s)")
+    p.add_argument("--window", type=_window, default=DEFAULT_WINDOW, metavar="N",
+                   help="requests sent to a JSON-lines engine ahead of their replies (1: "
+                   "lock-step; default %(default)s; PROTOCOL.md, Pipelining)")  # fmt: skip
+
+
+def _window(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a positive number of requests, not {text!r}")
+    return n
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -148,7 +161,7 @@ def _speaks_essa(args: argparse.Namespace) -> bool:
             return typing.get_type_hints(hello).get("request") is EssaProfileRequest
         except (ValueError, TypeError, NameError):
             return False
-    engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout)
+    engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout, window=args.window)
     try:
         engine.hello(EssaProfileRequest())
         return True

@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -172,6 +173,8 @@ class Drive(Generic[P, S, Q, R]):
         self.state = machine.init(profile)
         self.steps: list[StepRecord[S, Q, R]] = []
         self.total_steps = 0
+        #: The label of the program being run (:meth:`run_all`).
+        self.label = ""
 
     def reset(self) -> None:
         self.state = self.machine.init(self.profile)
@@ -181,7 +184,9 @@ class Drive(Generic[P, S, Q, R]):
         except EngineFault as exc:
             raise Fault(self.profile, [], "reset", exc) from None
 
-    def step(self, request: Q) -> R:
+    def step(self, request: Q, replies: Iterator[Any] | None = None) -> R:
+        """Send ``request`` (or take its reply from ``replies``, a pipelined program's) and
+        judge the reply against the oracle's."""
         m = self.machine
         before = self.state
         after, expected = m.oracle(self.profile, before, request)
@@ -192,8 +197,11 @@ class Drive(Generic[P, S, Q, R]):
         self.steps.append(record)
         self.total_steps += 1
         try:
-            observed: R = self.engine.step(request)
+            observed: R = self.engine.step(request) if replies is None else next(replies)
         except EngineFault as exc:
+            if exc.previous:  # the previous request's fault, found on this one's reply
+                self.steps.pop()
+                raise self._fault_before(exc) from None
             record.rule = m.rule(self.profile, before, request, None)
             where = f"step {record.index} ({m.show_request(request)})"
             raise Fault(self.profile, list(self.steps), where, exc) from None
@@ -211,10 +219,67 @@ class Drive(Generic[P, S, Q, R]):
         self.state = after
         return observed
 
+    def _fault_before(self, exc: EngineFault) -> Fault:
+        """A fault of the request before the one whose reply was awaited: the last step
+        recorded (its reply, judged already, is dropped from the trace as lock-step, which finds
+        the fault in the same read, drops it), or the reset when no step is."""
+        if not self.steps:
+            return Fault(self.profile, [], "reset", exc)
+        last = self.steps[-1]
+        last.observed, last.differs = None, []
+        last.rule = self.machine.rule(self.profile, last.before, last.request, None)
+        where = f"step {last.index} ({self.machine.show_request(last.request)})"
+        return Fault(self.profile, list(self.steps), where, exc)
+
     def run(self, program: Iterable[Q]) -> None:
-        self.reset()
-        for request in program:
-            self.step(request)
+        """``program`` from a reset."""
+        for _ in self.run_all([("", program)]):
+            pass
+
+    def run_all(self, programs: Iterable[tuple[str, Iterable[Q]]]) -> Iterator[str]:
+        """Each labelled program from a reset, in order; yields each label once its program
+        passed (:attr:`label` is the one being judged when Divergence or Fault is raised).
+
+        An engine with ``exchange`` (JSON lines) is sent the programs pipelined: their requests
+        go out ahead of the replies, across programs, and the replies are judged here one by
+        one, in order, as lock-step judges them. A divergence or a fault closes the exchange,
+        which reads and drops the replies still in flight."""
+        exchange = getattr(self.engine, "exchange", None)
+        if exchange is None:
+            for self.label, program in programs:
+                self.reset()
+                for request in program:
+                    self.step(request)
+                yield self.label
+            return
+        sent: deque[tuple[str, Sequence[Q]]] = deque()  # programs the engine has been sent
+
+        def source() -> Iterator[Sequence[Q]]:
+            for label, program in programs:
+                seq = program if isinstance(program, (list, tuple)) else tuple(program)
+                sent.append((label, seq))
+                yield seq
+
+        replies = exchange(source())
+        try:
+            while True:
+                try:
+                    next(replies)  # a reset's (None), or the end
+                except StopIteration:
+                    return
+                except EngineFault as exc:
+                    if exc.previous:  # the last step of the program before: its label is kept
+                        raise self._fault_before(exc) from None
+                    self.label, self.steps = sent[0][0], []
+                    raise Fault(self.profile, [], "reset", exc) from None
+                self.label, program = sent.popleft()
+                self.state = self.machine.init(self.profile)
+                self.steps = []
+                for request in program:
+                    self.step(request, replies)
+                yield self.label
+        finally:
+            replies.close()
 
 
 # --------------------------------------------------------------------------- drives
@@ -247,14 +312,13 @@ def run_programs(drive: Drive[Any, Any, Q, Any], programs: Iterable[tuple[str, S
                  name: str = "tour") -> Outcome:  # fmt: skip
     """Each program from a reset; the first divergence or fault ends the drive."""
     start, steps0, n = time.monotonic(), drive.total_steps, 0
-    for label, program in programs:
-        n += 1
-        try:
-            drive.run(program)
-        except Divergence as err:
-            return _outcome(drive, name, start, steps0, "diverged", error=err, note=label)
-        except Fault as err:
-            return _outcome(drive, name, start, steps0, "fault", error=err, note=label)
+    try:
+        for _ in drive.run_all(programs):
+            n += 1
+    except Divergence as err:
+        return _outcome(drive, name, start, steps0, "diverged", error=err, note=drive.label)
+    except Fault as err:
+        return _outcome(drive, name, start, steps0, "fault", error=err, note=drive.label)
     return _outcome(drive, name, start, steps0, "passed", note=f"{n} sequences")
 
 

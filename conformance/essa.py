@@ -40,7 +40,7 @@ from refimpl.essa.profile import KNOWN_BUGS
 from refimpl.essa.profile import profiles as run_profiles
 
 from .driver import marker
-from .jsonlines import DEFAULT_TIMEOUT, JsonLinesEngine
+from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
 
 #: The value of ``machine`` in the hello of the ESSA mode.
@@ -979,22 +979,17 @@ class EssaJsonLinesEngine(JsonLinesEngine):
     """An ESSA engine in another process, over JSON lines (the transport of
     :class:`~conformance.jsonlines.JsonLinesEngine`, the messages of the ESSA mode)."""
 
-    def __init__(self, command: str | Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> None:
-        super().__init__(command, timeout)
+    def __init__(self, command: str | Sequence[str], timeout: float = DEFAULT_TIMEOUT,
+                 window: int = DEFAULT_WINDOW) -> None:  # fmt: skip
+        super().__init__(command, timeout, window)
         self.pages = 1
+        #: Each request's line around its id, built once (the driver sends a few dozen
+        #: distinct requests millions of times).
+        self._lines: dict[EssaRequest, tuple[str, str]] = {}
 
     def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:  # type: ignore[override]
-        if self._proc is not None:
-            self.close()
-        self._start()
-        rid = self._request_id()
-        message: dict[str, Any] = {"type": "hello", "id": rid, "version": VERSION,
-                                   "machine": ESSA_MACHINE, "profile": request.to_json()}  # fmt: skip
-        obj = self._round_trip(json.dumps(message) + "\n", rid)
-        if "error" in obj:
-            if obj["error"] == "Unsupported":
-                raise Unsupported(str(obj.get("message", "the engine does not run this profile")))
-            raise EngineFault("error reply", f"the engine refused the hello: {self._error(obj)}")
+        obj = self._open({"type": "hello", "version": VERSION, "machine": ESSA_MACHINE,
+                          "profile": request.to_json()})  # fmt: skip
         if obj.get("version") != VERSION:
             raise EngineFault("protocol", f"hello reply: protocol version {obj.get('version')!r}, "
                               f"not {VERSION}")  # fmt: skip
@@ -1009,10 +1004,16 @@ class EssaJsonLinesEngine(JsonLinesEngine):
         return EssaEngineInfo(str(obj.get("engine", "engine")), profile)
 
     def step(self, request: EssaRequest) -> EssaReply:  # type: ignore[override]
-        rid = self._request_id()
-        obj = self._round_trip(json.dumps(request.to_json(rid)) + "\n", rid)
-        if "error" in obj:
-            raise EngineFault("error reply", f"the engine answered with an error: {self._error(obj)}")
+        return self._call(request)  # type: ignore[no-any-return]
+
+    def _encode(self, rid: int, request: Any) -> bytes:
+        around = self._lines.get(request)
+        if around is None:
+            fields = json.dumps(request.fields())
+            around = self._lines[request] = ('{"type": "step", "id": ', ", " + fields[1:] + "\n")
+        return f"{around[0]}{rid}{around[1]}".encode()
+
+    def _decode(self, request: Any, obj: dict[str, Any]) -> EssaReply:
         try:
             return check_essa_reply(obj, self.pages)
         except ProtocolError as exc:

@@ -69,7 +69,7 @@ def essa_request_of(args: argparse.Namespace) -> EssaProfileRequest:
 def essa_engine(args: argparse.Namespace) -> EssaEngine:
     """The engine the command line names; raises ValueError."""
     if args.engine is not None:
-        return EssaJsonLinesEngine(args.engine, timeout=args.timeout)
+        return EssaJsonLinesEngine(args.engine, timeout=args.timeout, window=args.window)
     from .cli import load_class
 
     loaded = load_class(args.engine_class)

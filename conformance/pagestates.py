@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -111,6 +111,16 @@ class PageStatesAdapter:
         self.engine = engine
         self.name = getattr(engine, "name", None) or getattr(engine, "command", "engine")
         self._checks = not isinstance(engine, JsonLinesEngine)
+        #: A pipelined program, when the engine takes one (JSON lines: Drive.run).
+        self.exchange = self._exchange if hasattr(engine, "exchange") else None
+
+    def _exchange(self, programs: Iterable[Sequence[Step]]) -> Iterator[PageReply | None]:
+        replies = self.engine.exchange(programs)  # type: ignore[attr-defined]
+        try:
+            for reply in replies:  # None: a reset's
+                yield None if reply is None else PageReply.of(reply)
+        finally:
+            replies.close()
 
     def _call(self, what: str, fn: Any, *args: Any) -> Any:
         if not self._checks:
@@ -256,7 +266,8 @@ class PageStatesDriver:
     def engine(self, args: argparse.Namespace) -> PageStatesAdapter:
         """The engine the command line names; raises ValueError."""
         if args.engine is not None:
-            return PageStatesAdapter(JsonLinesEngine(args.engine, timeout=args.timeout))
+            return PageStatesAdapter(JsonLinesEngine(args.engine, timeout=args.timeout,
+                                                     window=args.window))
         from .cli import load_class
 
         loaded = load_class(args.engine_class)

@@ -327,11 +327,14 @@ class EngineFault(Exception):
     (one of :data:`FAULT_KINDS`); the message says what happened in words. A fault ends a run:
     the suite reports it with the step it happened at and saves the trace so far."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, previous: bool = False) -> None:
         assert kind in FAULT_KINDS, kind
         super().__init__(message)
         self.kind = kind
         self.message = message
+        #: The fault is the previous request's, found while reading the next one's reply (a
+        #: pipelined engine's second line for one request: PROTOCOL.md, Pipelining).
+        self.previous = previous
 
 
 FAULT_KINDS: Final = (

@@ -47,7 +47,7 @@ from refimpl.pagestates.profile import all_profiles
 
 from .driver import DEFAULT_DATABASE, Drive, Outcome, report, run_hypothesis, run_programs, save
 from .essa import ESSA_DRIVER
-from .jsonlines import DEFAULT_TIMEOUT
+from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW
 from .machines import Mode
 from .pagestates import DEFAULT_VALUES, PAGESTATES_DRIVER, Ask, Connected
 from .protocol import OPERATIONS, OPTIONAL_OPERATIONS, EngineFault, ProfileRequest, Unsupported
@@ -63,6 +63,8 @@ class MachineContract:
     engine_class: ClassVar[str | None] = None
     #: Seconds to wait for each reply of a JSON-lines engine.
     timeout: ClassVar[float] = DEFAULT_TIMEOUT
+    #: Requests sent to a JSON-lines engine ahead of their replies (1: lock-step).
+    window: ClassVar[int] = DEFAULT_WINDOW
     #: Hypothesis: examples and steps per example (None: the settings profile's), seed.
     examples: ClassVar[int | None] = None
     steps: ClassVar[int | None] = None
@@ -75,6 +77,7 @@ class MachineContract:
             from argparse import Namespace
 
             return self.mode.engine(Namespace(engine=self.engine_command, timeout=self.timeout,
+                                              window=self.window,
                                               engine_class=self.engine_class))  # fmt: skip
         raise NotImplementedError(
             f"{type(self).__name__}: set engine_command or engine_class, or override make_engine"
