@@ -107,7 +107,10 @@ FreeFrames == Frames - Cardinality({p \in Pages : resid[p] = "r"})
 \* "If a TYPE=ANY low threshold is breached, demand scan is kicked off."
 Pressure == FreeFrames < LowThreshold
 
-OnAgingList(p) == \E i \in 1..Len(aging) : aging[i] = p
+\* The aging list is ranged over by its DOMAIN, which for a sequence is
+\* 1..Len(aging): Apalache takes a range only between constants, and builds
+\* DOMAIN of a sequence from the list's bound (D200).
+OnAgingList(p) == \E i \in DOMAIN aging : aging[i] = p
 Without(s, p)  == SelectSeq(s, LAMBDA q : q # p)
 
 (***************************************************************************)

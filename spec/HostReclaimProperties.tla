@@ -53,12 +53,17 @@ RefinesPageStates ==
 (* ReclaimTypeOK.  The policy's variables have their types, and the        *)
 (* global aging list holds each page at most once, and only pages that     *)
 (* still have a frame ([Z3]: "All of the pages here are IBR", invalid but  *)
-(* resident).                                                              *)
+(* resident).  The aging list is a sequence (its type, Seq(PAGE), and      *)
+(* every action builds it with sequence operators) whose entries are       *)
+(* pages; this is said entry by entry rather than as aging \in Seq(Pages), *)
+(* an infinite set Apalache cannot take, and over DOMAIN aging rather than *)
+(* 1..Len(aging), a range Apalache takes only between constants (D200).    *)
+(* Each page at most once bounds its length by Cardinality(Pages).         *)
 (***************************************************************************)
 ReclaimTypeOK ==
-    /\ aging \in Seq(Pages)
-    /\ \A i, j \in 1..Len(aging) : i # j => aging[i] # aging[j]
-    /\ \A i \in 1..Len(aging) : resid[aging[i]] = "r"
+    /\ \A i \in DOMAIN aging : aging[i] \in Pages
+    /\ \A i, j \in DOMAIN aging : i # j => aging[i] # aging[j]
+    /\ \A i \in DOMAIN aging : resid[aging[i]] = "r"
     /\ slot \in [Pages -> Values \cup {NoValue}]
     /\ hchanged \in [Pages -> BOOLEAN]
     /\ io \in [kind : IOKinds, page : Pages \cup {NoPage}]
@@ -82,7 +87,7 @@ FramesFullPageOut ==
 (***************************************************************************)
 (* SlotCoherentInv.  What the host brings back is what the guest left:     *)
 (* a preserved page's content is its paging slot; a slot the host would    *)
-(* trust (allocated, host change bit clear: 002 "A page not changed since  *)
+(* trust (allocated, host change bit clear: [Z3] "A page not changed since *)
 (* last read from DASD is almost never rewritten") holds the page's        *)
 (* current content; a logically zero page has no slot (its content "is     *)
 (* considered to be zero", the paper, so no old copy may come back).       *)
@@ -132,7 +137,7 @@ RewriteStep ==
 ValidSlotNotRewrittenProp == [][RewriteStep]_allVars
 
 (***************************************************************************)
-(* RevalidationPreservesContentProp.  002, trial invalidation: "Keep the   *)
+(* RevalidationPreservesContentProp.  [Z3], trial invalidation: "Keep the  *)
 (* PTE intact but set the 'invalid' bit; Leave the frame contents intact;  *)
 (* Wait for the guest to touch the page ... On a fault, there is nothing   *)
 (* really to do except: Clear the 'invalid' bit; Move the frame to the     *)
@@ -140,7 +145,8 @@ ValidSlotNotRewrittenProp == [][RewriteStep]_allVars
 (* its frame was revalidated: its content and slot are unchanged and the   *)
 (* step did no I/O.                                                        *)
 (***************************************************************************)
-OnList(s, p) == \E i \in 1..Len(s) : s[i] = p
+\* @type: (Seq(PAGE), PAGE) => Bool;
+OnList(s, p) == \E i \in DOMAIN s : s[i] = p
 
 RevalidateStep ==
     \A p \in Pages :
