@@ -9,7 +9,8 @@
 (* policy's own properties.  None of them uses the decision operators the  *)
 (* broken twins (model/MCHostReclaimBroken.tla) replace: StealClass,       *)
 (* EarlyWriteCandidate, SlotValid, RevalidateFrom, SlotAfterDiscard,       *)
-(* DirtyAfterEarlyWrite, AgingAfterSteal.                                  *)
+(* DirtyAfterEarlyWrite, HChangedAfterEarlyWrite, EarlyWritesAllowed,      *)
+(* AgingAfterSteal.                                                        *)
 (*                                                                         *)
 (* Sources (docs/sources.md): [Z1] is the z/VM report "Memory Management: *)
 (* VMRM-CMM and CMMA", [Z3] "z/VM 6.3: Changes in Memory Management", and  *)
@@ -137,6 +138,32 @@ RewriteStep ==
 ValidSlotNotRewrittenProp == [][RewriteStep]_allVars
 
 (***************************************************************************)
+(* WrittenSlotTrustedProp.  [Z3]: "We pre-write changed pages up from the  *)
+(* bottom of the list" and "Pages valid on DASD are not rewritten": a      *)
+(* write to paging storage leaves the page valid there.  After every write *)
+(* the page's slot holds its content and the host change bit is clear, so  *)
+(* the host trusts the copy until the guest stores to the page again, and  *)
+(* a steal of a page written early needs no second write.                  *)
+(***************************************************************************)
+WrittenStep ==
+    io'.kind = "write" =>
+        LET p == io'.page
+        IN  slot'[p] = data'[p] /\ ~hchanged'[p]
+
+WrittenSlotTrustedProp == [][WrittenStep]_allVars
+
+(***************************************************************************)
+(* EarlyWritesSettingProp.  [Z3], CP SET AGELIST EARLYWRITES: "Sets        *)
+(* whether early writes are allowed.  (If storage-rich, say NO.)"  With    *)
+(* early writes off, the host writes a page to paging storage only as it   *)
+(* takes the page's frame: after the write the page is preserved.          *)
+(***************************************************************************)
+NoEarlyWriteStep ==
+    (~EarlyWrites /\ io'.kind = "write") => resid'[io'.page] = "p"
+
+EarlyWritesSettingProp == [][NoEarlyWriteStep]_allVars
+
+(***************************************************************************)
 (* RevalidationPreservesContentProp.  [Z3], trial invalidation: "Keep the  *)
 (* PTE intact but set the 'invalid' bit; Leave the frame contents intact;  *)
 (* Wait for the guest to touch the page ... On a fault, there is nothing   *)
@@ -195,5 +222,7 @@ PagingWrite        == io'.kind = "write"
 StealWithValidSlot == lastOp'.op = "HostPreserve"
                       /\ slot[lastOp'.page] # NoValue /\ ~hchanged[lastOp'.page]
 Revalidation       == \E p \in Pages : OnList(aging, p) /\ ~OnList(aging', p) /\ resid'[p] = "r"
+\* A write of a page whose slot copy is stale: the host change bit is set.
+WriteOfChangedPage == io'.kind = "write" /\ hchanged[io'.page]
 
 =============================================================================
