@@ -26,13 +26,15 @@ AllStateInvariants ==
 
 \* Every action property's step predicate, as an action invariant, each with
 \* the stuttering its [][S]_v form allows.  (RefinesPageStates is a refinement
-\* through an INSTANCE with substitutions; TLC checks it.)
+\* through an INSTANCE with substitutions; TLC checks it.  EarlyWritesSettingProp
+\* says nothing with early writes on, as here; TLC checks it with them off.)
 AllStepInvariants ==
     /\ [PSP!SSINDStep]_vars
     /\ [PSP!DiscardStep]_vars
     /\ [PSP!GuestResidencyStep]_vars
     /\ [WriteStep]_allVars
     /\ [RewriteStep]_allVars
+    /\ [WrittenStep]_allVars
     /\ [RevalidateStep]_allVars
     /\ [StealStep]_allVars
 

@@ -52,4 +52,13 @@ StealClassPByUsage(u, d) ==
 \* changes a page-state variable and is no PageStates step).
 DirtyAfterEarlyWriteCleared(d) == FALSE
 
+\* An early write that leaves the host change bit set, as if only a page-in
+\* reset it: the copy just written is never trusted, and the page is
+\* written again when it is stolen.  Caught by WrittenSlotTrustedProp.
+HChangedAfterEarlyWriteKept(b) == b
+
+\* A host that pre-writes pages whatever CP SET AGELIST EARLYWRITES says.
+\* Caught by EarlyWritesSettingProp.
+EarlyWritesAlways == TRUE
+
 =============================================================================

@@ -107,7 +107,10 @@ FreeFrames == Frames - Cardinality({p \in Pages : resid[p] = "r"})
 \* "If a TYPE=ANY low threshold is breached, demand scan is kicked off."
 Pressure == FreeFrames < LowThreshold
 
-OnAgingList(p) == \E i \in 1..Len(aging) : aging[i] = p
+\* The aging list is ranged over by its DOMAIN, which for a sequence is
+\* 1..Len(aging): Apalache takes a range only between constants, and builds
+\* DOMAIN of a sequence from the list's bound (D200).
+OnAgingList(p) == \E i \in DOMAIN aging : aging[i] = p
 Without(s, p)  == SelectSeq(s, LAMBDA q : q # p)
 
 (***************************************************************************)
@@ -143,6 +146,15 @@ SlotAfterDiscard(p) == NoValue
 
 \* An early write leaves the guest's change bit alone: the host has its own.
 DirtyAfterEarlyWrite(d) == d
+
+\* An early write resets the host change bit as it starts: the copy it writes
+\* is the page's content, which the host trusts until the next store sets
+\* the bit again ([Z3]: "Pages valid on DASD are not rewritten").
+HChangedAfterEarlyWrite(b) == FALSE
+
+\* Whether the demand scan may pre-write pages: [Z3], CP SET AGELIST
+\* EARLYWRITES "Sets whether early writes are allowed".
+EarlyWritesAllowed == EarlyWrites
 
 \* A stolen frame leaves the aging list.
 AgingAfterSteal(p) == Without(aging, p)
@@ -219,11 +231,11 @@ NeedsEarlyWrite(q) == ~SlotValid(q) /\ EarlyWriteCandidate(usage[q], dirty[q])
 \* is invalid meanwhile, so a store after a revalidation sets it again.
 \* The write is one step (D56).
 EarlyWrite(p) ==
-    /\ EarlyWrites
+    /\ EarlyWritesAllowed
     /\ LET due == SelectSeq(aging, NeedsEarlyWrite)
        IN  Len(due) > 0 /\ p = due[Len(due)]
     /\ slot' = [slot EXCEPT ![p] = data[p]]
-    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ hchanged' = [hchanged EXCEPT ![p] = HChangedAfterEarlyWrite(@)]
     /\ dirty' = [dirty EXCEPT ![p] = DirtyAfterEarlyWrite(@)]
     /\ io' = [kind |-> "write", page |-> p]
     /\ UNCHANGED <<usage, resid, data, intended, modified, lastOp, aging>>

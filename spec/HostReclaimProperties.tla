@@ -9,7 +9,8 @@
 (* policy's own properties.  None of them uses the decision operators the  *)
 (* broken twins (model/MCHostReclaimBroken.tla) replace: StealClass,       *)
 (* EarlyWriteCandidate, SlotValid, RevalidateFrom, SlotAfterDiscard,       *)
-(* DirtyAfterEarlyWrite, AgingAfterSteal.                                  *)
+(* DirtyAfterEarlyWrite, HChangedAfterEarlyWrite, EarlyWritesAllowed,      *)
+(* AgingAfterSteal.                                                        *)
 (*                                                                         *)
 (* Sources (docs/sources.md): [Z1] is the z/VM report "Memory Management: *)
 (* VMRM-CMM and CMMA", [Z3] "z/VM 6.3: Changes in Memory Management", and  *)
@@ -53,12 +54,17 @@ RefinesPageStates ==
 (* ReclaimTypeOK.  The policy's variables have their types, and the        *)
 (* global aging list holds each page at most once, and only pages that     *)
 (* still have a frame ([Z3]: "All of the pages here are IBR", invalid but  *)
-(* resident).                                                              *)
+(* resident).  The aging list is a sequence (its type, Seq(PAGE), and      *)
+(* every action builds it with sequence operators) whose entries are       *)
+(* pages; this is said entry by entry rather than as aging \in Seq(Pages), *)
+(* an infinite set Apalache cannot take, and over DOMAIN aging rather than *)
+(* 1..Len(aging), a range Apalache takes only between constants (D200).    *)
+(* Each page at most once bounds its length by Cardinality(Pages).         *)
 (***************************************************************************)
 ReclaimTypeOK ==
-    /\ aging \in Seq(Pages)
-    /\ \A i, j \in 1..Len(aging) : i # j => aging[i] # aging[j]
-    /\ \A i \in 1..Len(aging) : resid[aging[i]] = "r"
+    /\ \A i \in DOMAIN aging : aging[i] \in Pages
+    /\ \A i, j \in DOMAIN aging : i # j => aging[i] # aging[j]
+    /\ \A i \in DOMAIN aging : resid[aging[i]] = "r"
     /\ slot \in [Pages -> Values \cup {NoValue}]
     /\ hchanged \in [Pages -> BOOLEAN]
     /\ io \in [kind : IOKinds, page : Pages \cup {NoPage}]
@@ -82,7 +88,7 @@ FramesFullPageOut ==
 (***************************************************************************)
 (* SlotCoherentInv.  What the host brings back is what the guest left:     *)
 (* a preserved page's content is its paging slot; a slot the host would    *)
-(* trust (allocated, host change bit clear: 002 "A page not changed since  *)
+(* trust (allocated, host change bit clear: [Z3] "A page not changed since *)
 (* last read from DASD is almost never rewritten") holds the page's        *)
 (* current content; a logically zero page has no slot (its content "is     *)
 (* considered to be zero", the paper, so no old copy may come back).       *)
@@ -132,7 +138,33 @@ RewriteStep ==
 ValidSlotNotRewrittenProp == [][RewriteStep]_allVars
 
 (***************************************************************************)
-(* RevalidationPreservesContentProp.  002, trial invalidation: "Keep the   *)
+(* WrittenSlotTrustedProp.  [Z3]: "We pre-write changed pages up from the  *)
+(* bottom of the list" and "Pages valid on DASD are not rewritten": a      *)
+(* write to paging storage leaves the page valid there.  After every write *)
+(* the page's slot holds its content and the host change bit is clear, so  *)
+(* the host trusts the copy until the guest stores to the page again, and  *)
+(* a steal of a page written early needs no second write.                  *)
+(***************************************************************************)
+WrittenStep ==
+    io'.kind = "write" =>
+        LET p == io'.page
+        IN  slot'[p] = data'[p] /\ ~hchanged'[p]
+
+WrittenSlotTrustedProp == [][WrittenStep]_allVars
+
+(***************************************************************************)
+(* EarlyWritesSettingProp.  [Z3], CP SET AGELIST EARLYWRITES: "Sets        *)
+(* whether early writes are allowed.  (If storage-rich, say NO.)"  With    *)
+(* early writes off, the host writes a page to paging storage only as it   *)
+(* takes the page's frame: after the write the page is preserved.          *)
+(***************************************************************************)
+NoEarlyWriteStep ==
+    (~EarlyWrites /\ io'.kind = "write") => resid'[io'.page] = "p"
+
+EarlyWritesSettingProp == [][NoEarlyWriteStep]_allVars
+
+(***************************************************************************)
+(* RevalidationPreservesContentProp.  [Z3], trial invalidation: "Keep the  *)
 (* PTE intact but set the 'invalid' bit; Leave the frame contents intact;  *)
 (* Wait for the guest to touch the page ... On a fault, there is nothing   *)
 (* really to do except: Clear the 'invalid' bit; Move the frame to the     *)
@@ -140,7 +172,8 @@ ValidSlotNotRewrittenProp == [][RewriteStep]_allVars
 (* its frame was revalidated: its content and slot are unchanged and the   *)
 (* step did no I/O.                                                        *)
 (***************************************************************************)
-OnList(s, p) == \E i \in 1..Len(s) : s[i] = p
+\* @type: (Seq(PAGE), PAGE) => Bool;
+OnList(s, p) == \E i \in DOMAIN s : s[i] = p
 
 RevalidateStep ==
     \A p \in Pages :
@@ -189,5 +222,7 @@ PagingWrite        == io'.kind = "write"
 StealWithValidSlot == lastOp'.op = "HostPreserve"
                       /\ slot[lastOp'.page] # NoValue /\ ~hchanged[lastOp'.page]
 Revalidation       == \E p \in Pages : OnList(aging, p) /\ ~OnList(aging', p) /\ resid'[p] = "r"
+\* A write of a page whose slot copy is stale: the host change bit is set.
+WriteOfChangedPage == io'.kind = "write" /\ hchanged[io'.page]
 
 =============================================================================
