@@ -32,4 +32,9 @@ HandlerReferenceLeaked == 2
 \* Caught by NotFreedWhileFaultPendingInv.
 FreeWithoutSync(mask) == TRUE
 
+\* A new round of sign-off started whenever pages are listed, even while the
+\* previous round's pages still await theirs: they wait for every CPU again.
+\* Caught by SignOffOnceProp.
+SignOffRestarted == TRUE
+
 =============================================================================

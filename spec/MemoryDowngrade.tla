@@ -177,6 +177,9 @@ GivesUp == ~Room
 \* The frames a rejection puts back in service: all of the request's.
 OnlineAfterReject(f) == TRUE
 
+\* The request is done when every frame it names is offline.
+AllRemoved == \A f \in req.frames : ~online[f]
+
 (***************************************************************************)
 (* The guest.                                                              *)
 (***************************************************************************)
@@ -313,7 +316,7 @@ TakeOffline(f) ==
 
 CompleteRemoval ==
     /\ Active
-    /\ \A f \in req.frames : ~online[f]
+    /\ AllRemoved
     /\ copy.page = NoPage
     /\ req' = [req EXCEPT !.state = "completed"]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
