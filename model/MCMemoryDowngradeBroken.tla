@@ -48,6 +48,11 @@ MayPageOutUnpinned(p) == ~pinned[p]
 \* taken offline.  Caught by CompletionMeansRemovedProp.
 AllRemovedOnceEmpty == \A f \in req.frames : FrameEmpty(f)
 
+\* A guest store that does not check the page's usage: a store to an unused
+\* page is taken instead of raising an addressing exception.  Caught by
+\* UnusedHoldsNothingInv.
+StorableAny(p) == TRUE
+
 \* A copy target chosen among the frames in service without checking that it
 \* is free.  Caught by TypeOK (two pages in one frame).
 CopyTargetUnchecked(t) == online[t]

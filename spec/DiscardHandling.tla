@@ -31,7 +31,7 @@
 (*                                                                         *)
 (* Every CPU runs one process with its own page tables (D41).  A page's    *)
 (* host-side state is abstract: resident (volatile, in the page cache) or  *)
-(* discarded (D40).  Decisions are D40 to D49, D137 and D180 to D183 in   *)
+(* discarded (D40).  Decisions are D40 to D49, D137 and D180 to D186 in   *)
 (* docs/decisions.md; the operators the broken twins                       *)
 (* (model/MCDiscardHandlingBroken.tla) replace are in "Decisions" below,   *)
 (* and the properties (DiscardHandlingProperties.tla) never use them.      *)
@@ -109,6 +109,11 @@ ReadyToFree(mask) == mask = {}
 \* the 2007 code does it when the mask is empty, right after freeing the
 \* pages that mask was for (D181).
 NoSignOffPending == \A x \in Pages : status[x] # "SignOff"
+
+\* A freed page allocated again is made stable (sources 4: arch_alloc_page
+\* issues ORC 1, set stable), so the host backs it again ([Z1]: fresh frames
+\* for reused discarded pages): the host no longer has it discarded (D186).
+DiscardedAfterReuse(x) == FALSE
 
 (***************************************************************************)
 (* The page's users.                                                       *)
@@ -269,7 +274,7 @@ ReusePage(x) ==
     /\ status' = [status EXCEPT ![x] = "InUse"]
     /\ inCache' = [inCache EXCEPT ![x] = TRUE]
     /\ hasMapping' = [hasMapping EXCEPT ![x] = TRUE]
-    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = FALSE]
+    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = DiscardedAfterReuse(x)]
     /\ count' = [count EXCEPT ![x] = 1]
     /\ removals' = [removals EXCEPT ![x] = 0]
     /\ UNCHANGED <<pgDiscarded, mapped, pc, at, signOffMask>>

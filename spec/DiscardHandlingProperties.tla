@@ -87,6 +87,20 @@ ListedWhileSignOffPending ==
     /\ \E y \in Pages : status[y] = "InUse" /\ status'[y] = "Listed"
 
 (***************************************************************************)
+(* ReusedPageBackedProp.  Sources 4: "arch_alloc_page ORC 1" (set stable), *)
+(* and [Z1]: HPMA "allows the machine to supply fresh backing page frames  *)
+(* for guest memory when the guest reuses a previously discarded page".  A *)
+(* freed page that is allocated again is not discarded: the content read   *)
+(* into it is there until the host discards it anew (D186).                *)
+(***************************************************************************)
+ReusedPageBackedProp ==
+    [][\A x \in Pages : status[x] = "Free" /\ status'[x] = "InUse" => ~hostDiscarded'[x]]_vars
+
+\* What ReusedPageBackedProp is about (its witness, a step): a freed page is
+\* allocated again.
+PageReused == \E x \in Pages : status[x] = "Free" /\ status'[x] = "InUse"
+
+(***************************************************************************)
 (* DiscardedMappingRemovedProp.  "Any discard fault for a page that occurs *)
 (* after the page has been removed still needs the mapping information to  *)
 (* be able to remove the remaining page table entries."  Every page-table  *)

@@ -147,6 +147,10 @@ Removable(f) == f \in Reconfigurable
 \* waits for the page's new frame (D62).
 InvalidatesSource == TRUE
 
+\* [Z1]: "Unused (U): no useful content and any access to the page will
+\* cause an addressing exception": the guest stores only to used pages.
+Storable(p) == usage[p] # "U"
+
 \* A frame the copy may go to: a free frame outside the request.
 CopyTarget(t) == FreeFrame(t)
 
@@ -189,7 +193,7 @@ AllRemoved == \A f \in req.frames : ~online[f]
 \* invalidated.
 Write(p, v) ==
     /\ Resident(p)
-    /\ usage[p] # "U"
+    /\ Storable(p)
     /\ ~(Copying(p) /\ InvalidatesSource)
     /\ data'  = [data EXCEPT ![p] = v]
     /\ owed'  = [owed EXCEPT ![p] = v]

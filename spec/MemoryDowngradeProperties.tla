@@ -4,8 +4,8 @@
 (* [Z2] is the DMD report of docs/sources.md.  No property uses the        *)
 (* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
 (* replace: Removable, InvalidatesSource, CopyTarget, MayCopy, MayPageOut, *)
-(* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject, AllRemoved; nor    *)
-(* Keep or Room,                                                           *)
+(* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject, AllRemoved,        *)
+(* Storable; nor Keep or Room,                                             *)
 (* which those decisions are made of.                                      *)
 (* The comparison of incremental and bulk removal is in                    *)
 (* model/MCMemoryDowngradeCompare.tla.                                     *)
@@ -79,6 +79,15 @@ DiscardableNotMovedProp ==
 \* discardable page is reclaimed, by the host or by a removal.
 DiscardableReclaimed ==
     \E p \in Pages : Discardable(p) /\ frame[p] # NoFrame /\ frame'[p] = NoFrame
+
+(***************************************************************************)
+(* UnusedHoldsNothingInv.  [Z1]: "Unused (U): no useful content and any    *)
+(* access to the page will cause an addressing exception."  A page the     *)
+(* guest marked unused holds nothing, wherever it is: its content is zero  *)
+(* and the guest owes it none (D187).                                      *)
+(***************************************************************************)
+UnusedHoldsNothingInv ==
+    \A p \in Pages : usage[p] = "U" => data[p] = 0 /\ owed[p] = NoValue
 
 (***************************************************************************)
 (* OfflineFrameUnusedInv.  [Z2]: "Before memory can be reclaimed, the      *)
@@ -164,5 +173,6 @@ FrameOffline             == \E f \in Frames : ~online[f]
 PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
 ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
 RequestActive            == req.state = "active"
+UnusedPageResident       == \E p \in Pages : usage[p] = "U" /\ frame[p] # NoFrame
 
 =============================================================================
