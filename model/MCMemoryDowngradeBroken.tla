@@ -53,6 +53,10 @@ AllRemovedOnceEmpty == \A f \in req.frames : FrameEmpty(f)
 \* UnusedHoldsNothingInv.
 StorableAny(p) == TRUE
 
+\* A rejection that puts every frame back in service, those an earlier
+\* request removed too.  Caught by RejectionRestoresOnlyItsFramesProp.
+OnlineAfterRejectAll(f) == TRUE
+
 \* A copy target chosen among the frames in service without checking that it
 \* is free.  Caught by TypeOK (two pages in one frame).
 CopyTargetUnchecked(t) == online[t]

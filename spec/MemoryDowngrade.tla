@@ -178,8 +178,9 @@ FrameEmpty(f) == ~Used(f) /\ ~Reserved(f)
 \* The request gives up when what is left to move does not fit (D66).
 GivesUp == ~Room
 
-\* The frames a rejection puts back in service: all of the request's.
-OnlineAfterReject(f) == TRUE
+\* The frames a rejection puts back in service: all of the request's, and
+\* no other (frames an earlier request removed stay removed).
+OnlineAfterReject(f) == f \in req.frames
 
 \* The request is done when every frame it names is offline.
 AllRemoved == \A f \in req.frames : ~online[f]
@@ -331,8 +332,7 @@ CompleteRemoval ==
 RejectRemoval ==
     /\ Active
     /\ GivesUp
-    /\ online' = [f \in Frames |-> IF f \in req.frames /\ OnlineAfterReject(f)
-                                   THEN TRUE ELSE online[f]]
+    /\ online' = [f \in Frames |-> IF OnlineAfterReject(f) THEN TRUE ELSE online[f]]
     /\ copy' = NoCopy
     /\ req' = [req EXCEPT !.state = "rejected"]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified>>

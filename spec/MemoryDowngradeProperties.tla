@@ -141,6 +141,23 @@ CleanRejectionInv ==
 RequestRejected == req.state = "rejected"
 
 (***************************************************************************)
+(* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
+(* (nothing half-done, every frame back in service)" (issue 4, D66): the   *)
+(* frames back in service are the request's.  A frame an earlier request   *)
+(* took offline stays offline through a later rejection: only the operator *)
+(* adds memory back (AddMemory, D187).                                     *)
+(***************************************************************************)
+RejectionRestoresOnlyItsFramesProp ==
+    [][req.state = "active" /\ req'.state = "rejected" =>
+          \A f \in Frames \ req.frames : online'[f] = online[f]]_vars
+
+\* Its witness (a step): a request is rejected while a frame outside it is
+\* offline.
+RejectedBesideOfflineFrame ==
+    /\ req.state = "active" /\ req'.state = "rejected"
+    /\ \E f \in Frames \ req.frames : ~online[f]
+
+(***************************************************************************)
 (* RequestResolvesProp.  [Z2]: "DMD operations are expected to take        *)
 (* time", and the measured ones all finished.  Every request eventually    *)
 (* completes or is rejected, under the fairness of FairSpec (D67),         *)
