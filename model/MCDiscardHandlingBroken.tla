@@ -32,4 +32,13 @@ HandlerReferenceLeaked == 2
 \* Caught by NotFreedWhileFaultPendingInv.
 FreeWithoutSync(mask) == TRUE
 
+\* A guest that does not set a page stable when it allocates it again: the
+\* host still has it discarded.  Caught by ReusedPageBackedProp.
+DiscardedAfterReuseStale(x) == hostDiscarded[x]
+
+\* A new round of sign-off started whenever pages are listed, even while the
+\* previous round's pages still await theirs: they wait for every CPU again.
+\* Caught by SignOffOnceProp.
+SignOffRestarted == TRUE
+
 =============================================================================

@@ -39,6 +39,24 @@ RemovableAny(f) == TRUE
 \* Caught by CleanRejectionInv.
 OnlineAfterRejectHalf(f) == online[f]
 
+\* A removal that pages out every unpinned page, whether or not its content
+\* must be kept (no CMMA: a volatile page is written to DASD).  Caught by
+\* DiscardableNotMovedProp.
+MayPageOutUnpinned(p) == ~pinned[p]
+
+\* A removal reported complete once its frames are empty, before they are
+\* taken offline.  Caught by CompletionMeansRemovedProp.
+AllRemovedOnceEmpty == \A f \in req.frames : FrameEmpty(f)
+
+\* A guest store that does not check the page's usage: a store to an unused
+\* page is taken instead of raising an addressing exception.  Caught by
+\* UnusedHoldsNothingInv.
+StorableAny(p) == TRUE
+
+\* A rejection that puts every frame back in service, those an earlier
+\* request removed too.  Caught by RejectionRestoresOnlyItsFramesProp.
+OnlineAfterRejectAll(f) == TRUE
+
 \* A copy target chosen among the frames in service without checking that it
 \* is free.  Caught by TypeOK (two pages in one frame).
 CopyTargetUnchecked(t) == online[t]

@@ -31,7 +31,7 @@
 (*                                                                         *)
 (* Every CPU runs one process with its own page tables (D41).  A page's    *)
 (* host-side state is abstract: resident (volatile, in the page cache) or  *)
-(* discarded (D40).  Decisions are D40 to D49 in                           *)
+(* discarded (D40).  Decisions are D40 to D49, D137 and D180 to D186 in   *)
 (* docs/decisions.md; the operators the broken twins                       *)
 (* (model/MCDiscardHandlingBroken.tla) replace are in "Decisions" below,   *)
 (* and the properties (DiscardHandlingProperties.tla) never use them.      *)
@@ -103,11 +103,26 @@ HandlerReference == 1
 \* pages awaiting sign-off are freed only when every CPU has signed off.
 ReadyToFree(mask) == mask = {}
 
+\* "The third step is to free the pages after all cpus acknoledged the
+\* signoff" (2007 patch, S16): the listed pages are moved to sign-off, and
+\* the mask set to every CPU, only when no page is still awaiting a sign-off:
+\* the 2007 code does it when the mask is empty, right after freeing the
+\* pages that mask was for (D181).
+NoSignOffPending == \A x \in Pages : status[x] # "SignOff"
+
+\* A freed page allocated again is made stable (sources 4: arch_alloc_page
+\* issues ORC 1, set stable), so the host backs it again ([Z1]: fresh frames
+\* for reused discarded pages): the host no longer has it discarded (D186).
+DiscardedAfterReuse(x) == FALSE
+
 (***************************************************************************)
 (* The page's users.                                                       *)
 (***************************************************************************)
 
 \* The host discards a page-cache page that the guest made volatile (D40).
+\* A page out of the cache or no longer in use has been discarded already
+\* (it left through a discard fault), so only ~hostDiscarded[x] tells the
+\* steps apart; the rest says which pages the host discards (D183).
 HostDiscard(x) ==
     /\ status[x] = "InUse" /\ inCache[x] /\ ~hostDiscarded[x]
     /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = TRUE]
@@ -139,8 +154,11 @@ MapPage(c) ==
                    signOffMask, removals>>
 
 \* The process unmaps the page (munmap, exit): the entry's reference goes.
+\* Whatever the CPU is doing (D180): another thread of the process, on a CPU
+\* of its own, shares these page tables and may unmap the page even while
+\* this CPU is in a discard fault on it.  The handler holds a reference of
+\* its own and finds the entries through page->mapping, so it must cope.
 UnmapPage(c, x) ==
-    /\ pc[c] = "Idle"
     /\ x \in mapped[c]
     /\ mapped' = [mapped EXCEPT ![c] = @ \ {x}]
     /\ count' = [count EXCEPT ![x] = @ - 1]
@@ -217,9 +235,10 @@ PageFreeDiscarded(x) ==
                    signOffMask, removals>>
 
 \* page_shrink_discard_list, stage two: the listed pages await sign-off by
-\* every CPU.
+\* every CPU.  With no page listed the 2007 code leaves the mask alone; a
+\* mask set then would never be read before the next round sets it (D183).
 StartSignOff ==
-    /\ \A x \in Pages : status[x] # "SignOff"
+    /\ NoSignOffPending
     /\ \E x \in Pages : status[x] = "Listed"
     /\ status' = [x \in Pages |-> IF status[x] = "Listed" THEN "SignOff" ELSE status[x]]
     /\ signOffMask' = CPUs
@@ -228,7 +247,8 @@ StartSignOff ==
 
 \* A CPU in enabled code (timer tick, idle) signs off.  The only code this
 \* model runs disabled is the window of a discard fault before
-\* get_page_unless_zero.
+\* get_page_unless_zero.  (For a CPU not in the mask the step would change
+\* nothing: c \in signOffMask only keeps stuttering steps out, D183.)
 SignOff(c) ==
     /\ c \in signOffMask
     /\ pc[c] # "Window"
@@ -237,6 +257,7 @@ SignOff(c) ==
                    pc, at, removals>>
 
 \* Stage three: free the signed-off pages (ClearPageDiscarded, free_cold_page).
+\* (With no page in SignOff the step would change nothing, D183.)
 FreeDiscardedPages ==
     /\ \E x \in Pages : status[x] = "SignOff"
     /\ ReadyToFree(signOffMask)
@@ -253,7 +274,7 @@ ReusePage(x) ==
     /\ status' = [status EXCEPT ![x] = "InUse"]
     /\ inCache' = [inCache EXCEPT ![x] = TRUE]
     /\ hasMapping' = [hasMapping EXCEPT ![x] = TRUE]
-    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = FALSE]
+    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = DiscardedAfterReuse(x)]
     /\ count' = [count EXCEPT ![x] = 1]
     /\ removals' = [removals EXCEPT ![x] = 0]
     /\ UNCHANGED <<pgDiscarded, mapped, pc, at, signOffMask>>

@@ -44,6 +44,63 @@ NotFreedWhileFaultPendingInv ==
         pc[c] \in {"Window", "Handler"} => status[at[c]] # "Free"
 
 (***************************************************************************)
+(* PageCountInv.  The 2007 patch (sources 6, S16), of page_discard:        *)
+(* "Before calling this function an additional page reference needs to be  *)
+(* acquired.  This reference is released by the function."  page_count     *)
+(* counts the references to the page, and each is released once: the page *)
+(* cache's, each page-table entry's, and the one a CPU holds in a local    *)
+(* variable (found by find_get_page, or taken by the discard fault         *)
+(* handler).  A count above them keeps a discarded page from ever being    *)
+(* freed; one below them frees a page still in use (D182).                 *)
+(***************************************************************************)
+\* The CPUs holding a reference to page x in a local variable.
+Holders(x) == {c \in CPUs : at[c] = x /\ pc[c] \in {"Found", "Handler"}}
+
+PageCountInv ==
+    \A x \in Pages :
+        count[x] = Cardinality(Mappers(x)) + (IF inCache[x] THEN 1 ELSE 0)
+                   + Cardinality(Holders(x))
+
+\* What PageCountInv is about (its witness): a handler holds a reference to a
+\* page already out of the page cache, so only the page-table entries and the
+\* handlers' references keep it from the discard list.
+LateHandlerReference == \E c \in CPUs : pc[c] = "Handler" /\ ~inCache[at[c]]
+
+(***************************************************************************)
+(* SignOffOnceProp.  The 2007 patch (sources 6, S16): "Discarded pages     *)
+(* with a page_count() of zero are placed on the page_discarded_list until *)
+(* all cpus have been at least once in enabled code", and "the pages [are  *)
+(* freed] after all cpus acknoledged the signoff".  A page awaiting        *)
+(* sign-off waits for each CPU once: while it waits, CPUs only leave the   *)
+(* set still to sign off, none is asked again.  A round started afresh     *)
+(* under it whenever more pages are listed would, with discards arriving   *)
+(* all the time, keep it from ever being freed (D181).                     *)
+(***************************************************************************)
+SignOffOnceProp ==
+    [][\A x \in Pages :
+          status[x] = "SignOff" /\ status'[x] = "SignOff" => signOffMask' \subseteq signOffMask]_vars
+
+\* What SignOffOnceProp is about (its witness, a step): a page is put on the
+\* discard list while another awaits sign-off.
+ListedWhileSignOffPending ==
+    /\ \E x \in Pages : status[x] = "SignOff"
+    /\ \E y \in Pages : status[y] = "InUse" /\ status'[y] = "Listed"
+
+(***************************************************************************)
+(* ReusedPageBackedProp.  Sources 4: "arch_alloc_page ORC 1" (set stable), *)
+(* and [Z1]: HPMA "allows the machine to supply fresh backing page frames  *)
+(* for guest memory when the guest reuses a previously discarded page".  A *)
+(* freed page that is allocated again is not discarded: the content read   *)
+(* into it is there until the host discards it anew (D186).                *)
+(***************************************************************************)
+ReusedPageBackedProp ==
+    [][\A x \in Pages : status[x] = "Free" /\ status'[x] = "InUse" => ~hostDiscarded'[x]]_vars
+
+\* What ReusedPageBackedProp is about (its witness, a step): a freed page is
+\* allocated again.
+PageReused == \E x \in Pages : status[x] = "Free" /\ status'[x] = "InUse"
+
+(***************************************************************************)
 (* DiscardedMappingRemovedProp.  "Any discard fault for a page that occurs *)
 (* after the page has been removed still needs the mapping information to  *)
 (* be able to remove the remaining page table entries."  Every page-table  *)

@@ -147,6 +147,10 @@ Removable(f) == f \in Reconfigurable
 \* waits for the page's new frame (D62).
 InvalidatesSource == TRUE
 
+\* [Z1]: "Unused (U): no useful content and any access to the page will
+\* cause an addressing exception": the guest stores only to used pages.
+Storable(p) == usage[p] # "U"
+
 \* A frame the copy may go to: a free frame outside the request.
 CopyTarget(t) == FreeFrame(t)
 
@@ -174,8 +178,12 @@ FrameEmpty(f) == ~Used(f) /\ ~Reserved(f)
 \* The request gives up when what is left to move does not fit (D66).
 GivesUp == ~Room
 
-\* The frames a rejection puts back in service: all of the request's.
-OnlineAfterReject(f) == TRUE
+\* The frames a rejection puts back in service: all of the request's, and
+\* no other (frames an earlier request removed stay removed).
+OnlineAfterReject(f) == f \in req.frames
+
+\* The request is done when every frame it names is offline.
+AllRemoved == \A f \in req.frames : ~online[f]
 
 (***************************************************************************)
 (* The guest.                                                              *)
@@ -186,7 +194,7 @@ OnlineAfterReject(f) == TRUE
 \* invalidated.
 Write(p, v) ==
     /\ Resident(p)
-    /\ usage[p] # "U"
+    /\ Storable(p)
     /\ ~(Copying(p) /\ InvalidatesSource)
     /\ data'  = [data EXCEPT ![p] = v]
     /\ owed'  = [owed EXCEPT ![p] = v]
@@ -313,7 +321,7 @@ TakeOffline(f) ==
 
 CompleteRemoval ==
     /\ Active
-    /\ \A f \in req.frames : ~online[f]
+    /\ AllRemoved
     /\ copy.page = NoPage
     /\ req' = [req EXCEPT !.state = "completed"]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
@@ -324,8 +332,7 @@ CompleteRemoval ==
 RejectRemoval ==
     /\ Active
     /\ GivesUp
-    /\ online' = [f \in Frames |-> IF f \in req.frames /\ OnlineAfterReject(f)
-                                   THEN TRUE ELSE online[f]]
+    /\ online' = [f \in Frames |-> IF OnlineAfterReject(f) THEN TRUE ELSE online[f]]
     /\ copy' = NoCopy
     /\ req' = [req EXCEPT !.state = "rejected"]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified>>

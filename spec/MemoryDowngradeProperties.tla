@@ -4,7 +4,8 @@
 (* [Z2] is the DMD report of docs/sources.md.  No property uses the        *)
 (* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
 (* replace: Removable, InvalidatesSource, CopyTarget, MayCopy, MayPageOut, *)
-(* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject; nor Keep or Room,   *)
+(* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject, AllRemoved,        *)
+(* Storable; nor Keep or Room,                                             *)
 (* which those decisions are made of.                                      *)
 (* The comparison of incremental and bulk removal is in                    *)
 (* model/MCMemoryDowngradeCompare.tla.                                     *)
@@ -51,6 +52,42 @@ NoDataLostInv ==
         /\ (usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])) =>
                IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
+
+(***************************************************************************)
+(* DiscardableNotMovedProp.  [Z1]: "CP recognizes clean disk cache pages,  *)
+(* the contents of which Linux is able to reconstruct, allowing CP to      *)
+(* bypass paging out the data contents when reclaiming the backing frames  *)
+(* for these pages", and the measured "CP's preference for stealing        *)
+(* volatile pages from the server guests, the contents of which do not     *)
+(* need to be paged out".  The content of a page the guest marked unused,  *)
+(* volatile, or potentially volatile and clean is never moved: neither     *)
+(* written to a paging slot (by the host's reclaim or by a removal) nor    *)
+(* copied to another frame; its frame is reclaimed by dropping it.  A      *)
+(* pinned page is exempt: it cannot be dropped, only copied (D63, D184).   *)
+(***************************************************************************)
+Discardable(p) ==
+    /\ ~pinned[p]
+    /\ \/ usage[p] \in {"U", "V"}
+       \/ usage[p] = "P" /\ ~dirty[p]
+
+DiscardableNotMovedProp ==
+    [][\A p \in Pages :
+          Discardable(p) => /\ ~(~paged[p] /\ paged'[p])
+                            /\ ~(copy.page # p /\ copy'.page = p)]_vars
+
+\* What DiscardableNotMovedProp is about (its witness, a step): the frame of a
+\* discardable page is reclaimed, by the host or by a removal.
+DiscardableReclaimed ==
+    \E p \in Pages : Discardable(p) /\ frame[p] # NoFrame /\ frame'[p] = NoFrame
+
+(***************************************************************************)
+(* UnusedHoldsNothingInv.  [Z1]: "Unused (U): no useful content and any    *)
+(* access to the page will cause an addressing exception."  A page the     *)
+(* guest marked unused holds nothing, wherever it is: its content is zero  *)
+(* and the guest owes it none (D187).                                      *)
+(***************************************************************************)
+UnusedHoldsNothingInv ==
+    \A p \in Pages : usage[p] = "U" => data[p] = 0 /\ owed[p] = NoValue
 
 (***************************************************************************)
 (* OfflineFrameUnusedInv.  [Z2]: "Before memory can be reclaimed, the      *)
@@ -104,6 +141,23 @@ CleanRejectionInv ==
 RequestRejected == req.state = "rejected"
 
 (***************************************************************************)
+(* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
+(* (nothing half-done, every frame back in service)" (issue 4, D66): the   *)
+(* frames back in service are the request's.  A frame an earlier request   *)
+(* took offline stays offline through a later rejection: only the operator *)
+(* adds memory back (AddMemory, D187).                                     *)
+(***************************************************************************)
+RejectionRestoresOnlyItsFramesProp ==
+    [][req.state = "active" /\ req'.state = "rejected" =>
+          \A f \in Frames \ req.frames : online'[f] = online[f]]_vars
+
+\* Its witness (a step): a request is rejected while a frame outside it is
+\* offline.
+RejectedBesideOfflineFrame ==
+    /\ req.state = "active" /\ req'.state = "rejected"
+    /\ \E f \in Frames \ req.frames : ~online[f]
+
+(***************************************************************************)
 (* RequestResolvesProp.  [Z2]: "DMD operations are expected to take        *)
 (* time", and the measured ones all finished.  Every request eventually    *)
 (* completes or is rejected, under the fairness of FairSpec (D67),         *)
@@ -112,6 +166,23 @@ RequestRejected == req.state = "rejected"
 RequestResolvesProp ==
     [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
 
+(***************************************************************************)
+(* CompletionMeansRemovedProp.  [Z2]: "Before memory can be reclaimed, the *)
+(* content of that memory must be copied elsewhere ... DMD operations are  *)
+(* expected to take time".  A request is reported complete only at the    *)
+(* end of a removal that was under way, and only when every frame it names *)
+(* has been taken offline: never a request that was not made, and never   *)
+(* memory still in service (D185).                                         *)
+(***************************************************************************)
+CompletionMeansRemovedProp ==
+    [][req.state # "completed" /\ req'.state = "completed" =>
+          /\ req.state = "active"
+          /\ \A f \in req'.frames : ~online'[f]]_vars
+
+\* What CompletionMeansRemovedProp is about (its witness, a step): a request
+\* completes.
+RequestCompletes == req.state # "completed" /\ req'.state = "completed"
+
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 PageBeingCopied          == copy.page # NoPage
@@ -119,5 +190,6 @@ FrameOffline             == \E f \in Frames : ~online[f]
 PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
 ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
 RequestActive            == req.state = "active"
+UnusedPageResident       == \E p \in Pages : usage[p] = "U" /\ frame[p] # NoFrame
 
 =============================================================================
