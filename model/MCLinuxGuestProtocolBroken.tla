@@ -62,6 +62,11 @@ VolatileForbiddenForgettingDiscarded(p) ==
 \* mappings).  Caught by StableWhileHeldInv.
 VolatileForbiddenIgnoringCounts(p) == FALSE
 
+\* An interrupt that does not stop the code it interrupts: the process context
+\* of a CPU keeps running while its end-of-I/O handler runs (D192).  Caught by
+\* InterruptedCodeWaitsProp.
+RunsWhileInterrupted(x) == IF IsIrq(x) THEN IrqActive(CPUOf(x)) ELSE TRUE
+
 \* A guest that issues SetPotentialVolatile whatever the platform offers.
 \* Caught by TypeOK on a platform without P.
 VolatileUsageAlwaysP(w) == "P"

@@ -56,6 +56,34 @@ NoDeadlockInv ==
         S # {} => \E x \in S : \A y \in S : ~WaitsFor(x, y)
 
 (***************************************************************************)
+(* InterruptedCodeWaitsProp.  "If a cpu is interrupted while holding the   *)
+(* PG_state_change bit for a page this would be a dead lock if the         *)
+(* make_volatile function waits for the bit as well" (paper 3.3): the      *)
+(* deadlock, and the protocol's answer to it (make_volatile returns), rest *)
+(* on the interrupted code making no progress until the handler returns    *)
+(* (D33).  While a CPU's end-of-I/O interrupt handler runs, its process    *)
+(* context stays where it was: the same place in its code, the same page,  *)
+(* the same reference and page lock.  A model that lets the interrupted    *)
+(* code run (one step that forgets it, D192) can no longer show the        *)
+(* deadlock NoDeadlockInv is about, nor the races the paper's answer       *)
+(* avoids.                                                                 *)
+(***************************************************************************)
+InterruptedCodeWaitsStep ==
+    \A c \in CPUs :
+        pc[Irq(c)] # "None" =>
+            UNCHANGED <<pc[Proc(c)], pg[Proc(c)], ret[Proc(c)], ref[c], lockHeld[c]>>
+InterruptedCodeWaitsProp == [][InterruptedCodeWaitsStep]_vars
+
+\* What InterruptedCodeWaitsProp is about (its witness): a step taken while an
+\* interrupt handler runs on a CPU whose process context is inside make_stable,
+\* make_volatile or holds a page.
+StepWhileInterrupted ==
+    \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] # "Idle"
+\* ... and one whose process context has checked and is about to set the state.
+SetPendingWhileInterrupted ==
+    \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] = "MVSet"
+
+(***************************************************************************)
 (* StableWhileHeldInv.  "a make stable operation may not 'overtake' the    *)
 (* attempt to make it volatile" (paper 3.3); "For the transition to stable *)
 (* state there is always a user of a page who requires the stable state"   *)
@@ -115,6 +143,13 @@ NoVolatileWhileForbiddenInv ==
 \* a page a user has made dirty, locked or mlocked, or truncated.
 SomeConditionHolds ==
     \E p \in Pages : dirty[p] \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+
+\* The same in a check of two reads (D36, D191): a condition holds while a
+\* make_volatile is between its first and its second read.
+ConditionAtSecondRead ==
+    \E x \in Contexts :
+        /\ pc[x] = "MVCheck2"
+        /\ LET p == pg[x] IN dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
 
 (***************************************************************************)
 (* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)
