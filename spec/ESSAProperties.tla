@@ -148,6 +148,25 @@ PaperContentStateInv ==
     Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
 
 (***************************************************************************)
+(* StableIfNotDiscardedProp.  Paper, section 3.2: "The state transitions   *)
+(* are conditional through the SetStableIfNotDiscarded call, which only    *)
+(* moves a page into stable if the page has not been discarded"; sources   *)
+(* 6: ORC 6 is that call (the 2007 name ESSA_SET_STABLE_IF_NOT_DISCARDED,  *)
+(* sources 1), guest requests "on a zero page likewise" set the usage      *)
+(* asked for, and the guest "reads failure from 'old state = V and         *)
+(* logically zero'".  An ORC 6 that completes makes the page stable unless *)
+(* ESSA reports it discarded (V or P, logically zero), and then leaves its *)
+(* usage alone.  Classic KVM's ORC 6 is SET_STABLE_IF_RESIDENT (sources 1, *)
+(* 2: "6 valid: S, not valid: unchanged"), which a page the host swapped   *)
+(* out, or an unused zero page, tells apart (D193).                        *)
+(***************************************************************************)
+StableIfNotDiscardedStep ==
+    LET p == lastOp'.page
+    IN  (lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages)
+        => usage'[p] = IF usage[p] \in {"V", "P"} /\ ReportedZero(p) THEN usage[p] ELSE "S"
+StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -183,5 +202,9 @@ MigrationOfSwappedPage   == lastOp'.op = "Migrate" /\ \E p \in Pages : swapped[p
 ChangedPageNotValid      == \E p \in Pages : ~EssaValid(p) /\ keyDirty[p]
 EssaWithoutPageTable     == ~pageTable /\ lastOp.op \in EssaOps
 EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals
+\* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
+StableIfNotDiscardedTaken ==
+    /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}
+    /\ usage[lastOp'.page] # "S" /\ ~(usage[lastOp'.page] \in {"V", "P"} /\ ReportedZero(lastOp'.page))
 
 =============================================================================

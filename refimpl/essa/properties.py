@@ -153,6 +153,17 @@ def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )  # fmt: skip
 
 
+def StableIfNotDiscardedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """An ORC 6 that completes makes the page stable, unless ESSA reported it discarded (V or P,
+    logically zero): then its usage stays (D193). Classic KVM's and the new gmap's ORC 6 is
+    SET_STABLE_IF_RESIDENT and breaks it."""
+    lo, p = t.lastOp, t.lastOp.page
+    if lo.orc != 6 or lo.outcome not in ("Done", "Interpreted") or not 0 <= p < len(s.pages):
+        return True
+    discarded = s.pages[p].usage in ("V", "P") and ReportedZero(profile, s, p)
+    return t.pages[p].usage == (s.pages[p].usage if discarded else "S")
+
+
 ESSA_OPS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
     "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -185,6 +196,7 @@ SpecificationExceptionProp = boxed("SpecificationExceptionProp", SpecificationEx
 MigrationKeepsStableContentProp = boxed("MigrationKeepsStableContentProp", MigrationStep)
 MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
 RefusalProp = boxed("RefusalProp", RefusalStep)
+StableIfNotDiscardedProp = boxed("StableIfNotDiscardedProp", StableIfNotDiscardedStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
@@ -192,7 +204,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
             UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
-            RefusalProp),
+            StableIfNotDiscardedProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
