@@ -62,6 +62,11 @@ VolatileForbiddenForgettingDiscarded(p) ==
 \* mappings).  Caught by StableWhileHeldInv.
 VolatileForbiddenIgnoringCounts(p) == FALSE
 
+\* A find_get_page that returns a page that left the page cache (a discarded
+\* or truncated page, free once its last reference went).  Caught by
+\* NoUseAfterFreeProp (D195).
+FindsUncachedPage(p) == TRUE
+
 \* An interrupt that does not stop the code it interrupts: the process context
 \* of a CPU keeps running while its end-of-I/O handler runs (D192).  Caught by
 \* InterruptedCodeWaitsProp.

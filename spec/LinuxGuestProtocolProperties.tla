@@ -4,9 +4,10 @@
 (*                                                                         *)
 (* Each property is stated from the seed sentences it quotes, over the     *)
 (* state variables, and never through the machine's decision operators    *)
-(* (RefBeforeMakeStable, MakeStableMayProceed, MakeVolatileTakesBit,       *)
-(* MakeVolatileWaitsWhenBusy, VolatileForbiddenByFlags,                    *)
-(* VolatileForbiddenByCounts, VolatileUsage, InterruptsEnabled): the       *)
+(* (Findable, RefBeforeMakeStable, MakeStableMayProceed,                   *)
+(* MakeVolatileTakesBit, MakeVolatileWaitsWhenBusy,                        *)
+(* VolatileForbiddenByFlags, VolatileForbiddenByCounts, VolatileUsage,     *)
+(* InterruptsEnabled): the                                                 *)
 (* broken twins in model/MCLinuxGuestProtocolBroken.tla replace exactly    *)
 (* those, and a property that used them would be broken with the machine. *)
 (***************************************************************************)
@@ -144,12 +145,34 @@ NoVolatileWhileForbiddenInv ==
 SomeConditionHolds ==
     \E p \in Pages : dirty[p] \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
 
+\* ... and a page with a writable mapping made potentially volatile (D196).
+SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
+
 \* The same in a check of two reads (D36, D191): a condition holds while a
 \* make_volatile is between its first and its second read.
 ConditionAtSecondRead ==
     \E x \in Contexts :
         /\ pc[x] = "MVCheck2"
         /\ LET p == pg[x] IN dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+
+(***************************************************************************)
+(* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
+(* reused" (D39): a page out of the page cache that nobody references is   *)
+(* free, and "the allocation operation makes the pages stable again"       *)
+(* (3.2): a free page is used again only once it is allocated and read in  *)
+(* again, which puts it back in the page cache (ReadPage).  A lookup that   *)
+(* returned a page that left the cache ("If the page was discarded, it is  *)
+(* removed from the page cache and functions return notfound", 3.2) would  *)
+(* hand out a reference to a free page (D195).                              *)
+(***************************************************************************)
+NoUseAfterFreeStep ==
+    \A p \in Pages :
+        (~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0) => inCache'[p]
+NoUseAfterFreeProp == [][NoUseAfterFreeStep]_vars
+
+\* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
+FreePageTaken ==
+    \E p \in Pages : ~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0
 
 (***************************************************************************)
 (* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)
