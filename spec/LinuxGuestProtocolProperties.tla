@@ -156,6 +156,27 @@ ConditionAtSecondRead ==
         /\ LET p == pg[x] IN dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
 
 (***************************************************************************)
+(* VolatileCheckPointsProp.  "it is enough to do the checking for the      *)
+(* volatile transition when a page gets unlocked, when it has finished     *)
+(* writeback, when the page reference counter is decreased, and when the   *)
+(* page map counter is increased" (3.2).  A make_volatile starts only in a *)
+(* step where one of these four happens to its page: the protocol tries at *)
+(* those points and at no other (D198).                                    *)
+(***************************************************************************)
+VolatileCheckPoint(p) ==
+    \/ Locked(p) /\ ~Locked(p)'                   \* the page gets unlocked
+    \/ io[p] = "Write" /\ io'[p] = "None"          \* it has finished writeback
+    \/ PageCount(p)' < PageCount(p)                \* the reference counter is decreased
+    \/ maps'[p] > maps[p]                          \* the map counter is increased
+VolatileCheckPointsStep ==
+    \A x \in Contexts, p \in Pages :
+        (pc[x] \notin MVPCs /\ pc'[x] = "MVTry" /\ pg'[x] = p) => VolatileCheckPoint(p)
+VolatileCheckPointsProp == [][VolatileCheckPointsStep]_vars
+
+\* What VolatileCheckPointsProp is about (its witness): a make_volatile starts.
+MakeVolatileStarts == \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry"
+
+(***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
 (* reused" (D39): a page out of the page cache that nobody references is   *)
 (* free, and "the allocation operation makes the pages stable again"       *)
