@@ -147,6 +147,9 @@ SomeConditionHolds ==
 
 \* ... and a page with a writable mapping made potentially volatile (D196).
 SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
+\* ... and one the host discarded, which StableWhileHeldInv is about on a platform
+\* with P (the host takes "any P page", D30).
+SomePotentiallyVolatileDiscarded == \E p \in Pages : usage[p] = "P" /\ discarded[p]
 
 \* The same in a check of two reads (D36, D191): a condition holds while a
 \* make_volatile is between its first and its second read.
