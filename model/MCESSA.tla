@@ -15,6 +15,17 @@ Symmetry == Permutations(Pages)
 ESSAInstruction(p, orc) == ESSA("ESSA", orc, p) /\ UNCHANGED GuestVars
 InstructionSpec == Init /\ [][Next \/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)]_vars
 
+\* The bare instruction with the host and bare accesses only (no guest program, its view
+\* unchanged): every ORC on every state the host and the accesses leave a page in, at CI size
+\* (OrcContractProp, D199).
+BareAccess(p) ==
+    /\ ReadAccess("Read", p) \/ WriteAccess("Write", p, Written) \/ ResetChangeBit("Writeback", p)
+    /\ UNCHANGED GuestVars
+ContractSpec ==
+    Init /\ [][\/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)
+              \/ \E p \in Pages : BareAccess(p) \/ HostReclaim(p) \/ HostUnmapGmap(p) \/ HostAge(p)
+              \/ HostProcessCBRL]_vars
+
 \* Broken twin of SpecificationExceptionProp: ORC 7 accepted without facility 147.
 SpecificationExceptionIgnoringFacility(orc) == orc > 7
 
@@ -34,6 +45,13 @@ ArrivalGCCleared(p) == FALSE
 
 \* Broken twin of GuestStableBeliefInv under a reset (D106): the usage survives it.
 ResetKeepsUsage(p) == usage[p]
+
+\* Broken twin of OrcContractProp (D199): an ORC 7 that makes the page stable but leaves N as it
+\* was (SET_STABLE for SET_STABLE_NODAT).
+EssaEffectNoDatIgnored(orc, p) ==
+    IF orc = 7 THEN Effect("S", nodat[p], zbit[p], FALSE, FALSE)
+    ELSE IF Impl = "KVMClassic" THEN ClassicEffect(orc, p)
+    ELSE GmapEffect(orc, p)
 
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"

@@ -62,6 +62,26 @@ VolatileForbiddenForgettingDiscarded(p) ==
 \* mappings).  Caught by StableWhileHeldInv.
 VolatileForbiddenIgnoringCounts(p) == FALSE
 
+\* A user that tries make_volatile on a page it holds, at no event of the four
+\* the paper names (a spurious attempt, here with no reference dropped).
+\* Caught by VolatileCheckPointsProp (D198).
+SpuriousMakeVolatile(c) ==
+    /\ HeldPage(c)
+    /\ CallMakeVolatile(Proc(c), pg[Proc(c)], "Held")
+    /\ UNCHANGED <<pageVars, ref, lockHeld>>
+SpuriousMakeVolatileSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : SpuriousMakeVolatile(c)]_vars
+
+\* A find_get_page that returns a page that left the page cache (a discarded
+\* or truncated page, free once its last reference went).  Caught by
+\* NoUseAfterFreeProp (D195).
+FindsUncachedPage(p) == TRUE
+
+\* An interrupt that does not stop the code it interrupts: the process context
+\* of a CPU keeps running while its end-of-I/O handler runs (D192).  Caught by
+\* InterruptedCodeWaitsProp.
+RunsWhileInterrupted(x) == IF IsIrq(x) THEN IrqActive(CPUOf(x)) ELSE TRUE
+
 \* A guest that issues SetPotentialVolatile whatever the platform offers.
 \* Caught by TypeOK on a platform without P.
 VolatileUsageAlwaysP(w) == "P"

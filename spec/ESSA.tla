@@ -447,7 +447,8 @@ GuestWriteback(p) ==
 (***************************************************************************)
 
 \* When the PTE ESSA looks at goes invalid, KVM saves the storage key into
-\* the PGSTE (GC = the key's change bit) if the VM uses storage keys.
+\* the PGSTE (GC = the key's change bit) if the VM uses storage keys.  Only
+\* KVM's steps use it, so the KVM conjunct is for the reader (D194).
 SavedGC(p) == IF KVM /\ StorageKeys THEN keyDirty[p] ELSE gc[p]
 
 \* Reclaim of a resident page.  Paper2007 (sources 6): Ur -> Uz, Sr -> Sp,
@@ -456,7 +457,9 @@ SavedGC(p) == IF KVM /\ StorageKeys THEN keyDirty[p] ELSE gc[p]
 \* a stable one.  In the new gmap, what marks the page unused for core mm is
 \* _PAGE_UNUSED on the host PTE: KVM's MMU notifier sets it when it unmaps a
 \* present gmap PTE of a U page; a bit left from an earlier unmap counts too
-\* (StaleUnusedBit, D100).  The unmap is a _gmap_ptep_xchg (XchgZ).
+\* (StaleUnusedBit, D100).  The unmap is a _gmap_ptep_xchg (XchgZ); in classic
+\* KVM no gmap PTE ever exists (gmapPte stays "Empty"), so the Gmap conjunct
+\* only says so (D194).
 HostReclaim(p) ==
     /\ valid[p]
     /\ valid' = [valid EXCEPT ![p] = FALSE]

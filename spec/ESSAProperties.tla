@@ -148,6 +148,50 @@ PaperContentStateInv ==
     Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
 
 (***************************************************************************)
+(* StableIfNotDiscardedProp.  Paper, section 3.2: "The state transitions   *)
+(* are conditional through the SetStableIfNotDiscarded call, which only    *)
+(* moves a page into stable if the page has not been discarded"; sources   *)
+(* 6: ORC 6 is that call (the 2007 name ESSA_SET_STABLE_IF_NOT_DISCARDED,  *)
+(* sources 1), guest requests "on a zero page likewise" set the usage      *)
+(* asked for, and the guest "reads failure from 'old state = V and         *)
+(* logically zero'".  An ORC 6 that completes makes the page stable unless *)
+(* ESSA reports it discarded (V or P, logically zero), and then leaves its *)
+(* usage alone.  Classic KVM's ORC 6 is SET_STABLE_IF_RESIDENT (sources 1, *)
+(* 2: "6 valid: S, not valid: unchanged"), which a page the host swapped   *)
+(* out, or an unused zero page, tells apart (D193).                        *)
+(***************************************************************************)
+StableIfNotDiscardedStep ==
+    LET p == lastOp'.page
+    IN  (lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages)
+        => usage'[p] = IF usage[p] \in {"V", "P"} /\ ReportedZero(p) THEN usage[p] ELSE "S"
+StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
+
+(***************************************************************************)
+(* OrcContractProp.  Sources 1: the operation-request codes and their      *)
+(* names, which every Linux-era implementation shares: 0 GET_STATE, 1      *)
+(* SET_STABLE, 2 SET_UNUSED, 3 SET_VOLATILE, 4 SET_POT_VOLATILE, 5         *)
+(* SET_STABLE_RESIDENT, 6 SET_STABLE_IF_RESIDENT (the 2007 name: IF_NOT_   *)
+(* DISCARDED, StableIfNotDiscardedProp), 7 SET_STABLE_NODAT; sources 2:    *)
+(* "1 S, N cleared", "7 S, N set"; sources 2, 3, 6: P is what a resident   *)
+(* page gets from ORC 4 (elsewhere the host's dirty bit decides).  An ESSA *)
+(* that completes does to the usage and N what its code's name says, in    *)
+(* every implementation (D199).                                            *)
+(***************************************************************************)
+OrcContractStep ==
+    LET p == lastOp'.page
+        o == lastOp'.orc
+    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages) =>
+            /\ o = 0 => usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
+            /\ o \in {1, 5, 7} => usage'[p] = "S"
+            /\ o = 1 => ~nodat'[p]
+            /\ o = 7 => nodat'[p]
+            /\ o = 2 => usage'[p] = "U"
+            /\ o = 3 => usage'[p] = "V"
+            /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
+            /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
+OrcContractProp == [][OrcContractStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -183,5 +227,13 @@ MigrationOfSwappedPage   == lastOp'.op = "Migrate" /\ \E p \in Pages : swapped[p
 ChangedPageNotValid      == \E p \in Pages : ~EssaValid(p) /\ keyDirty[p]
 EssaWithoutPageTable     == ~pageTable /\ lastOp.op \in EssaOps
 EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals
+\* An ESSA that completes on a page that is not resident (where the tables differ most).
+OrcOnNonResidentPage ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 1 .. 7 /\ ~EssaValid(lastOp'.page)
+\* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
+StableIfNotDiscardedTaken ==
+    /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}
+    /\ usage[lastOp'.page] # "S" /\ ~(usage[lastOp'.page] \in {"V", "P"} /\ ReportedZero(lastOp'.page))
 
 =============================================================================

@@ -183,6 +183,11 @@ VolatileForbiddenByCounts(p) == maps[p] # PageCount(p) - 1
 \* platforms with the ability, it is the potentially volatile state."
 VolatileUsage(w) == IF w /\ HasP THEN "P" ELSE "V"
 
+\* find_get_page looks the page up in the page cache and finds it only there:
+\* "If the page was discarded, it is removed from the page cache and
+\* functions return notfound" (3.2).
+Findable(p) == inCache[p]
+
 \* A page with no reference left may be freed and reused, even while a
 \* make_volatile that holds no reference of its own (the end-of-I/O
 \* interrupt's) is still working on it: nothing in the protocol pins it (D39).
@@ -234,7 +239,7 @@ SecondCheckForbids(p) ==
 FindGetPage(c, p) ==
     /\ Runs(Proc(c))
     /\ pc[Proc(c)] = "Idle"
-    /\ inCache[p]
+    /\ Findable(p)
     /\ ref' = [ref EXCEPT ![c] = RefBeforeMakeStable]
     /\ pc'  = [pc EXCEPT ![Proc(c)] = "MSWait"]
     /\ pg'  = [pg EXCEPT ![Proc(c)] = p]

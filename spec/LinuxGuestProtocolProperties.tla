@@ -4,9 +4,10 @@
 (*                                                                         *)
 (* Each property is stated from the seed sentences it quotes, over the     *)
 (* state variables, and never through the machine's decision operators    *)
-(* (RefBeforeMakeStable, MakeStableMayProceed, MakeVolatileTakesBit,       *)
-(* MakeVolatileWaitsWhenBusy, VolatileForbiddenByFlags,                    *)
-(* VolatileForbiddenByCounts, VolatileUsage, InterruptsEnabled): the       *)
+(* (Findable, RefBeforeMakeStable, MakeStableMayProceed,                   *)
+(* MakeVolatileTakesBit, MakeVolatileWaitsWhenBusy,                        *)
+(* VolatileForbiddenByFlags, VolatileForbiddenByCounts, VolatileUsage,     *)
+(* InterruptsEnabled): the                                                 *)
 (* broken twins in model/MCLinuxGuestProtocolBroken.tla replace exactly    *)
 (* those, and a property that used them would be broken with the machine. *)
 (***************************************************************************)
@@ -54,6 +55,34 @@ WaitsFor(x, y) ==
 NoDeadlockInv ==
     \A S \in SUBSET Contexts :
         S # {} => \E x \in S : \A y \in S : ~WaitsFor(x, y)
+
+(***************************************************************************)
+(* InterruptedCodeWaitsProp.  "If a cpu is interrupted while holding the   *)
+(* PG_state_change bit for a page this would be a dead lock if the         *)
+(* make_volatile function waits for the bit as well" (paper 3.3): the      *)
+(* deadlock, and the protocol's answer to it (make_volatile returns), rest *)
+(* on the interrupted code making no progress until the handler returns    *)
+(* (D33).  While a CPU's end-of-I/O interrupt handler runs, its process    *)
+(* context stays where it was: the same place in its code, the same page,  *)
+(* the same reference and page lock.  A model that lets the interrupted    *)
+(* code run (one step that forgets it, D192) can no longer show the        *)
+(* deadlock NoDeadlockInv is about, nor the races the paper's answer       *)
+(* avoids.                                                                 *)
+(***************************************************************************)
+InterruptedCodeWaitsStep ==
+    \A c \in CPUs :
+        pc[Irq(c)] # "None" =>
+            UNCHANGED <<pc[Proc(c)], pg[Proc(c)], ret[Proc(c)], ref[c], lockHeld[c]>>
+InterruptedCodeWaitsProp == [][InterruptedCodeWaitsStep]_vars
+
+\* What InterruptedCodeWaitsProp is about (its witness): a step taken while an
+\* interrupt handler runs on a CPU whose process context is inside make_stable,
+\* make_volatile or holds a page.
+StepWhileInterrupted ==
+    \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] # "Idle"
+\* ... and one whose process context has checked and is about to set the state.
+SetPendingWhileInterrupted ==
+    \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] = "MVSet"
 
 (***************************************************************************)
 (* StableWhileHeldInv.  "a make stable operation may not 'overtake' the    *)
@@ -115,6 +144,59 @@ NoVolatileWhileForbiddenInv ==
 \* a page a user has made dirty, locked or mlocked, or truncated.
 SomeConditionHolds ==
     \E p \in Pages : dirty[p] \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+
+\* ... and a page with a writable mapping made potentially volatile (D196).
+SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
+\* ... and one the host discarded, which StableWhileHeldInv is about on a platform
+\* with P (the host takes "any P page", D30).
+SomePotentiallyVolatileDiscarded == \E p \in Pages : usage[p] = "P" /\ discarded[p]
+
+\* The same in a check of two reads (D36, D191): a condition holds while a
+\* make_volatile is between its first and its second read.
+ConditionAtSecondRead ==
+    \E x \in Contexts :
+        /\ pc[x] = "MVCheck2"
+        /\ LET p == pg[x] IN dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+
+(***************************************************************************)
+(* VolatileCheckPointsProp.  "it is enough to do the checking for the      *)
+(* volatile transition when a page gets unlocked, when it has finished     *)
+(* writeback, when the page reference counter is decreased, and when the   *)
+(* page map counter is increased" (3.2).  A make_volatile starts only in a *)
+(* step where one of these four happens to its page: the protocol tries at *)
+(* those points and at no other (D198).                                    *)
+(***************************************************************************)
+VolatileCheckPoint(p) ==
+    \/ Locked(p) /\ ~Locked(p)'                   \* the page gets unlocked
+    \/ io[p] = "Write" /\ io'[p] = "None"          \* it has finished writeback
+    \/ PageCount(p)' < PageCount(p)                \* the reference counter is decreased
+    \/ maps'[p] > maps[p]                          \* the map counter is increased
+VolatileCheckPointsStep ==
+    \A x \in Contexts, p \in Pages :
+        (pc[x] \notin MVPCs /\ pc'[x] = "MVTry" /\ pg'[x] = p) => VolatileCheckPoint(p)
+VolatileCheckPointsProp == [][VolatileCheckPointsStep]_vars
+
+\* What VolatileCheckPointsProp is about (its witness): a make_volatile starts.
+MakeVolatileStarts == \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry"
+
+(***************************************************************************)
+(* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
+(* reused" (D39): a page out of the page cache that nobody references is   *)
+(* free, and "the allocation operation makes the pages stable again"       *)
+(* (3.2): a free page is used again only once it is allocated and read in  *)
+(* again, which puts it back in the page cache (ReadPage).  A lookup that   *)
+(* returned a page that left the cache ("If the page was discarded, it is  *)
+(* removed from the page cache and functions return notfound", 3.2) would  *)
+(* hand out a reference to a free page (D195).                              *)
+(***************************************************************************)
+NoUseAfterFreeStep ==
+    \A p \in Pages :
+        (~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0) => inCache'[p]
+NoUseAfterFreeProp == [][NoUseAfterFreeStep]_vars
+
+\* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
+FreePageTaken ==
+    \E p \in Pages : ~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0
 
 (***************************************************************************)
 (* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)

@@ -85,6 +85,50 @@ def test_drop_conjunct_keeps_calls_of_actions() -> None:
     assert changes(body, "drop-conjunct") == [body.replace("/\\ x = 0", "/\\ TRUE")]
 
 
+BASE = (
+    "---- MODULE Base ----\nVARIABLES x, y\n"
+    "Record(v) == y' = v\n"
+    "Init == x = 0 /\\ y = 0\n"
+    "Next == x' = x + 1 /\\ Record(x)\n"
+    "Spec == Init /\\ [][Next]_<<x, y>>\n"
+    "====\n"
+)
+USER = (
+    "---- MODULE User ----\nEXTENDS Base, Naturals\nVARIABLES z\n"
+    "Go ==\n    /\\ z < 2\n    /\\ Record(z)\n    /\\ x' = x /\\ z' = z + 1\n"
+    "UserInit ==\n    /\\ Init\n    /\\ z = 0\n"
+    "UserSpec == UserInit /\\ [][Go]_<<x, y, z>>\n"
+    "====\n"
+)
+
+
+def test_calls_of_an_extended_modules_actions_and_init_are_no_guards() -> None:
+    """Base's Record primes y and Base's Init assigns x and y: in User, which EXTENDS Base,
+    dropping either call would leave a variable without a value (a mutant TLC rejects), so only
+    the guard z < 2 is dropped. Without Base's text the tool cannot know it, and drops all three."""
+    dropped = lambda library: [m.before for m in mutants(  # noqa: E731
+        "User", USER, ["drop-conjunct"], library)]
+    assert dropped({"Base": BASE}) == ["z < 2"]
+    assert dropped({}) == ["z < 2", "Record(z)", "Init"]
+
+
+def test_reading_extended_modules_keeps_every_other_mutant_and_its_id() -> None:
+    """Reading the EXTENDed modules only removes the drops of calls of their actions and
+    initial predicates: every other mutant of every spec module keeps its id, text and place."""
+    spec = Path(__file__).parents[1] / "spec"
+    texts = {f.stem: f.read_text(encoding="utf-8") for f in sorted(spec.glob("*.tla"))}
+    removed = []
+    for name, text in texts.items():
+        alone = mutants(name, text)
+        read = mutants(name, text, library=texts)
+        ids = {m.id for m in read}
+        assert [m for m in alone if m.id in ids] == read
+        removed += [m for m in alone if m.id not in ids]
+    assert {(m.module, m.operator) for m in removed} == {("GuestHostAtomicity", "drop-conjunct")}
+    assert sorted(m.before.split("(")[0] for m in removed if "\\" not in m.before) == [
+        "Init", "Record", "Record"]
+
+
 def test_drop_update() -> None:
     body = "Go ==\n    /\\ x' = [x EXCEPT ![1] = 2]  \\* x' = 3\n    /\\ y' = y\n"
     assert changes(body, "drop-update") == [body.replace("[x EXCEPT ![1] = 2]", "x")]

@@ -209,12 +209,13 @@ def select_mutants(
     modules' lists interleaved."""
     patterns = [p.strip() for p in modules.split(",")] if modules else ["*"]
     per_module: list[list[Mutant]] = []
-    for f in sorted(library.glob("*.tla")):
-        if not mutable_module(f.stem) or not any(fnmatch.fnmatchcase(f.stem, p) for p in patterns):
+    texts = {f.stem: f.read_text(encoding="utf-8") for f in sorted(library.glob("*.tla"))}
+    for name, text in texts.items():
+        if not mutable_module(name) or not any(fnmatch.fnmatchcase(name, p) for p in patterns):
             continue
-        all_of = mutants(f.stem, f.read_text(encoding="utf-8"), operators)
+        all_of = mutants(name, text, operators, texts)
         if max_per_module is not None and len(all_of) > max_per_module:
-            picked = set(random.Random(f"{seed}:{f.stem}").sample(range(len(all_of)), max_per_module))
+            picked = set(random.Random(f"{seed}:{name}").sample(range(len(all_of)), max_per_module))
             all_of = [m for k, m in enumerate(all_of) if k in picked]
         per_module.append(all_of)
     # Round robin over the modules, so that a budget cuts every module's share alike.

@@ -14,7 +14,7 @@ numbers, so an equivalent mutant listed by id stays listed while the lines aroun
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from .tla_text import (
@@ -25,6 +25,7 @@ from .tla_text import (
     declared_variables,
     definitions,
     enclosing_column,
+    extended_modules,
     item_end,
     matching,
     tokenize,
@@ -65,12 +66,14 @@ class Context:
     variables: set[str]
     defs: list[Definition]
     actions: set[str] = field(default_factory=set)  # definitions that prime a variable
+    initials: set[str] = field(default_factory=set)  # initial predicates (Init)
 
 
-def _actions(tokens: list[Token], defs: list[Definition]) -> set[str]:
-    """The definitions of the module that are actions: a primed variable or UNCHANGED in their
-    body, or a call of such a definition (to a fixpoint)."""
-    acts: set[str] = set()
+def _actions(tokens: list[Token], defs: list[Definition], inherited: Iterable[str] = ()) -> set[str]:
+    """The actions the module can call: ``inherited`` (those of the modules it EXTENDS) and its
+    own definitions that are actions: a primed variable or UNCHANGED in their body, or a call of
+    an action (to a fixpoint)."""
+    acts: set[str] = set(inherited)
     grew = True
     while grew:
         grew = False
@@ -81,6 +84,44 @@ def _actions(tokens: list[Token], defs: list[Definition]) -> set[str]:
                 acts.add(d.name)
                 grew = True
     return acts
+
+
+def _initials(tokens: list[Token], defs: list[Definition]) -> set[str]:
+    """The module's initial predicates: the definitions a temporal formula conjoins to its
+    ``[][Next]_vars`` (``Init`` in ``Spec == Init /\\ [][Next]_vars``)."""
+    names = {d.name for d in defs}
+    temporal = {d.name for d in defs if _temporal(tokens, d)}
+    out: set[str] = set()
+    for d in defs:
+        if d.name not in temporal:
+            continue
+        depth = 0
+        for i in range(d.body, d.end):
+            s = tokens[i].text
+            depth += (s in OPENERS) - (s in CLOSERS)
+            if depth == 0 and s in names - temporal and tokens[i - 1].text != "]":
+                out.add(s)
+    return out
+
+
+def inherited(tokens: list[Token], library: Mapping[str, str],
+              _seen: frozenset[str] = frozenset()) -> tuple[set[str], set[str]]:  # fmt: skip
+    """The actions and the initial predicates of the modules the module EXTENDS, transitively,
+    read from ``library`` (module name -> text; a module not in it, such as a standard module,
+    has none). An EXTENDed module's definitions are the module's own, so a call of one of its
+    actions (PageStates' ``Record`` called from GuestHostAtomicity) is an update, not a guard,
+    and a call of its ``Init`` assigns its variables."""
+    actions: set[str] = set()
+    initials: set[str] = set()
+    for name in extended_modules(tokens):
+        if name in _seen or name not in library:
+            continue
+        sub = tokenize(library[name])
+        defs = definitions(sub)
+        acts, inits = inherited(sub, library, _seen | {name})
+        actions |= _actions(sub, defs, acts)
+        initials |= inits | _initials(sub, defs)
+    return actions, initials
 
 
 Operator = Callable[[Context, Definition], Iterator[Edit]]
@@ -117,6 +158,17 @@ def _is_initial_assignment(ctx: Context, d: Definition, i: int) -> bool:
         and i + 1 < d.end
         and t[i + 1].text in ("=", "\\in")
         and d.name not in ctx.actions
+    )
+
+
+def _is_initial_call(ctx: Context, d: Definition, i: int, j: int) -> bool:
+    """A conjunct that is a call of an initial predicate (``/\\ Init`` in an initial predicate
+    of a module that EXTENDS the one defining Init): it assigns that module's variables."""
+    t = ctx.tokens
+    return (
+        t[i].text in ctx.initials
+        and d.name not in ctx.actions
+        and (j == i + 1 or (t[i + 1].text == "(" and matching(t, i + 1) == j - 1))
     )
 
 
@@ -183,7 +235,7 @@ def drop_conjunct(ctx: Context, d: Definition) -> Iterator[Edit]:
     primed variable or UNCHANGED are updates, not guards, and an initial predicate's ``v = e``
     is no guard either."""
     for i, j in _conjuncts(ctx, d):
-        if _has_prime(ctx, i, j) or _is_initial_assignment(ctx, d, i):
+        if _has_prime(ctx, i, j) or _is_initial_assignment(ctx, d, i) or _is_initial_call(ctx, d, i, j):
             continue
         if j - i == 1 and ctx.tokens[i].text == "TRUE":
             continue
@@ -517,9 +569,8 @@ def _type_sets(ctx: Context) -> set[str]:
     return out
 
 
-def _temporal(ctx: Context, d: Definition) -> bool:
+def _temporal(t: list[Token], d: Definition) -> bool:
     """A temporal formula (Spec, fairness): the assembly of the machine, not a step of it."""
-    t = ctx.tokens
     return any(
         t[i].text in ("<>", "~>")
         or (t[i].kind == "ident" and t[i].text[:3] in ("WF_", "SF_"))
@@ -529,19 +580,23 @@ def _temporal(ctx: Context, d: Definition) -> bool:
     )
 
 
-def mutants(module: str, text: str, operators: list[str] | None = None) -> list[Mutant]:
+def mutants(module: str, text: str, operators: list[str] | None = None,
+            library: Mapping[str, str] | None = None) -> list[Mutant]:  # fmt: skip
     """Every mutant of a module, in catalogue order then text order; none for a Properties
-    module or a module that declares no variable."""
+    module or a module that declares no variable. ``library`` (module name -> text) holds the
+    modules it may EXTEND, whose actions it calls."""
     if not mutable_module(module):
         return []
     tokens = tokenize(text)
     ctx = Context(text, tokens, declared_variables(tokens), definitions(tokens))
     if not ctx.variables:
         return []  # no machine: a module of predicates (an inductive invariant) is a yardstick
-    ctx.actions = _actions(tokens, ctx.defs)
+    actions, initials = inherited(tokens, library or {})
+    ctx.actions = _actions(tokens, ctx.defs, actions)
+    ctx.initials = initials | _initials(tokens, ctx.defs)
     skipped = _type_sets(ctx) | _yardstick(ctx)
     ctx.defs = [d for d in ctx.defs if not (d.name in skipped
-                                          or _temporal(ctx, d))]
+                                          or _temporal(tokens, d))]
     out: list[Mutant] = []
     for name, op in CATALOGUE.items():
         if operators is not None and name not in operators:

@@ -305,16 +305,23 @@ def declared_variables(tokens: list[Token]) -> set[str]:
     return names
 
 
-def imported_modules(text: str) -> set[str]:
-    """The modules a module EXTENDS or INSTANCEs."""
-    tokens = tokenize(text)
-    names: set[str] = set()
+def extended_modules(tokens: list[Token]) -> list[str]:
+    """The modules named by the module's EXTENDS, in their order."""
+    names: list[str] = []
     for i, t in enumerate(tokens):
         if t.text == "EXTENDS":
             j = i + 1
             while j < len(tokens) and tokens[j].kind == "ident":
-                names.add(tokens[j].text)
+                names.append(tokens[j].text)
                 j += 2 if j + 1 < len(tokens) and tokens[j + 1].text == "," else len(tokens)
-        elif t.text == "INSTANCE" and i + 1 < len(tokens):
+    return names
+
+
+def imported_modules(text: str) -> set[str]:
+    """The modules a module EXTENDS or INSTANCEs."""
+    tokens = tokenize(text)
+    names = set(extended_modules(tokens))
+    for i, t in enumerate(tokens):
+        if t.text == "INSTANCE" and i + 1 < len(tokens):
             names.add(tokens[i + 1].text)
     return names

@@ -153,6 +153,36 @@ def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )  # fmt: skip
 
 
+def StableIfNotDiscardedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """An ORC 6 that completes makes the page stable, unless ESSA reported it discarded (V or P,
+    logically zero): then its usage stays (D193). Classic KVM's and the new gmap's ORC 6 is
+    SET_STABLE_IF_RESIDENT and breaks it."""
+    lo, p = t.lastOp, t.lastOp.page
+    if lo.orc != 6 or lo.outcome not in ("Done", "Interpreted") or not 0 <= p < len(s.pages):
+        return True
+    discarded = s.pages[p].usage in ("V", "P") and ReportedZero(profile, s, p)
+    return t.pages[p].usage == (s.pages[p].usage if discarded else "S")
+
+
+def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """An ESSA that completes does to the usage and N what its code's name says (D199)."""
+    lo, p = t.lastOp, t.lastOp.page
+    if lo.outcome not in ("Done", "Interpreted") or not 0 <= p < len(s.pages):
+        return True
+    a, b, o = s.pages[p], t.pages[p], lo.orc
+    valid = _essa_valid(profile, a)
+    return (
+        (o != 0 or (b.usage == a.usage and b.nodat == a.nodat))
+        and (o not in (1, 5, 7) or b.usage == "S")
+        and (o != 1 or not b.nodat)
+        and (o != 7 or b.nodat)
+        and (o != 2 or b.usage == "U")
+        and (o != 3 or b.usage == "V")
+        and (o != 4 or not valid or b.usage == "P")
+        and (o != 6 or not profile.kvm or b.usage == ("S" if valid else a.usage))
+    )
+
+
 ESSA_OPS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
     "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -185,6 +215,8 @@ SpecificationExceptionProp = boxed("SpecificationExceptionProp", SpecificationEx
 MigrationKeepsStableContentProp = boxed("MigrationKeepsStableContentProp", MigrationStep)
 MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
 RefusalProp = boxed("RefusalProp", RefusalStep)
+StableIfNotDiscardedProp = boxed("StableIfNotDiscardedProp", StableIfNotDiscardedStep)
+OrcContractProp = boxed("OrcContractProp", OrcContractStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
@@ -192,7 +224,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
             UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
-            RefusalProp),
+            StableIfNotDiscardedProp, OrcContractProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
