@@ -20,5 +20,6 @@ AllStateInvariants ==
     /\ BalloonedPagesUnusedInv
     /\ ReleasedFrameReturnedInv
     /\ NoDataLostInv
+    /\ UnbackedReadsZeroInv
 
 =============================================================================

@@ -24,6 +24,7 @@ CInitTwoFrames ==
     /\ Frames = {"f1_OF_FRAME", "f2_OF_FRAME"}
     /\ NoFrame = "none_OF_FRAME"
 
-AllStateInvariants == TypeOK /\ FrameBacksOnePageInv /\ NoCrossGuestLeakInv
+AllStateInvariants ==
+    TypeOK /\ FrameBacksOnePageInv /\ NoCrossGuestLeakInv /\ ContentKeptInv
 
 =============================================================================

@@ -26,4 +26,9 @@ ReleasableInUse(g, p) == ~ballooned[<<g, p>>]
 \* ReleasedFrameReturnedInv.
 BackedAfterReleaseKept(g, p) == backed[<<g, p>>]
 
+\* A release that takes the frame back but leaves the page mapped to what it
+\* held: the guest's next touch would not see a fresh frame.  Caught by
+\* UnbackedReadsZeroInv.
+ContentAfterReleaseKept(g, p) == data[<<g, p>>]
+
 =============================================================================

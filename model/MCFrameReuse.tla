@@ -19,6 +19,10 @@ FreshFrameContentNotZeroed(f) == frameData[f]
 \* Caught by FrameBacksOnePageInv.
 AnyFrame == Frames
 
+\* Broken twin: a steal that frees the frame without writing its content
+\* out (as if the page were discardable).  Caught by ContentKeptInv.
+PageOutContentLost(f) == NoGuest
+
 \* Broken twin: a fresh frame filled with a marker that is no guest content.
 \* Caught by TypeOK.
 FreshFrameContentMarker(f) == NoFrame

@@ -81,6 +81,11 @@ Releasable(g, p) == FreePage(g, p)
 \* giving the frame back is what the release is for.
 BackedAfterRelease(g, p) == FALSE
 
+\* What the guest would read from a released page: with its frame gone,
+\* nothing of what it held (D71: a page that is not backed reads 0).
+ContentAfterRelease(g, p) ==
+    IF BackedAfterRelease(g, p) THEN data[<<g, p>>] ELSE Zero
+
 (***************************************************************************)
 (* VMRM.                                                                   *)
 (***************************************************************************)
@@ -99,18 +104,23 @@ SetTarget(g, n) ==
 \* Inflate: take a page and release it with Diagnose X'10'; the host takes
 \* its frame back and its content is gone.  The guest cannot give pages
 \* below what it needs to run: "the minimum recommended virtual machine
-\* size" ([Z1]) is the floor (D70).
+\* size" ([Z1]) is the floor (D70).  With VMRM's safety net that guard is
+\* implied by the first (Balloon(g) < target[g] <= Size - Floor, FloorInv);
+\* it is the guest's own limit, which the twin without the safety net
+\* (MCBallooningBroken_Spinning) needs, and is kept for it (D172).
 Inflate(g, p) ==
     /\ Balloon(g) < target[g]
     /\ Size - Balloon(g) > Floor
     /\ Releasable(g, p)
     /\ ballooned' = [ballooned EXCEPT ![<<g, p>>] = TRUE]
     /\ backed' = [backed EXCEPT ![<<g, p>>] = BackedAfterRelease(g, p)]
-    /\ data' = [data EXCEPT ![<<g, p>>] = IF BackedAfterRelease(g, p) THEN @ ELSE Zero]
+    /\ data' = [data EXCEPT ![<<g, p>>] = ContentAfterRelease(g, p)]
     /\ UNCHANGED <<inUse, owed, target>>
 
 \* Deflate: give a page back to the allocator ("more memory can now be
-\* used").  It has no frame until the guest touches it.
+\* used").  It has no frame until the guest touches it.  (On a page not in
+\* the balloon the step would change nothing: the second guard only keeps
+\* the action from naming stuttering steps, D172.)
 Deflate(g, p) ==
     /\ Balloon(g) > target[g]
     /\ ballooned[<<g, p>>]
@@ -145,15 +155,6 @@ Free(g, p) ==
     /\ owed' = [owed EXCEPT ![<<g, p>>] = NoValue]
     /\ UNCHANGED <<ballooned, backed, data, target>>
 
-\* The kernel makes room for the balloon: when the balloon is short of its
-\* target and no page is free, it frees a page it uses (Linux: the balloon's
-\* allocation enters page reclaim).
-ReclaimForBalloon(g, p) ==
-    /\ Balloon(g) < target[g]
-    /\ Size - Balloon(g) > Floor
-    /\ \A q \in GuestPages : ~FreePage(g, q)
-    /\ Free(g, p)
-
 Init ==
     /\ inUse = [gp \in GP |-> FALSE]
     /\ ballooned = [gp \in GP |-> FALSE]
@@ -165,7 +166,7 @@ Init ==
 Next ==
     \/ \E g \in Guests, n \in 0..Size : SetTarget(g, n)
     \/ \E g \in Guests, p \in GuestPages :
-          \/ Inflate(g, p) \/ Deflate(g, p) \/ ReclaimForBalloon(g, p)
+          \/ Inflate(g, p) \/ Deflate(g, p)
           \/ \E v \in Values : Use(g, p, v) \/ Write(g, p, v)
           \/ Free(g, p)
 
@@ -179,12 +180,22 @@ Spec == Init /\ [][Next]_vars
 (* (the guest's other allocations may take a freed page first, but not     *)
 (* every time).  Nothing is assumed of VMRM or of the guest's own use of   *)
 (* memory.                                                                 *)
+(*                                                                         *)
+(* The reclaim: when the balloon is short of its target, may still grow    *)
+(* above the floor, and no page is free, the kernel frees a page it uses   *)
+(* (Linux: the balloon's allocation enters page reclaim).  It is no step   *)
+(* of its own: the freeing is Free, which the guest may take at any time.  *)
+(* The condition says only when the kernel must take it, so it is the      *)
+(* premise of a fairness assumption, written here (D172).                  *)
 (***************************************************************************)
 FairSpec ==
     /\ Spec
     /\ \A g \in Guests :
           /\ SF_vars(\E p \in GuestPages : Inflate(g, p))
           /\ WF_vars(\E p \in GuestPages : Deflate(g, p))
-          /\ WF_vars(\E p \in GuestPages : ReclaimForBalloon(g, p))
+          /\ WF_vars(/\ Balloon(g) < target[g]
+                     /\ Size - Balloon(g) > Floor
+                     /\ \A q \in GuestPages : ~FreePage(g, q)
+                     /\ \E p \in GuestPages : Free(g, p))
 
 =============================================================================

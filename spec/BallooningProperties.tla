@@ -3,7 +3,7 @@
 (* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
 (* CMMA report of docs/sources.md.  No property uses the decision          *)
 (* operators the broken twins (model/MCBallooningBroken.tla) replace:      *)
-(* ShrinkTarget, Releasable, BackedAfterRelease.                           *)
+(* ShrinkTarget, Releasable, BackedAfterRelease, ContentAfterRelease.      *)
 (***************************************************************************)
 EXTENDS Ballooning
 
@@ -46,10 +46,25 @@ ReleasedFrameReturnedInv ==
 (***************************************************************************)
 (* NoDataLostInv.  Ballooning takes memory from the guest only through     *)
 (* the guest ("The guests can then take appropriate action to reduce their *)
-(* memory utilization"): a page the guest uses reads what it last stored.  *)
+(* memory utilization"): a page the guest uses, and any page whose        *)
+(* content it still needs, reads what the guest stored.  Judged by the     *)
+(* ghost `owed` as well as by the allocator's flag `inUse`: a machine      *)
+(* whose allocator lost track of a page would otherwise hide the loss of   *)
+(* that page's content from its own check (D170).                          *)
 (***************************************************************************)
 NoDataLostInv ==
-    \A gp \in GP : inUse[gp] => (backed[gp] /\ data[gp] = owed[gp])
+    \A gp \in GP :
+        (inUse[gp] \/ owed[gp] # NoValue) => (backed[gp] /\ data[gp] = owed[gp])
+
+(***************************************************************************)
+(* UnbackedReadsZeroInv.  The paper, section 2: a logically zero page has  *)
+(* "no associated frame or backed content.  The content of the page is     *)
+(* considered to be zero"; [Z1]: Linux releases the page frames with       *)
+(* Diagnose X'10'.  A page without a host frame holds nothing of what it   *)
+(* held before: the guest's next touch reads a fresh frame (D71, D171).    *)
+(***************************************************************************)
+UnbackedReadsZeroInv ==
+    \A gp \in GP : ~backed[gp] => data[gp] = Zero
 
 (***************************************************************************)
 (* ShrinkMetProp.  [Z1]: "Prior to z/VM 5.4 ... VMRM had no lower          *)
@@ -70,6 +85,10 @@ ShrinkMetProp ==
 AtFloor           == \E g \in Guests : Size - target[g] = Floor
 SomePageBallooned == \E gp \in GP : ballooned[gp]
 UsedPageWithData  == \E gp \in GP : inUse[gp] /\ owed[gp] \notin {NoValue, 0}
-ShrinkRequested   == \E g \in Guests : target[g] > 0
+\* A page the guest freed that still holds content: a release must drop it.
+FreedPageWithData == \E gp \in GP : ~inUse[gp] /\ backed[gp] /\ data[gp] # Zero
+\* VMRM lowers a target it had raised: the model shrinks a guest and lets it
+\* grow back, both of which ShrinkMetProp is about.
+GrowBackRequested == \E g \in Guests : target'[g] < target[g]
 
 =============================================================================

@@ -44,9 +44,13 @@ VARIABLES
     \* @type: FRAME -> GUEST;
     frameData,      \* writer of what a frame holds
     \* @type: { reader: GUEST, value: GUEST };
-    lastRead        \* the last guest read: who read, and whose content it saw
+    lastRead,       \* the last guest read: who read, and whose content it saw
+    \* @type: <<GUEST, GPAGE>> -> GUEST;
+    content         \* ghost: the writer of what the page holds for its guest
+                    \* (its last store since the page was last logically
+                    \* zero; NoGuest for zeros).  No action reads it (D173).
 
-vars == <<resid, backing, saved, frameData, lastRead>>
+vars == <<resid, backing, saved, frameData, lastRead, content>>
 
 Slots == Guests \X GuestPages
 FreeFrames == Frames \ {backing[s] : s \in Slots}
@@ -54,18 +58,24 @@ FreeFrames == Frames \ {backing[s] : s \in Slots}
 \* The content a frame handed to a logically zero page starts with (D25).
 FreshFrameContent(f) == NoGuest
 
+\* What a steal writes to auxiliary storage from the frame it takes: the
+\* frame's content ("the host has written the page contents to auxiliary
+\* swap storage").
+PageOutContent(f) == frameData[f]
+
 (***************************************************************************)
 (* Guests.                                                                  *)
 (***************************************************************************)
 GuestWrite(g, q) ==
     /\ resid[<<g, q>>] = "r"
     /\ frameData' = [frameData EXCEPT ![backing[<<g, q>>]] = g]
+    /\ content' = [content EXCEPT ![<<g, q>>] = g]
     /\ UNCHANGED <<resid, backing, saved, lastRead>>
 
 GuestRead(g, q) ==
     /\ resid[<<g, q>>] = "r"
     /\ lastRead' = [reader |-> g, value |-> frameData[backing[<<g, q>>]]]
-    /\ UNCHANGED <<resid, backing, saved, frameData>>
+    /\ UNCHANGED <<resid, backing, saved, frameData, content>>
 
 (***************************************************************************)
 (* The host.                                                                *)
@@ -74,17 +84,19 @@ GuestRead(g, q) ==
 \* Steal: page out, then free the frame.  The frame keeps its bits.
 HostSteal(g, q) ==
     /\ resid[<<g, q>>] = "r"
-    /\ saved' = [saved EXCEPT ![<<g, q>>] = frameData[backing[<<g, q>>]]]
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = PageOutContent(backing[<<g, q>>])]
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "p"]
     /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
-    /\ UNCHANGED <<frameData, lastRead>>
+    /\ UNCHANGED <<frameData, lastRead, content>>
 
 \* Discard (U, V, clean P), or release by the guest (Diagnose X'10'): the
 \* page becomes logically zero and the frame is free, its bits untouched.
+\* The guest gave the content up (its usage allowed the discard, D25).
 HostDiscard(g, q) ==
     /\ resid[<<g, q>>] = "r"
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "z"]
     /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
+    /\ content' = [content EXCEPT ![<<g, q>>] = NoGuest]
     /\ UNCHANGED <<saved, frameData, lastRead>>
 
 \* A preserved page comes back into any free frame, overwritten whole by the
@@ -96,7 +108,7 @@ HostPageIn(g, q) ==
         /\ frameData' = [frameData EXCEPT ![f] = saved[<<g, q>>]]
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "r"]
     /\ saved' = [saved EXCEPT ![<<g, q>>] = NoGuest]
-    /\ UNCHANGED lastRead
+    /\ UNCHANGED <<lastRead, content>>
 
 \* First touch of a logically zero page: any free frame, zeroed.
 HostZeroFill(g, q) ==
@@ -105,7 +117,7 @@ HostZeroFill(g, q) ==
         /\ backing' = [backing EXCEPT ![<<g, q>>] = f]
         /\ frameData' = [frameData EXCEPT ![f] = FreshFrameContent(f)]
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "r"]
-    /\ UNCHANGED <<saved, lastRead>>
+    /\ UNCHANGED <<saved, lastRead, content>>
 
 \* Every page starts logically zero (Sz, D2 of the page-state machine), and
 \* the frames hold whatever: here, data of the first guest is the worst case,
@@ -116,6 +128,7 @@ Init ==
     /\ saved = [s \in Slots |-> NoGuest]
     /\ frameData \in [Frames -> Guests]
     /\ lastRead = [reader |-> NoGuest, value |-> NoGuest]
+    /\ content = [s \in Slots |-> NoGuest]
 
 Next ==
     \E g \in Guests, q \in GuestPages :
@@ -134,6 +147,7 @@ TypeOK ==
     /\ frameData \in [Frames -> Guests \cup {NoGuest}]
     /\ lastRead.reader \in Guests \cup {NoGuest}
     /\ lastRead.value \in Guests \cup {NoGuest}
+    /\ content \in [Slots -> Guests \cup {NoGuest}]
 
 \* A frame backs at most one page at a time (else two guests would share it
 \* by construction, not by reuse).
@@ -151,9 +165,25 @@ FrameBacksOnePageInv ==
 NoCrossGuestLeakInv ==
     lastRead.reader \in Guests => lastRead.value \in {lastRead.reader, NoGuest}
 
+(***************************************************************************)
+(* ContentKeptInv.  Reusing frames never costs a guest its own content:    *)
+(* a page holds what its guest last stored, until the guest gives it up    *)
+(* (a discard).  The paper, section 2: "Resident (r): The page is assigned *)
+(* to a backing frame in host memory"; "Preserved (p): No frame is         *)
+(* associated; the host has written the page contents to auxiliary swap    *)
+(* storage"; "Stable (S): ... the host is responsible for preserving the   *)
+(* page content" (D173).                                                   *)
+(***************************************************************************)
+ContentKeptInv ==
+    \A s \in Slots :
+        /\ resid[s] = "r" => frameData[backing[s]] = content[s]
+        /\ resid[s] = "p" => saved[s] = content[s]
+
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 FrameBacksAPage == \E s \in Slots : backing[s] # NoFrame
 SomeGuestRead   == lastRead.reader \in Guests
+\* A paged-out page with its guest's content, which a page-in must bring back.
+ContentPreserved == \E s \in Slots : resid[s] = "p" /\ saved[s] \in Guests
 
 =============================================================================

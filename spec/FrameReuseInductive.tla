@@ -8,7 +8,8 @@
 (* reads another's data, for these bounds, without enumerating the        *)
 (* reachable states.  TLC checks the step from every state of IndInit     *)
 (* (model/MCFrameReuseInductive.tla); Apalache with --init=IndInit        *)
-(* --inv=IndInv --length=1 (model/ApalacheFrameReuse.tla).                *)
+(* --inv=IndInv --length=1 (model/ApalacheFrameReuse.tla).  The same      *)
+(* IndInv makes ContentKeptInv inductive too (ZeroPageHoldsZeros, D173).   *)
 (***************************************************************************)
 EXTENDS FrameReuse
 
@@ -19,6 +20,7 @@ StatesOfType ==
     /\ saved \in [Slots -> Guests \cup {NoGuest}]
     /\ frameData \in [Frames -> Guests \cup {NoGuest}]
     /\ lastRead \in [reader : Guests \cup {NoGuest}, value : Guests \cup {NoGuest}]
+    /\ content \in [Slots -> Guests \cup {NoGuest}]
 
 \* A page has a frame exactly when it is resident: a page-in or zero fill
 \* takes a free frame only because a non-resident page holds none.
@@ -33,6 +35,10 @@ FrameHoldsOwnData ==
 \* A saved copy is the guest's own: it was taken from the guest's frame.
 SavedIsOwnData == \A s \in Slots : saved[s] \in {s[1], NoGuest}
 
+\* A logically zero page holds nothing of its guest's: the ghost content is
+\* zeros until the guest stores again (the zero fill's frame holds zeros).
+ZeroPageHoldsZeros == \A s \in Slots : resid[s] = "z" => content[s] = NoGuest
+
 IndInv ==
     /\ TypeOK
     /\ FrameBacksOnePageInv
@@ -40,10 +46,17 @@ IndInv ==
     /\ FrameHoldsOwnData
     /\ SavedIsOwnData
     /\ NoCrossGuestLeakInv
+    /\ ContentKeptInv
+    /\ ZeroPageHoldsZeros
 
 IndInit == StatesOfType /\ IndInv
 
 \* For the twin that shows the strengthening is needed: the property alone.
-PropertyAloneInit == StatesOfType /\ NoCrossGuestLeakInv
+\* The ghost `content` starts as zeros: no action and not this property reads
+\* it, and leaving it free would multiply the initial states by nine.
+PropertyAloneInit ==
+    /\ StatesOfType
+    /\ NoCrossGuestLeakInv
+    /\ content = [s \in Slots |-> NoGuest]
 
 =============================================================================
