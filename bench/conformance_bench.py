@@ -1,16 +1,19 @@
 """Speed of the conformance suite: checked steps per second, and the time to kill each mutant.
 
 A *checked step* is one request sent to the engine, its reply read and validated, the same step
-performed on the reference implementation and the two compared. Every step is its own round
-trip: no batching. Both machines run on the one driver (conformance/driver.py). Figures, each
-the median of ``--runs`` runs, with the load average (the machine may be shared):
+performed on the reference implementation and the two compared. Over JSON lines the driver keeps
+up to ``--window`` requests in flight ahead of the replies it judges (default the driver's,
+conformance.jsonlines.DEFAULT_WINDOW; 1 is lock-step, one round trip per step), and prints the
+window used. Both machines run on the one driver (conformance/driver.py). Figures, each the
+median of ``--runs`` runs, with the load average (the machine may be shared):
 
 PageStates mode, profile Full, host service, AddressingException, 2 pages:
 
   walk        a seeded random walk (driver.run_walk): the checking loop alone, at full speed;
   hypothesis  the hypothesis drive, quick settings, fixed seed, on an engine that passes (so no
               shrinking);
-  round trip  JSON lines only: the request written and the reply read and parsed, no oracle;
+  round trip  JSON lines only, lock-step: the request written and the reply read and parsed, no
+              oracle;
 
 each in-process (the reference implementation as the engine) and over JSON lines against the C
 engine (conformance/engines/cmma_engine.c). Then, for each mutant, the seconds ``run`` with its
@@ -20,9 +23,12 @@ default settings (tour, then hypothesis quick) takes to report it with its rule 
 ESSA mode (``--machine ESSA``), on the profile KVMClassic with storage keys, facility 147, a CBRL
 of two and two pages: checked steps per second of ``run`` with its default settings (the whole
 run, and its tour and hypothesis drives apart), in-process (the reference engine) and over JSON
-lines, against the Go engine (conformance/engines/essa-go) and against ``python -m
-conformance.essa`` (the reference engine behind a Python JSON-lines server, whose own cost is in
-the figure); the JSON-lines round trip alone (Go engine); and, for each ESSA mutant, the seconds
+lines, against the Go engine (conformance/engines/essa-go), pipelined and lock-step, and against
+``python -m conformance.essa`` (the reference engine behind a Python JSON-lines server, whose own
+cost is in the figure); for the Go engine also the driver's own rate, checked steps per second of
+the driver process's CPU time, which is what an idle machine's wall clock approaches when the
+engine runs on the other core; the JSON-lines round trip alone (Go engine); and, for each ESSA
+mutant, the seconds
 ``run`` with its default settings takes to report it (every profile, 2 pages), median of seeds
 0 .. runs-1.
 
@@ -31,8 +37,9 @@ Last, the lines the unifications removed and added (``git diff --numstat -M``): 
 and the commits that put the page-state mode on the one driver (``--driver-unification``) over
 conformance/, tests/ and bench/, each with the files deleted outright.
 
-Run: ``make bench`` or ``python bench/conformance_bench.py [--steps N] [--runs R]``. Writes
-results/bench-conformance.json.
+Run: ``make bench`` or ``python bench/conformance_bench.py [--steps N] [--runs R] [--window N]
+[--essa-only | --pagestates-only]``. Writes results/bench-conformance.json (``--essa-only``:
+results/bench-conformance-essa.json).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -58,7 +66,7 @@ from conformance.essa import (  # noqa: E402
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
     all_requests, forget_oracle_answers,
 )
-from conformance.jsonlines import JsonLinesEngine  # noqa: E402
+from conformance.jsonlines import DEFAULT_WINDOW, JsonLinesEngine  # noqa: E402
 from conformance.machines import Mode  # noqa: E402
 from conformance.pagestates import PAGESTATES_DRIVER, Ask  # noqa: E402
 from conformance.protocol import ProfileRequest  # noqa: E402
@@ -159,22 +167,33 @@ def kill_times(mode: Mode, runs: int) -> dict[str, dict[str, object]]:
     return kills
 
 
+def _cpu() -> float:
+    """This process's CPU seconds (user and system)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def essa_run_rates(make: Callable[[], EssaEngine], runs: int) -> dict[str, float]:
     """Checked steps per second of ``run --machine ESSA`` with its default settings on one
-    profile: the whole run (tour, then hypothesis), and each drive on its own; medians."""
+    profile: the whole run (tour, then hypothesis), and each drive on its own; and the whole
+    run's steps per second of the driver's own CPU time (``cpu``); medians."""
     profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
-    rates: dict[str, list[float]] = {"run": [], "tour": [], "hypothesis": []}
+    rates: dict[str, list[float]] = {"run": [], "tour": [], "hypothesis": [], "cpu": []}
     for seed in range(runs):
         forget_oracle_answers()
         engine = make()
         try:
             examples, steps = ESSA_DRIVER.sizes["quick"]
+            cpu = _cpu()
             outcomes = run_machine(ESSA_DRIVER, engine, [profile], examples=examples,
                                    max_steps=steps, seed=seed)  # fmt: skip
+            cpu = _cpu() - cpu
             assert all(o.passed for o in outcomes), outcomes
             for o in outcomes:
                 rates[o.drive].append(o.steps / o.seconds)
-            rates["run"].append(sum(o.steps for o in outcomes) / sum(o.seconds for o in outcomes))
+            total = sum(o.steps for o in outcomes)
+            rates["run"].append(total / sum(o.seconds for o in outcomes))
+            rates["cpu"].append(total / cpu)
         finally:
             engine.close()
     return {k: statistics.median(v) for k, v in rates.items()}
@@ -224,22 +243,33 @@ def unification_lines(commit: str, paths: Sequence[str] = ("refimpl", "tests"),
 
 def essa(args: argparse.Namespace) -> dict[str, object]:
     load = os.getloadavg()
+    window = args.window
     print(f"\nESSA mode, {ESSA_DRIVER.short_name(ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0])}; "
-          f"median of {args.runs} runs; load average {load[0]:.1f} on {os.cpu_count()} CPUs "
-          "(a shared machine: the figures scale with it)")  # fmt: skip
-    figures: dict[str, object] = {"load_average": round(load[0], 1), "cpus": os.cpu_count()}
+          f"median of {args.runs} runs; JSON lines with a window of {window} requests in flight "
+          f"(lock-step: 1); load average {load[0]:.1f} on {os.cpu_count()} CPUs (a shared "
+          "machine: the figures scale with it)")  # fmt: skip
+    figures: dict[str, object] = {"load_average": round(load[0], 1), "cpus": os.cpu_count(),
+                                  "window": window}  # fmt: skip
     go = f"{ensure_essa_go_built()} -impl KVMClassic"
     for key, label, make in (
         ("inprocess", "in-process (reference engine)", KVMClassicEngine),
-        ("jsonlines_go", "JSON lines (Go engine)", lambda: EssaJsonLinesEngine(go)),
-        ("jsonlines_python", "JSON lines (python -m conformance.essa)",
-         lambda: EssaJsonLinesEngine(ESSA_SERVER)),
+        ("jsonlines_go", f"JSON lines (Go engine), window {window}",
+         lambda: EssaJsonLinesEngine(go, window=window)),
+        ("jsonlines_go_lockstep", "JSON lines (Go engine), lock-step",
+         lambda: EssaJsonLinesEngine(go, window=1)),
+        ("jsonlines_python", f"JSON lines (python -m conformance.essa), window {window}",
+         lambda: EssaJsonLinesEngine(ESSA_SERVER, window=window)),
     ):  # fmt: skip
         rates = essa_run_rates(make, args.runs)
         for drive, rate in rates.items():
+            if drive == "cpu" and not key.startswith("jsonlines_go"):
+                continue
             figures[f"essa_{drive}_{key}_steps_per_s"] = round(rate)
-            print(f"{'run' if drive == 'run' else 'run, ' + drive}, {label:<42} "
-                  f"{rate:>10,.0f} checked steps/s")  # fmt: skip
+            what = {"run": "run", "cpu": "run, per second of the driver's CPU"}.get(
+                drive, "run, " + drive)
+            print(f"{what + ', ' + label:<92} {rate:>10,.0f} checked steps/s")
+    figures["load_average_end"] = round(os.getloadavg()[0], 1)
+    print(f"(load average at the end: {figures['load_average_end']})")
     rt = essa_round_trip_rate(go, min(args.steps, 20_000), args.runs)
     figures["essa_round_trip_jsonlines_go_per_s"] = round(rt)
     print(f"{'round trip only, JSON lines (Go engine)':<57} {rt:>10,.0f} requests/s")
@@ -273,7 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help='the commit "refimpl: one engine, one package per machine"')
     parser.add_argument("--driver-unification", default="4264a66..HEAD",
                         help="the commits that put the page-state mode on the one driver")
-    parser.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
+    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW,
+                        help="requests in flight over JSON lines (1: lock-step; default %(default)s)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
+    only.add_argument("--pagestates-only", action="store_true",
+                      help="the PageStates mode's figures only (the README's first two tables)")
     args = parser.parse_args(argv)
     if args.essa_only:
         figures_essa = essa(args)
@@ -284,11 +319,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = str(ensure_built())
 
     def c_engine() -> Engine:
-        return JsonLinesEngine(command)
+        return JsonLinesEngine(command, window=args.window)
 
+    load = os.getloadavg()[0]
     print(f"conformance suite, Python {sys.version.split()[0]}; profile {PROFILE.describe()}; "
-          f"median of {args.runs} runs; load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    figures: dict[str, float] = {}
+          f"median of {args.runs} runs; JSON lines with a window of {args.window} requests in "
+          f"flight; load average {load:.1f} on {os.cpu_count()} CPUs")  # fmt: skip
+    figures: dict[str, float] = {"load_average": round(load, 1), "window": args.window,
+                                 "cpus": os.cpu_count() or 0}  # fmt: skip
     rows = [
         ("walk_inprocess_steps_per_s", "walk, in-process (reference engine)",
          lambda: walk_rate(ReferenceEngine, args.steps, args.runs)),
@@ -310,11 +348,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\ntime for `run` (default settings) to report each PageStates mutant with its rule "
           f"named (median of seeds 0..{args.runs - 1})")  # fmt: skip
     kills = kill_times(PAGESTATES_DRIVER, args.runs)
-    figures_essa = essa(args)
+    figures["load_average_end"] = round(os.getloadavg()[0], 1)
+    print(f"(load average at the end: {figures['load_average_end']})")
+    figures_essa = {} if args.pagestates_only else essa(args)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps({
         "runs": args.runs, "walk_steps": args.steps,
-        **{k: round(v) for k, v in figures.items()}, "mutants": kills, **figures_essa,
+        **{k: round(v, 1) if k.startswith("load") else round(v) for k, v in figures.items()},
+        "mutants": kills, **figures_essa,
     }, indent=2) + "\n")  # fmt: skip
     return 0
 

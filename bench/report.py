@@ -168,19 +168,35 @@ def main() -> int:
         print()
     conformance = _load("conformance")
     if conformance:
-        print(f"Conformance suite (median of {conformance['runs']} runs):\n")
+        print(f"Conformance suite, PageStates mode (median of {conformance['runs']} runs"
+              + _conditions(conformance) + "):\n")
         print("| drive | steps per second |")
         print("|---|---|")
         for key, label in (("walk_inprocess_steps_per_s", "walk, in-process (reference engine)"),
                            ("walk_jsonlines_c_steps_per_s", "walk, JSON lines (C engine)"),
                            ("hypothesis_inprocess_steps_per_s", "hypothesis, in-process"),
                            ("hypothesis_jsonlines_c_steps_per_s", "hypothesis, JSON lines (C engine)"),
-                           ("round_trip_jsonlines_c_per_s", "JSON-lines round trip alone")):  # fmt: skip
+                           ("round_trip_jsonlines_c_per_s", "JSON-lines round trip alone, lock-step (C engine)")):  # fmt: skip
             print(f"| {label} | {conformance[key]:,} |")
         _kills(conformance["mutants"], "PageStates")
         if "essa_run_inprocess_steps_per_s" in conformance:
             _essa(conformance)
     return 0
+
+
+def _conditions(c: Any) -> str:
+    """How the figures were taken: the JSON-lines window and the load average (the development
+    machine is shared, and the figures scale with its load)."""
+    out = ""
+    if "window" in c:
+        out += f"; JSON lines with a window of {c['window']} requests in flight"
+    if "load_average" in c:
+        out += f"; load average {c['load_average']}"
+        if "load_average_end" in c:
+            out += f" at the start, {c['load_average_end']} at the end"
+        if "cpus" in c:
+            out += f", on {c['cpus']} CPUs"
+    return out
 
 
 def _kills(mutants: Any, machine: str) -> None:
@@ -194,15 +210,20 @@ def _kills(mutants: Any, machine: str) -> None:
 
 def _essa(c: Any) -> None:
     print(f"ESSA mode, `run` with its default settings on one profile (median of {c['runs']} "
-          f"runs; load average {c.get('load_average', '?')} on {c.get('cpus', '?')} CPUs):\n")
-    print("| engine | run | tour | hypothesis |")
-    print("|---|---|---|---|")
+          f"runs{_conditions(c)}):\n")
+    print("| engine | run | tour | hypothesis | per second of the driver's CPU |")
+    print("|---|---|---|---|---|")
     for key, label in (("inprocess", "in-process (reference engine)"),
                        ("jsonlines_go", "JSON lines (Go engine)"),
+                       ("jsonlines_go_lockstep", "JSON lines (Go engine), lock-step"),
                        ("jsonlines_python", "JSON lines (Python server)")):  # fmt: skip
+        if f"essa_run_{key}_steps_per_s" not in c:
+            continue
+        cpu = c.get(f"essa_cpu_{key}_steps_per_s")
         print(f"| {label} | {c[f'essa_run_{key}_steps_per_s']:,} | "
               f"{c[f'essa_tour_{key}_steps_per_s']:,} | "
-              f"{c[f'essa_hypothesis_{key}_steps_per_s']:,} |")  # fmt: skip
+              f"{c[f'essa_hypothesis_{key}_steps_per_s']:,} | "
+              f"{'-' if cpu is None else f'{cpu:,}'} |")  # fmt: skip
     print(f"\nJSON-lines round trip alone (Go engine): "
           f"{c['essa_round_trip_jsonlines_go_per_s']:,} requests/s")
     _kills(c["essa_mutants"], "ESSA")

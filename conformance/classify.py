@@ -3,7 +3,8 @@
 For every constant set the command line leaves open (each combination of the constants of
 :data:`refimpl.essa.CONSTANTS` but those of :data:`refimpl.essa.profile.IDENTITY`), the engine is
 asked for the profile (without an Impl or Bugs), and each Impl, and KVMGmap before each 2026 fix
-(each value of Bugs), is a candidate: the engine is driven, beside the reference
+(each value of Bugs), is a candidate (the other Impls only where the new gmap's own constants
+are at their defaults, which they ignore: :func:`candidates`): the engine is driven, beside the reference
 implementation of the candidate, through a fixed, deterministic set of request sequences, each
 from a reset (:func:`sequences`):
 
@@ -23,12 +24,12 @@ only).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any, Final, NamedTuple, TextIO
 
 from refimpl.core.constants import combinations
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
-from refimpl.essa.profile import BUG_FIXES, IDENTITY, profiles
+from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 
 from .driver import Divergence, Drive, Fault, run_programs
 from .essa import (
@@ -170,10 +171,19 @@ class Classification(NamedTuple):
         return candidate_fixes(name, profile)
 
 
-def candidates(fields: dict[str, object], pages: int, impls: tuple[str, ...]) -> list[EssaProfile]:
+def candidates(fields: dict[str, object], pages: int, impls: tuple[str, ...],
+               fixed: Collection[str] = ()) -> list[EssaProfile]:  # fmt: skip
     """The candidate profiles of one asked constant set: every value of :data:`IDENTITY` (each
-    Impl of ``impls``; KVMGmap fixed and before each fix)."""
-    return [p for p in profiles(dict(fields), pages) if p.impl in impls]
+    Impl of ``impls``; KVMGmap fixed and before each fix). An Impl other than KVMGmap is a
+    candidate only where the constants of the new gmap alone (:data:`GMAP_ONLY`) are at their
+    defaults, unless the command line ``fixed`` them: its replies do not depend on them, so the
+    other values would repeat it (D165)."""
+    found = [p for p in profiles(dict(fields), pages) if p.impl in impls]
+    return [p for p in found if p.gmap or all(
+        getattr(p, a) == _DEFAULTS[a] or a in fixed for a in GMAP_ONLY)]  # fmt: skip
+
+
+_DEFAULTS: Final = {c.attr: c.domain[0] for c in CONSTANTS}
 
 
 def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileRequest(),
@@ -190,7 +200,7 @@ def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileReques
     for fields in combinations(asked_constants, fixed):
         asked = EssaProfileRequest(**fields, pages=pages)
         # A candidate's profile: the asked constants, and its own Impl and Bugs.
-        cands = candidates(fields, pages, impls)
+        cands = candidates(fields, pages, impls, fixed)
         if not cands:
             continue
         try:

@@ -244,3 +244,42 @@ def test_the_kernel_fidelity_requests_on_the_wire() -> None:
     assert c.step(EssaRequest("ESSA", 0, 3)).outcome == "OperationException"
     with pytest.raises(Exception, match="beyond memory"):
         essa_request({"op": "ESSA", "orc": 3, "beyondMemory": True}, 1)
+
+
+def test_classify_tries_no_candidate_twice() -> None:
+    """Over every constant set classify asks for, no two candidates are equivalent: Paper2007
+    and KVMClassic are candidates where the new gmap's own constants are at their defaults only
+    (D165), and they were equivalent there, since every tour program gets the same replies from
+    them under either value; no candidate is lost (the same ones up to those constants)."""
+    import dataclasses
+
+    from conformance.classify import _DEFAULTS, candidates
+    from conformance.essa import oracle_step, tour
+    from refimpl.core.constants import combinations
+    from refimpl.essa import CONSTANTS, init
+    from refimpl.essa.profile import GMAP_ONLY, IDENTITY, profiles
+
+    def normal(p: object) -> object:
+        return p if p.gmap else dataclasses.replace(p, **{a: _DEFAULTS[a] for a in GMAP_ONLY})  # type: ignore[attr-defined]
+
+    asked = tuple(c for c in CONSTANTS if c.attr not in IDENTITY)
+    now, before = [], []
+    for fields in combinations(asked, {}):
+        now += candidates(fields, 2, IMPLS)
+        before += [p for p in profiles(dict(fields), 2) if p.impl in IMPLS]
+    assert len({normal(p) for p in now}) == len(now) < len(before)
+    assert {normal(p) for p in now} == {normal(p) for p in before}
+    # A command line that fixes a gmap constant keeps every Impl a candidate.
+    fixed = {"prebuilt_page_tables": True}
+    assert {p.impl for p in candidates({**ONE_SET.fields, **fixed}, 1, IMPLS, fixed)} == set(IMPLS)
+    for impl in ("Paper2007", "KVMClassic"):
+        kept = EssaProfileRequest(impl=impl, pages=1).merged(ONE_SET).profile()
+        dropped = dataclasses.replace(kept, prebuilt_page_tables=True)
+        programs = 0
+        for _, program in tour(kept):
+            s, t = init(kept), init(dropped)
+            for r in program:
+                (s, a), (t, b) = oracle_step(kept, s, r), oracle_step(dropped, t, r)
+                assert a == b, (impl, program)
+            programs += 1
+        assert programs > 100

@@ -168,3 +168,16 @@ def test_extra_output_between_two_programs_is_the_earlier_steps() -> None:
 def test_the_window_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         JsonLinesEngine("true", window=0)
+
+
+def test_run_takes_the_window_and_refuses_a_window_below_one(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.c_engine import ensure_built
+    from conformance.cli import EXIT_OK, main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--engine", "true", "--window", "0"])
+    assert stopped.value.code == 2 and "a positive number of requests" in capsys.readouterr().err
+    for window in ("1", "7"):
+        code = main(["run", "--engine", str(ensure_built()), "--window", window, "--no-database",
+                     "--quiet", "--examples", "5", "--seed", "0"])  # fmt: skip
+        assert code == EXIT_OK and "conforms" in capsys.readouterr().out
