@@ -173,7 +173,8 @@ StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
 (* SET_STABLE_RESIDENT, 6 SET_STABLE_IF_RESIDENT (the 2007 name: IF_NOT_   *)
 (* DISCARDED, StableIfNotDiscardedProp), 7 SET_STABLE_NODAT; sources 2:    *)
 (* "1 S, N cleared", "7 S, N set"; sources 2, 3, 6: P is what a resident   *)
-(* page gets from ORC 4 (elsewhere the host's dirty bit decides).  An ESSA *)
+(* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
+(* (elsewhere the host's dirty bit decides).  An ESSA                      *)
 (* that completes does to the usage and N what its code's name says, in    *)
 (* every implementation (D199).                                            *)
 (***************************************************************************)
@@ -188,6 +189,7 @@ OrcContractStep ==
             /\ o = 2 => usage'[p] = "U"
             /\ o = 3 => usage'[p] = "V"
             /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
+            /\ (o = 4 /\ ReportedZero(p)) => usage'[p] = "V"
             /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
 OrcContractProp == [][OrcContractStep]_vars
 

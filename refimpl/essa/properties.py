@@ -179,6 +179,7 @@ def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         and (o != 2 or b.usage == "U")
         and (o != 3 or b.usage == "V")
         and (o != 4 or not valid or b.usage == "P")
+        and (o != 4 or not ReportedZero(profile, s, p) or b.usage == "V")
         and (o != 6 or not profile.kvm or b.usage == ("S" if valid else a.usage))
     )
 
