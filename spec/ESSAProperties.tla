@@ -172,7 +172,9 @@ StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
 (* SET_STABLE, 2 SET_UNUSED, 3 SET_VOLATILE, 4 SET_POT_VOLATILE, 5         *)
 (* SET_STABLE_RESIDENT, 6 SET_STABLE_IF_RESIDENT (the 2007 name: IF_NOT_   *)
 (* DISCARDED, StableIfNotDiscardedProp), 7 SET_STABLE_NODAT; sources 2:    *)
-(* "1 S, N cleared", "7 S, N set"; sources 2, 3, 6: P is what a resident   *)
+(* "1 S, N cleared", "5 S (the page is not made resident)", "7 S, N set", *)
+(* while the 2007 ORC 5 is SET_STABLE_MAKE_RESIDENT (sources 1, 6);       *)
+(* sources 2, 3, 6: P is what a resident                                   *)
 (* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
 (* (elsewhere the host's dirty bit decides).  An ESSA                      *)
 (* that completes does to the usage and N what its code's name says, in    *)
@@ -184,6 +186,7 @@ OrcContractStep ==
     IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages) =>
             /\ o = 0 => usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
             /\ o \in {1, 5, 7} => usage'[p] = "S"
+            /\ o = 5 => valid'[p] = (valid[p] \/ Impl = "Paper2007")
             /\ o = 1 => ~nodat'[p]
             /\ o = 7 => nodat'[p]
             /\ o = 2 => usage'[p] = "U"

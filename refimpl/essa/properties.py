@@ -174,6 +174,7 @@ def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     return (
         (o != 0 or (b.usage == a.usage and b.nodat == a.nodat))
         and (o not in (1, 5, 7) or b.usage == "S")
+        and (o != 5 or b.valid == (a.valid or profile.impl == "Paper2007"))
         and (o != 1 or not b.nodat)
         and (o != 7 or b.nodat)
         and (o != 2 or b.usage == "U")
