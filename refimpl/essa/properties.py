@@ -105,6 +105,11 @@ def ChangeBitTrackedInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(pg.gc == pg.keyDirty for pg in s.pages if not _essa_valid(profile, pg))
 
 
+def GCClearWithoutKeysInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In KVM without storage keys GC is never set (sources 2, D199)."""
+    return not (profile.kvm and not profile.storage_keys) or not any(pg.gc for pg in s.pages)
+
+
 def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
     """Without a gmap page table there is no CMMA state and nothing is queued."""
     if s.pageTable:
@@ -224,7 +229,7 @@ OrcContractProp = boxed("OrcContractProp", OrcContractStep)
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
             ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
-            UnallocatedUnchangedInv, PaperContentStateInv),
+            GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, RefusalProp),
 )  # fmt: skip
