@@ -131,9 +131,9 @@ ChangeBitTrackedInv ==
 (* GCClearWithoutKeysInv.  Sources 2: "GC is copied from the real storage  *)
 (* key only when the host unmaps a page and the VM uses storage keys ...   *)
 (* Without storage keys GC stays clear [INFERENCE]"; sources 5: the keys   *)
-(* travel with their own device, which a VM without keys does not have.   *)
-(* So in KVM without storage keys GC is never set, and ORC 4 on a page    *)
-(* that is not resident reads a clear GC (finding F3; D98, D199).         *)
+(* travel with their own device, which a VM without keys does not have.    *)
+(* So in KVM without storage keys GC is never set, and ORC 4 on a page     *)
+(* that is not resident reads a clear GC (finding F3; D98, D199).          *)
 (***************************************************************************)
 GCClearWithoutKeysInv == (KVM /\ ~StorageKeys) => \A p \in Pages : ~gc[p]
 
