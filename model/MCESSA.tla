@@ -43,6 +43,10 @@ SpecificationExceptionFacilityOnly(orc) == orc > 7 \/ (orc = 7 /\ ~Facility147)
 \* Broken twin of ChangeBitTrackedInv (D99): GC cleared on arrival, the keys' change bit kept.
 ArrivalGCCleared(p) == FALSE
 
+\* Broken twin of GCClearWithoutKeysInv (D199): GC set from the change bit on arrival whether
+\* or not the VM uses storage keys.
+ArrivalGCWithoutKeys(p) == keyDirty[p]
+
 \* Broken twin of GuestStableBeliefInv under a reset (D106): the usage survives it.
 ResetKeepsUsage(p) == usage[p]
 

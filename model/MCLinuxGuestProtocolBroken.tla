@@ -72,6 +72,13 @@ SpuriousMakeVolatile(c) ==
 SpuriousMakeVolatileSpec ==
     Init /\ [][Next \/ \E c \in CPUs : SpuriousMakeVolatile(c)]_vars
 
+\* A user that takes a page it holds for a discarded one and runs the discard
+\* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
+SpuriousDiscardSpec ==
+    Init /\ [][\/ Next
+              \/ \E c \in CPUs : HeldPage(c) /\ SetPC(Proc(c), "Failed")
+                                /\ UNCHANGED <<pageVars, pg, ret, ref, lockHeld>>]_vars
+
 \* A find_get_page that returns a page that left the page cache (a discarded
 \* or truncated page, free once its last reference went).  Caught by
 \* NoUseAfterFreeProp (D195).

@@ -128,6 +128,16 @@ ChangeBitTrackedInv ==
     (KVM /\ StorageKeys) => \A p \in Pages : ~EssaValid(p) => gc[p] = keyDirty[p]
 
 (***************************************************************************)
+(* GCClearWithoutKeysInv.  Sources 2: "GC is copied from the real storage  *)
+(* key only when the host unmaps a page and the VM uses storage keys ...   *)
+(* Without storage keys GC stays clear [INFERENCE]"; sources 5: the keys   *)
+(* travel with their own device, which a VM without keys does not have.    *)
+(* So in KVM without storage keys GC is never set, and ORC 4 on a page     *)
+(* that is not resident reads a clear GC (finding F3; D98, D199).          *)
+(***************************************************************************)
+GCClearWithoutKeysInv == (KVM /\ ~StorageKeys) => \A p \in Pages : ~gc[p]
+
+(***************************************************************************)
 (* UnallocatedUnchangedInv.  Sources 3: "When the gmap has no page table   *)
 (* for the frame (the walk does not allocate), R1 = 0x10 for every ORC,    *)
 (* including 0, and nothing changes."  Without a gmap page table there are *)
@@ -172,8 +182,11 @@ StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
 (* SET_STABLE, 2 SET_UNUSED, 3 SET_VOLATILE, 4 SET_POT_VOLATILE, 5         *)
 (* SET_STABLE_RESIDENT, 6 SET_STABLE_IF_RESIDENT (the 2007 name: IF_NOT_   *)
 (* DISCARDED, StableIfNotDiscardedProp), 7 SET_STABLE_NODAT; sources 2:    *)
-(* "1 S, N cleared", "7 S, N set"; sources 2, 3, 6: P is what a resident   *)
-(* page gets from ORC 4 (elsewhere the host's dirty bit decides).  An ESSA *)
+(* "1 S, N cleared", "5 S (the page is not made resident)", "7 S, N set", *)
+(* while the 2007 ORC 5 is SET_STABLE_MAKE_RESIDENT (sources 1, 6);       *)
+(* sources 2, 3, 6: P is what a resident                                   *)
+(* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
+(* (elsewhere the host's dirty bit decides).  An ESSA                      *)
 (* that completes does to the usage and N what its code's name says, in    *)
 (* every implementation (D199).                                            *)
 (***************************************************************************)
@@ -183,11 +196,13 @@ OrcContractStep ==
     IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages) =>
             /\ o = 0 => usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
             /\ o \in {1, 5, 7} => usage'[p] = "S"
+            /\ o = 5 => valid'[p] = (valid[p] \/ Impl = "Paper2007")
             /\ o = 1 => ~nodat'[p]
             /\ o = 7 => nodat'[p]
             /\ o = 2 => usage'[p] = "U"
             /\ o = 3 => usage'[p] = "V"
             /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
+            /\ (o = 4 /\ ReportedZero(p)) => usage'[p] = "V"
             /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
 OrcContractProp == [][OrcContractStep]_vars
 

@@ -212,6 +212,20 @@ FreePageTaken ==
 NoVolatileOnDiscardedInv ==
     \A x \in Contexts : pc[x] = "MVSet" => ~pgDiscarded[pg[x]]
 
+(***************************************************************************)
+(* PgDiscardedOnlyIfDiscardedInv.  Paper 3.7: the discard fault handler    *)
+(* "marks the page with the PG_discarded page flag" as it takes a page the *)
+(* host discarded out of the page cache; 3.2: "If the page was discarded,  *)
+(* it is removed from the page cache".  A page marked PG_discarded is one  *)
+(* the host discarded (until it is freed and read in again, which clears   *)
+(* both): a lookup that took a page it had just read for a discarded one   *)
+(* would throw away a good page (D195 addendum).                           *)
+(***************************************************************************)
+PgDiscardedOnlyIfDiscardedInv == \A p \in Pages : pgDiscarded[p] => discarded[p]
+
+\* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
+SomePageMarkedDiscarded == \E p \in Pages : pgDiscarded[p]
+
 \* What NoVolatileOnDiscardedInv is about (its witness): a make_volatile
 \* checks a page marked PG_discarded.
 MakeVolatileChecksDiscarded == \E x \in Contexts : pc[x] = "MVCheck" /\ pgDiscarded[pg[x]]

@@ -120,6 +120,29 @@ UnusedAccessInv ==
              ELSE Obs.outcome = "Ignored"
 
 (***************************************************************************)
+(* PrimitiveSetsUsageProp.  "The primitives the host has to provide to the *)
+(* guest are the following: SetStable, SetUnused, SetVolatile, and         *)
+(* SetPotentialVolatile which set the page usage state to the requested    *)
+(* target state (S, U, V, or P)" (paper 2).  After SetStable, SetUnused    *)
+(* and SetVolatile the page has the usage asked for; after                 *)
+(* SetPotentialVolatile it is P, or what an implicit transition the paper  *)
+(* names gives instead: V for P on a zero page in a machine without Pz, S *)
+(* for a dirty P page in a machine without Pp.                             *)
+(***************************************************************************)
+PrimitiveUsageStep ==
+    LET p == lastOp'.page
+    IN  /\ lastOp'.op = "SetStable" => usage'[p] = "S"
+        /\ lastOp'.op = "SetUnused" => usage'[p] = "U"
+        /\ lastOp'.op = "SetVolatile" => usage'[p] = "V"
+        /\ lastOp'.op = "SetPotentialVolatile" => usage'[p] \in {"P", "V", "S"}
+PrimitiveSetsUsageProp == [][PrimitiveUsageStep]_vars
+
+\* What PrimitiveSetsUsageProp is about (its witness): a primitive that changes the usage.
+PrimitiveChangesUsage ==
+    lastOp'.op \in GuestPrimitives /\ lastOp'.page \in Pages
+    /\ usage'[lastOp'.page] # usage[lastOp'.page]
+
+(***************************************************************************)
 (* SetStableIfNotDiscardedProp.  "SetStableIfNotDiscarded which only makes *)
 (* a page stable if it has not been discarded."  It succeeds exactly when *)
 (* the page was not discarded before the call, and when it succeeds the    *)

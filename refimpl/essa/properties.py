@@ -105,6 +105,11 @@ def ChangeBitTrackedInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(pg.gc == pg.keyDirty for pg in s.pages if not _essa_valid(profile, pg))
 
 
+def GCClearWithoutKeysInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In KVM without storage keys GC is never set (sources 2, D199)."""
+    return not (profile.kvm and not profile.storage_keys) or not any(pg.gc for pg in s.pages)
+
+
 def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
     """Without a gmap page table there is no CMMA state and nothing is queued."""
     if s.pageTable:
@@ -174,11 +179,13 @@ def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     return (
         (o != 0 or (b.usage == a.usage and b.nodat == a.nodat))
         and (o not in (1, 5, 7) or b.usage == "S")
+        and (o != 5 or b.valid == (a.valid or profile.impl == "Paper2007"))
         and (o != 1 or not b.nodat)
         and (o != 7 or b.nodat)
         and (o != 2 or b.usage == "U")
         and (o != 3 or b.usage == "V")
         and (o != 4 or not valid or b.usage == "P")
+        and (o != 4 or not ReportedZero(profile, s, p) or b.usage == "V")
         and (o != 6 or not profile.kvm or b.usage == ("S" if valid else a.usage))
     )
 
@@ -222,7 +229,7 @@ OrcContractProp = boxed("OrcContractProp", OrcContractStep)
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
             ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
-            UnallocatedUnchangedInv, PaperContentStateInv),
+            GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, RefusalProp),
 )  # fmt: skip
