@@ -10,4 +10,15 @@ EXTENDS MCMemoryDowngradeCompare
 \* frame is rejected where the other completes.
 MayCopyAny(p) == TRUE
 
+\* A removal that discards a P page by its usage alone, even one the guest
+\* stored to (the change bit ignored), in both runs alike.  The outcomes
+\* agree (both lost the page), so SameOutcomeInv holds; caught by
+\* EachRunIsADowngradeInv.
+MayDiscardIgnoresChangeBit(p) == ~pinned[p] /\ usage[p] \in {"U", "V", "P"}
+
+\* A removal that never gives up: where the pages do not fit, the run waits
+\* for room that never comes.  Caught by BothRunsEndInv (the model does not
+\* check deadlock, so that the property, not TLC's check, catches it).
+GivesUpNever == FALSE
+
 =============================================================================

@@ -183,7 +183,8 @@ ContentKeptInv ==
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 FrameBacksAPage == \E s \in Slots : backing[s] # NoFrame
 SomeGuestRead   == lastRead.reader \in Guests
-\* A paged-out page with its guest's content, which a page-in must bring back.
-ContentPreserved == \E s \in Slots : resid[s] = "p" /\ saved[s] \in Guests
+\* A saved copy of a guest's content (only a preserved page has one), which a
+\* page-in must bring back.
+ContentPreserved == \E s \in Slots : saved[s] \in Guests
 
 =============================================================================

@@ -112,7 +112,9 @@ SSINDCheck(c, p) ==
 
 SSINDSet(c) == pc[c].step = "checked" /\ SetAfterCheck(c, Idle)
 
-\* SharedLock: take the lock (wait while it is held).
+\* SharedLock: take the lock (wait while it is held).  A CPU that is not idle
+\* holds the lock (from here to SSINDUnlock), so `lock = NoCPU` already
+\* implies the first guard; it says which CPU may start (D175).
 SSINDLock(c, p) ==
     /\ SSINDImpl = "SharedLock"
     /\ pc[c].step = "idle"
@@ -165,6 +167,8 @@ HostReclaim(p) ==
 
 \* The host's other work: dropping preserved copies it may drop, bringing
 \* pages back.  Not part of a reclaim; also excluded while the lock is held.
+\* (`reclaim # p` is implied: the page being reclaimed stays resident until
+\* HostReclaim, and each of these steps needs a page that is not, D175.)
 HostOther(p) ==
     /\ HostMayAct
     /\ reclaim # p

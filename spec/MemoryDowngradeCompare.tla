@@ -112,6 +112,15 @@ I == INSTANCE MemoryDowngrade
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
              owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
 
+\* Each run's own properties (MemoryDowngradeProperties.tla), for
+\* EachRunIsADowngradeInv.
+BP == INSTANCE MemoryDowngradeProperties
+        WITH dirty <- bDirty, frame <- bFrame, paged <- bPaged, data <- bData,
+             owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy
+IP == INSTANCE MemoryDowngradeProperties
+        WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
+             owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
+
 bVars == <<bDirty, bFrame, bPaged, bData, bOwed, bModified, bOnline, bReq, bCopy>>
 iVars == <<iDirty, iFrame, iPaged, iData, iOwed, iModified, iOnline, iReq, iCopy>>
 allVars == <<usage, pinned, bVars, iVars, todo, pinnedInR>>
@@ -122,7 +131,9 @@ Reconfigurable == Frames \ Permanent
 \* Every memory MemoryDowngrade's Init allows (usages and pinning drawn from
 \* UsageChoice and PinChoice, all of them in the models but one twin), now
 \* also with any content and change bit (a page with no frame and no slot
-\* holds 0; only a P page's change bit matters).
+\* holds 0; only a P page's change bit matters: Keep and KeptIn read the bit
+\* only of a P page, and usages are fixed, so a change bit on another page
+\* would change no step, D174).
 Init ==
     /\ usage \in [Pages -> UsageChoice]
     /\ pinned \in [Pages -> PinChoice]
@@ -151,6 +162,10 @@ Init ==
     /\ iOwed = bOwed /\ iModified = bModified /\ iOnline = bOnline /\ iCopy = bCopy
     /\ iReq = [state |-> "idle", frames |-> {}]
 
+\* Once BulkDone holds it stays (every step of B needs an active request).
+\* IncrementalDone implies it: the incremental run's first request waits for
+\* BulkDone (IncrRequest), so Done's first conjunct is implied by its second
+\* and is kept to say what Done means (D174).
 BulkDone        == bReq.state \in {"completed", "rejected"}
 IncrementalDone == iReq.state = "rejected" \/ (iReq.state = "completed" /\ todo = {})
 Done            == BulkDone /\ IncrementalDone
@@ -160,6 +175,8 @@ Done            == BulkDone /\ IncrementalDone
 \* removal step of MemoryDowngrade.tla is wrapped, so that a trace names it.
 \* usage and pinned are left out: every step of MemoryDowngrade.tla keeps them
 \* already, and Apalache rejects a variable kept twice in one step.
+\* IncrementalOnly's BulkDone is implied too (every step of I but the request
+\* needs an active request, which only IncrRequest makes, after BulkDone).
 BulkOnly        == UNCHANGED <<iVars, todo, pinnedInR>>
 IncrementalOnly == BulkDone /\ UNCHANGED <<bVars, todo, pinnedInR>>
 
@@ -192,7 +209,8 @@ IncrRequest ==
 \* Both runs have ended: the behaviour stays here (not a deadlock).
 Finished == Done /\ UNCHANGED allVars
 
-Next ==
+\* A step of either run.
+RunStep ==
     \/ \E p \in Pages :
           \/ \E t \in Frames : BulkCopyStart(p, t) \/ IncrCopyStart(p, t)
           \/ BulkPageOut(p) \/ BulkDiscard(p) \/ IncrPageOut(p) \/ IncrDiscard(p)
@@ -200,7 +218,8 @@ Next ==
     \/ BulkCopyFinish \/ BulkComplete \/ BulkReject
     \/ IncrCopyFinish \/ IncrComplete \/ IncrReject
     \/ IncrRequest
-    \/ Finished
+
+Next == RunStep \/ Finished
 
 Spec == Init /\ [][Next]_allVars
 
@@ -251,13 +270,46 @@ SameOutcomeInv == Done => SameOutcome
 (***************************************************************************)
 SameOutcomeUnpinnedInv == (Done /\ ~pinnedInR) => SameOutcome
 
-\* Both runs always end: the state graph is finite and TLC's deadlock check
-\* (on in these models) finds any state other than Finished without a
-\* successor.
+(***************************************************************************)
+(* EachRunIsADowngradeInv.  Comparing two runs is worth something only if  *)
+(* each is a correct removal from a memory that can exist: each copy keeps *)
+(* every safety property of MemoryDowngradeProperties.tla, from its first  *)
+(* state on ([Z2]: "Before memory can be reclaimed, the content of that    *)
+(* memory must be copied elsewhere, either to other memory or paged out to *)
+(* DASD"; "Permanent memory cannot be taken offline").  Two runs that lose *)
+(* the same page's content agree (SameOutcomeInv holds) and are both wrong *)
+(* (D174).                                                                 *)
+(***************************************************************************)
+EachRunIsADowngradeInv ==
+    /\ BP!TypeOK /\ IP!TypeOK
+    /\ BP!NoDataLostInv /\ IP!NoDataLostInv
+    /\ BP!OfflineFrameUnusedInv /\ IP!OfflineFrameUnusedInv
+    /\ BP!PinnedNeverPagedOutInv /\ IP!PinnedNeverPagedOutInv
+    /\ BP!MemoryLimitsInv /\ IP!MemoryLimitsInv
+    /\ BP!CleanRejectionInv /\ IP!CleanRejectionInv
+
+(***************************************************************************)
+(* BothRunsEndInv.  [Z2]: "DMD operations are expected to take time", and  *)
+(* the measured ones all finished; a request "is rejected cleanly ... when *)
+(* there is not room enough" (D66).  Neither run is ever stuck: until both *)
+(* have ended, one of them can take a step.  With a finite state graph     *)
+(* this is what "both runs always end" needs; it does not rest on TLC's    *)
+(* deadlock check, which Finished (a stutter once both ended) would blind  *)
+(* if its guard were wrong (D174).                                         *)
+(***************************************************************************)
+BothRunsEndInv == ~Done => ENABLED RunStep
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 BothRunsDone         == Done
+\* The bulk request was rejected: SameOutcome then compares verdicts and
+\* memories only.  (Witnesses through BP name no operator of this module: the
+\* mutation tool, which mutates every operator of a machine module that does
+\* not end in Inv, Prop or TypeOK, has nothing to change in them.)
+BulkRejected        == BP!RequestRejected
+\* Content moving between frames, where a run could lose it (the witness of
+\* NoDataLostInv in MemoryDowngrade's own models).
+BulkPageBeingCopied == BP!PageBeingCopied
 BothRunsDoneUnpinned == Done /\ ~pinnedInR
 
 =============================================================================
