@@ -119,11 +119,51 @@ def mutate_table(d: Any) -> None:
     print(f"\n{d['summary']}.\n")
 
 
+def mutate_runs_table(paths: list[Path]) -> None:
+    """Several `tlcrunner mutate` result files (one per module or group of modules, e.g. each
+    module's whole catalogue run on its own) as one score table: per module, the run that
+    covered it (the last file naming it wins), whether that run was the whole catalogue or a
+    seeded sample, and its counts."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from collections import Counter
+
+    from tlcrunner import mutate
+    from tlcrunner.locations import data_root
+
+    catalogue = Counter(m.module for m in mutate.select_mutants(
+        data_root() / "spec", modules=None, operators=None, seed=0, max_per_module=None))  # fmt: skip
+    rows: dict[str, tuple[dict[str, int], str]] = {}
+    for path in paths:
+        d = json.loads(path.read_text())
+        how = ("whole catalogue" if d.get("max_per_module") is None
+               else f"sample of {d['max_per_module']}, seed {d.get('seed')}")  # fmt: skip
+        for module, r in d["scores"].items():
+            rows[module] = (r, how)
+    print("| module | in the catalogue | run | drawn | killed by a property | caught only by pins "
+          "or a twin | survived | equivalent | invalid |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
+    total: Counter[str] = Counter()
+    for module in sorted(rows):
+        r, how = rows[module]
+        total.update({k: r.get(k, 0) for k in ("generated", "killed", "pins", "survived",
+                                                 "equivalent", "invalid")})  # fmt: skip
+        print(f"| {module} | {catalogue.get(module, '-')} | {how} | {r['generated']} | {r['killed']} "
+              f"| {r['pins']} | {r['survived']} | {r['equivalent']} | {r['invalid']} |")  # fmt: skip
+    print(f"\nmutants: {total['generated']} run, {total['killed']} killed, {total['pins']} caught "
+          f"only by pins or a twin, {total['survived']} survived, {total['equivalent']} equivalent, "
+          f"{total['invalid']} invalid, of {sum(catalogue.values())} in the catalogue.\n")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python bench/report.py")
     parser.add_argument("--models-doc", type=Path, default=None)
     parser.add_argument("--manifest-doc", type=Path, default=None)
+    parser.add_argument("--mutate", type=Path, nargs="+", default=None, metavar="FILE",
+                        help="print one mutation score table from these tlcrunner mutate results")
     args = parser.parse_args()
+    if args.mutate:
+        mutate_runs_table(args.mutate)
+        return 0
     if args.manifest_doc is not None:
         manifest_doc(args.manifest_doc)
     reported = check_tables(args.models_doc)
