@@ -278,3 +278,18 @@ def test_every_listed_equivalent_is_in_the_catalogue_with_an_argument() -> None:
     for mid, entry in listed.items():
         assert mid in catalogue, f"{mid} ({entry['change']}) is no longer generated"
         assert (catalogue[mid].module, catalogue[mid].operator) == (entry["module"], entry["operator"])
+
+
+@pytest.mark.usefixtures("tlc_jar")
+def test_a_mutant_that_no_longer_reaches_a_witness_is_killed_by_it(tiny: Path, tmp_path: Path) -> None:
+    """Dropping Inc's update leaves BoundInv true and only the pins changed; the model's witness
+    (the counter at its bound) is no longer reached, and that kills it, named apart. Dropping
+    Finish's update still reaches the bound: caught only by the pins."""
+    code, result, text = run_tool(tiny, tmp_path, "--operators", "drop-update")
+    verdicts = {m["before"]: (m["verdict"], m["model"], m["property"]) for m in result["mutants"]}
+    assert verdicts == {
+        "x + 1": ("killed", "MCTiny_Safety", "witness AtMax of BoundInv"),
+        "TRUE": ("pins", "MCTiny_Safety", None),
+    }
+    assert code == exitcodes.FAILED
+    assert "2 run, 1 killed (1 by a reachability witness), 1 caught only by pins" in text.splitlines()[-1]

@@ -9,6 +9,12 @@ module, directly or not, are run against the copy. A mutant is
 - **pins** (caught only by pins or a twin) when no property fires but a model's distinct-state
   count or depth differs from its pins, a run did not finish within ``--model-timeout``, or a
   twin (a model expected to violate a property) no longer violates that property;
+- **killed by a witness** when no property fires but a model expected to hold no longer reaches
+  the states (or steps) one of its properties is about: the model's reachability witness
+  (manifest ``witnesses``, :mod:`tlcrunner.witness`) is not reached, so ``EF W`` fails. Such a
+  mutant takes behaviour away (a step that never happens, a state never reached), which no
+  safety property can see; the property is named ``witness <W> of <P>`` and the summary counts
+  these kills apart. Witnesses run only for a mutant nothing else killed;
 - **survived** when every model is as expected: ``make check`` would stay green;
 - **invalid** when TLC cannot give the mutant a meaning: a parse or semantic error, an
   evaluation error, a violated ASSUME, or no initial state;
@@ -48,6 +54,7 @@ from .results import write_atomically
 from .run import RunResult, TlcSetupError, run_tlc, verify_setup
 from .tla_text import TlaSyntaxError, imported_modules
 from .tool_output import VIOLATIONS, Outcome
+from .witness import WitnessResult, run_witnesses
 
 VERDICTS = ("killed", "pins", "survived", "invalid", "equivalent")
 INVALID_OUTCOMES = frozenset({
@@ -145,6 +152,7 @@ class Runner:
     jar: Path
     model_timeout: float
     run: Callable[..., RunResult] = run_tlc
+    witnesses: Callable[..., WitnessResult] = run_witnesses
     stop: threading.Event = field(default_factory=threading.Event)
 
     def classify(self, mutant: Mutant) -> Verdict:
@@ -175,8 +183,30 @@ class Runner:
                 if kind == "pins" and not pins_note:
                     verdict.verdict, verdict.model, pins_note = "pins", entry.name, note
                     verdict.note = note
+            if verdict.verdict in ("survived", "pins") and not self.stop.is_set():
+                self._witness_kill(verdict, models, copy)
         verdict.seconds = time.monotonic() - started
         return verdict
+
+
+    def _witness_kill(self, verdict: Verdict, models: list[ModelEntry], copy: Path) -> None:
+        """Run the witnesses of the mutant's holds-models, smallest first, and kill the mutant
+        at the first one it no longer reaches (D210). A witness run that fails otherwise (an
+        error, a timeout) decides nothing: the verdict stays."""
+        for entry in models:
+            if entry.expect.kind != "holds" or not entry.witnesses or self.stop.is_set():
+                continue
+            result = self.witnesses(entry, jar=self.jar, library=copy)
+            verdict.runs += 1
+            if result.missing and not result.error:
+                prop = result.missing[0]
+                name = dict(entry.witnesses)[prop]
+                before = f"{verdict.note}; " if verdict.note else ""
+                verdict.verdict, verdict.model = "killed", entry.name
+                verdict.prop = f"witness {name} of {prop}"
+                verdict.note = (f"{before}a reachability witness: {entry.name} no longer reaches "
+                                f"what {prop} is about ({name})")  # fmt: skip
+                return
 
 
 # --- equivalent mutants ----------------------------------------------------------------------
@@ -257,8 +287,11 @@ def print_scores(table: dict[str, dict[str, int]], out: TextIO) -> None:
 def summary_line(verdicts: list[Verdict], left: int) -> str:
     c = Counter(v.verdict for v in verdicts)
     deadlock = sum(v.verdict == "killed" and v.prop == "deadlock" for v in verdicts)
+    witness = sum(v.verdict == "killed" and (v.prop or "").startswith("witness ") for v in verdicts)
+    apart = [f"{deadlock} by TLC's deadlock check"] * bool(deadlock) + [
+        f"{witness} by a reachability witness"] * bool(witness)
     return (f"mutants: {len(verdicts)} run, {c['killed']} killed"
-            + (f" ({deadlock} by TLC's deadlock check)" if deadlock else "")
+            + (f" ({', '.join(apart)})" if apart else "")
             + f", {c['pins']} caught only by pins or a twin, {c['survived']} survived, "
             f"{c['equivalent']} equivalent, {c['invalid']} invalid"
             + (f", {c['interrupted']} interrupted" if c["interrupted"] else "")
