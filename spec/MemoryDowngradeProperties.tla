@@ -191,5 +191,6 @@ PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /
 ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
 RequestActive            == req.state = "active"
 UnusedPageResident       == \E p \in Pages : usage[p] = "U" /\ frame[p] # NoFrame
+TwoPagesToMove           == Cardinality(ToMove) >= 2
 
 =============================================================================
