@@ -293,3 +293,17 @@ def test_a_mutant_that_no_longer_reaches_a_witness_is_killed_by_it(tiny: Path, t
     }
     assert code == exitcodes.FAILED
     assert "2 run, 1 killed (1 by a reachability witness), 1 caught only by pins" in text.splitlines()[-1]
+
+
+def test_ids_select_those_mutants_only(tiny: Path, tmp_path: Path) -> None:
+    listed = mutants("Tiny", (tiny / "spec" / "Tiny.tla").read_text(), ["drop-conjunct"])
+    out = tmp_path / "list.txt"
+    from io import StringIO
+
+    text = StringIO()
+    code = mutate.main(["--manifest", str(tiny / "model" / "manifest.json"), "--list",
+                        "--ids", f"{listed[1].id},nope000000"], out=text)  # fmt: skip
+    assert code == exitcodes.OK
+    lines = text.getvalue().splitlines()
+    assert len(lines) == 1 and listed[1].id in lines[0]
+    assert not out.exists()

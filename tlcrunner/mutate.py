@@ -324,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"equivalent mutants with their arguments (default: {DEFAULT_EQUIVALENTS} "
                    "beside the manifest)")  # fmt: skip
     p.add_argument("--modules", help="comma-separated spec module names or globs (default: all)")
+    p.add_argument("--ids", help="comma-separated mutant ids (from --list or results/mutate.json): "
+                   "only these, e.g. to re-run the mutants a change was meant to settle")
     p.add_argument("--operators", help="comma-separated operators (default: the whole catalogue: "
                    + ", ".join(CATALOGUE) + ")")  # fmt: skip
     p.add_argument("--max-per-module", type=int, default=None, metavar="N",
@@ -371,12 +373,19 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
     except TlaSyntaxError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
+    if args.ids:
+        wanted = {i.strip() for i in args.ids.split(",") if i.strip()}
+        unknown = wanted - {m.id for m in chosen}
+        if unknown:
+            print(f"warning: no such mutant in this selection: {', '.join(sorted(unknown))}",
+                  file=sys.stderr)
+        chosen = [m for m in chosen if m.id in wanted]
     if args.list:
         for m in chosen:
             print(f"{m.module:<22} {m.line:>4}  {m.operator:<18} {m.id}  {m.change}", file=out)
         return exitcodes.OK if chosen else exitcodes.NOTHING
     if not chosen:
-        print("nothing to run: no mutant matches --modules/--operators", file=out)
+        print("nothing to run: no mutant matches --modules/--operators/--ids", file=out)
         return exitcodes.NOTHING
     stale = sorted(set(equivalents) - {m.id for m in select_mutants(
         library, modules=None, operators=None, seed=0, max_per_module=None)})  # fmt: skip
