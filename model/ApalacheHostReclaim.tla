@@ -22,6 +22,7 @@ AllStateInvariants ==
     /\ DiscardFaultOnlyWhenDiscardedInv
     /\ UnusedAccessInv
     /\ ReclaimTypeOK
+    /\ FrameBudgetInv
     /\ SlotCoherentInv
 
 \* Every action property's step predicate, as an action invariant, each with

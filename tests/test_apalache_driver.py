@@ -113,6 +113,18 @@ def test_readme_table_names_exactly_the_checks() -> None:
     assert sorted(rows) == sorted(c.name for c in apalache.load_checks(CHECKS))
 
 
+def test_readme_table_rows_are_the_checks_as_listed_and_were_run() -> None:
+    """Each row has its check's module, kind, size and length, and a measured result (D202)."""
+    readme = (ROOT / "README.md").read_text()
+    part = readme[readme.index("<!-- apalache-results -->") : readme.index("<!-- /apalache-results -->")]
+    rows = {m.group(1): [x.strip() for x in m.group(0).strip("|").split("|")]
+            for m in re.finditer(r"^\| `(\w+)` \|.*$", part, re.M)}  # fmt: skip
+    for c in apalache.load_checks(CHECKS):
+        cells = rows[c.name]
+        assert cells[1:5] == [Path(c.module).stem, c.kind, c.size, str(c.length)], c.name
+        assert "not run" not in cells[5] and re.fullmatch(r"\d+", cells[6]), f"{c.name}: {cells[5:]}"
+
+
 def test_not_installed_exits_4_and_says_nothing_was_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("APALACHE_HOME", raising=False)
