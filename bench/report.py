@@ -138,7 +138,11 @@ def mutate_runs_table(paths: list[Path]) -> None:
         how = ("whole catalogue" if d.get("max_per_module") is None
                else f"sample of {d['max_per_module']}, seed {d.get('seed')}")  # fmt: skip
         for module, r in d["scores"].items():
-            rows[module] = (r, how)
+            kills = [m.get("property") or "" for m in d.get("mutants", [])
+                     if m.get("module") == module and m.get("verdict") == "killed"]  # fmt: skip
+            apart = {"deadlock": sum(k == "deadlock" for k in kills),
+                     "witness": sum(k.startswith("witness ") for k in kills)}  # fmt: skip
+            rows[module] = ({**r, **apart}, how)
     print("| module | in the catalogue | run | drawn | killed by a property | caught only by pins "
           "or a twin | survived | equivalent | invalid |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
@@ -146,10 +150,11 @@ def mutate_runs_table(paths: list[Path]) -> None:
     for module in sorted(rows):
         r, how = rows[module]
         total.update({k: r.get(k, 0) for k in ("generated", "killed", "pins", "survived",
-                                                 "equivalent", "invalid")})  # fmt: skip
+                                                 "equivalent", "invalid", "deadlock", "witness")})  # fmt: skip
         print(f"| {module} | {catalogue.get(module, '-')} | {how} | {r['generated']} | {r['killed']} "
               f"| {r['pins']} | {r['survived']} | {r['equivalent']} | {r['invalid']} |")  # fmt: skip
-    print(f"\nmutants: {total['generated']} run, {total['killed']} killed, {total['pins']} caught "
+    print(f"\nmutants: {total['generated']} run, {total['killed']} killed ({total['deadlock']} by TLC's "
+          f"deadlock check, {total['witness']} by a reachability witness), {total['pins']} caught "
           f"only by pins or a twin, {total['survived']} survived, {total['equivalent']} equivalent, "
           f"{total['invalid']} invalid, of {sum(catalogue.values())} in the catalogue.\n")  # fmt: skip
 

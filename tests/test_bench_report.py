@@ -47,4 +47,4 @@ def test_mutate_runs_of_several_files_make_one_table(tmp_path: Path) -> None:
                for line in lines), proc.stdout
     assert any(line.startswith("| ESSA | ") and "| sample of 25, seed 14 | 5 | 2 | 1 | 1 | 1 | 0 |" in line
                for line in lines), proc.stdout
-    assert "mutants: 9 run, 4 killed, 2 caught only by pins or a twin, 1 survived, 2 equivalent, 0 invalid" in proc.stdout
+    assert "mutants: 9 run, 4 killed (0 by TLC's deadlock check, 0 by a reachability witness), 2 caught only by pins or a twin, 1 survived, 2 equivalent, 0 invalid" in proc.stdout
