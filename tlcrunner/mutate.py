@@ -375,9 +375,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         return exitcodes.USAGE
     if args.ids:
         wanted = {i.strip() for i in args.ids.split(",") if i.strip()}
-        unknown = wanted - {m.id for m in chosen}
-        if unknown:
-            print(f"warning: no such mutant in this selection: {', '.join(sorted(unknown))}",
+        not_found = wanted - {m.id for m in chosen}
+        if not_found:
+            print(f"warning: no such mutant in this selection: {', '.join(sorted(not_found))}",
                   file=sys.stderr)
         chosen = [m for m in chosen if m.id in wanted]
     if args.list:
