@@ -124,7 +124,6 @@ def mutate_runs_table(paths: list[Path]) -> None:
     module's whole catalogue run on its own) as one score table: per module, the run that
     covered it (the last file naming it wins), whether that run was the whole catalogue or a
     seeded sample, and its counts."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from collections import Counter
 
     from tlcrunner import mutate
