@@ -22,7 +22,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tlcrunner import mutate  # noqa: E402
-from tlcrunner.locations import data_root  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=1800.0)
     parser.add_argument("--json", type=Path, default=Path("results/bench-mutate.json"))
     args = parser.parse_args(argv)
-    catalogue = Counter(m.module for m in mutate.select_mutants(
-        data_root() / "spec", modules=None, operators=None, seed=0, max_per_module=None))  # fmt: skip
+    catalogue = Counter(m.module for m in mutate.whole_catalogue())
     load_before = os.getloadavg()[0]
     started = time.monotonic()
     code = mutate.main([

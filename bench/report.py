@@ -127,10 +127,8 @@ def mutate_runs_table(paths: list[Path]) -> None:
     from collections import Counter
 
     from tlcrunner import mutate
-    from tlcrunner.locations import data_root
 
-    catalogue = Counter(m.module for m in mutate.select_mutants(
-        data_root() / "spec", modules=None, operators=None, seed=0, max_per_module=None))  # fmt: skip
+    catalogue = Counter(m.module for m in mutate.whole_catalogue())
     rows: dict[str, tuple[dict[str, int], str]] = {}
     for path in paths:
         d = json.loads(path.read_text())

@@ -192,6 +192,23 @@ def test_properties_and_yardsticks_are_never_mutated() -> None:
     assert mutants("MProperties", module("Go == x < 3 /\\ x' = 1\n")) == []
 
 
+def test_witnesses_are_yardstick_wherever_they_are_defined() -> None:
+    """A reachability witness the manifest names (D130) is part of the yardstick even in a
+    machine module, with the definitions only it reads; the machine's own definitions stay."""
+    body = ("Big == x > 1 /\\ y > 1\nAtTop == Big /\\ x = 2\n"
+            "Go == x < 2 /\\ x' = x + 1 /\\ y' = y\n")
+    defs = lambda ws: {m.definition for m in mutants("M", module(body), witnesses=ws)}  # noqa: E731
+    assert defs(frozenset()) == {"Big", "AtTop", "Go"}
+    assert defs(frozenset({"AtTop"})) == {"Go"}
+
+
+def test_the_catalogue_leaves_out_every_witness_of_the_manifest() -> None:
+    manifest = mutate.load_manifest(mutate.default_manifest())
+    names = mutate.witness_names(manifest)
+    assert "ContentPreserved" in names and "PagingWrite" in names  # a state and an action witness
+    assert not any(m.definition in names for m in mutate.whole_catalogue(manifest))
+
+
 def test_ids_do_not_depend_on_line_numbers() -> None:
     body = "Go == x < 2 /\\ x' = x + 1 /\\ y' = y\n"
     ids = [m.id for m in mutants("M", module(body))]

@@ -230,20 +230,26 @@ def load_equivalents(path: Path) -> dict[str, dict[str, str]]:
 # --- the catalogue of a run ------------------------------------------------------------------
 
 
+def witness_names(manifest: Manifest) -> frozenset[str]:
+    """The definitions the manifest's models use as reachability witnesses (``W`` of a state
+    witness, ``W`` of an action witness ``W@vars``): part of the yardstick, never mutated."""
+    return frozenset(w.split("@")[0] for e in manifest.entries for _, w in e.witnesses)
+
+
 def select_mutants(
     library: Path, *, modules: str | None, operators: list[str] | None, seed: int,
-    max_per_module: int | None,
+    max_per_module: int | None, witnesses: frozenset[str] = frozenset(),
 ) -> list[Mutant]:
     """The mutants of this run, in a deterministic order: per module (alphabetical), either all
     of them or a sample of ``max_per_module`` drawn with ``seed``, in catalogue order; the
-    modules' lists interleaved."""
+    modules' lists interleaved. ``witnesses``: see ``witness_names``."""
     patterns = [p.strip() for p in modules.split(",")] if modules else ["*"]
     per_module: list[list[Mutant]] = []
     texts = {f.stem: f.read_text(encoding="utf-8") for f in sorted(library.glob("*.tla"))}
     for name, text in texts.items():
         if not mutable_module(name) or not any(fnmatch.fnmatchcase(name, p) for p in patterns):
             continue
-        all_of = mutants(name, text, operators, texts)
+        all_of = mutants(name, text, operators, texts, witnesses)
         if max_per_module is not None and len(all_of) > max_per_module:
             picked = set(random.Random(f"{seed}:{name}").sample(range(len(all_of)), max_per_module))
             all_of = [m for k, m in enumerate(all_of) if k in picked]
@@ -251,6 +257,16 @@ def select_mutants(
     # Round robin over the modules, so that a budget cuts every module's share alike.
     width = max(map(len, per_module), default=0)
     return [ms[k] for k in range(width) for ms in per_module if k < len(ms)]
+
+
+def whole_catalogue(manifest: Manifest | None = None) -> list[Mutant]:
+    """Every mutant of the spec/ beside the manifest's models (the default manifest if none)."""
+    manifest = manifest or load_manifest(default_manifest())
+    library = default_library(manifest)
+    if library is None:
+        raise ManifestError(f"no spec/ beside {manifest.directory}")
+    return select_mutants(library, modules=None, operators=None, seed=0, max_per_module=None,
+                          witnesses=witness_names(manifest))
 
 
 # --- output ----------------------------------------------------------------------------------
@@ -369,7 +385,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         return exitcodes.USAGE
     try:
         chosen = select_mutants(library, modules=args.modules, operators=operators,
-                                seed=args.seed, max_per_module=args.max_per_module)  # fmt: skip
+                                seed=args.seed, max_per_module=args.max_per_module,
+                                witnesses=witness_names(manifest))  # fmt: skip
     except TlaSyntaxError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
@@ -387,8 +404,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
     if not chosen:
         print("nothing to run: no mutant matches --modules/--operators/--ids", file=out)
         return exitcodes.NOTHING
-    stale = sorted(set(equivalents) - {m.id for m in select_mutants(
-        library, modules=None, operators=None, seed=0, max_per_module=None)})  # fmt: skip
+    stale = sorted(set(equivalents) - {m.id for m in whole_catalogue(manifest)})
     for i in stale:
         print(f"warning: equivalent mutant {i} is no longer in the catalogue", file=sys.stderr)
     try:

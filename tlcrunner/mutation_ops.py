@@ -3,8 +3,9 @@
 Each operator models one kind of one-line bug a spec author or an implementer makes. It rewrites
 the module's text in one place and leaves every other character, comments included, as it was.
 Mutation applies to the machine, not to the yardstick: the definitions whose names end in
-``Inv``, ``Prop`` or ``TypeOK`` (the properties), the modules whose names end in ``Properties``,
-and the ``\\* @type:`` annotations (comments) are never mutated.
+``Inv``, ``Prop`` or ``TypeOK`` (the properties), the reachability witnesses the manifest names
+(``witnesses``: what a property is about), the modules whose names end in ``Properties``, and
+the ``\\* @type:`` annotations (comments) are never mutated.
 
 A mutant's ``id`` is a hash of the module, the definition, the operator, the text replaced, the
 replacement and its rank among identical changes in that definition: it does not depend on line
@@ -534,16 +535,17 @@ def _short(s: str) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def _yardstick(ctx: Context) -> set[str]:
-    """The properties (names ending in Inv, Prop, TypeOK) and the definitions only they use, to a
-    fixpoint: ``SameOutcome``, read by SameOutcomeInv alone, is part of the property."""
+def _yardstick(ctx: Context, witnesses: frozenset[str]) -> set[str]:
+    """The properties (names ending in Inv, Prop, TypeOK), the witnesses named in ``witnesses``,
+    and the definitions only they use, to a fixpoint: ``SameOutcome``, read by SameOutcomeInv
+    alone, is part of the property."""
     names = {d.name for d in ctx.defs}
     users: dict[str, set[str]] = {n: set() for n in names}
     for d in ctx.defs:
         for t in ctx.tokens[d.body : d.end]:
             if t.kind == "ident" and t.text in users and t.text != d.name:
                 users[t.text].add(d.name)
-    out = {n for n in names if is_yardstick(n)}
+    out = {n for n in names if is_yardstick(n) or n in witnesses}
     grew = True
     while grew:
         grew = False
@@ -581,10 +583,13 @@ def _temporal(t: list[Token], d: Definition) -> bool:
 
 
 def mutants(module: str, text: str, operators: list[str] | None = None,
-            library: Mapping[str, str] | None = None) -> list[Mutant]:  # fmt: skip
+            library: Mapping[str, str] | None = None,
+            witnesses: frozenset[str] = frozenset()) -> list[Mutant]:  # fmt: skip
     """Every mutant of a module, in catalogue order then text order; none for a Properties
     module or a module that declares no variable. ``library`` (module name -> text) holds the
-    modules it may EXTEND, whose actions it calls."""
+    modules it may EXTEND, whose actions it calls. ``witnesses`` names the reachability
+    witnesses (D130), yardstick like the properties wherever they are defined: a mutated witness
+    would measure the witness, not the machine."""
     if not mutable_module(module):
         return []
     tokens = tokenize(text)
@@ -594,7 +599,7 @@ def mutants(module: str, text: str, operators: list[str] | None = None,
     actions, initials = inherited(tokens, library or {})
     ctx.actions = _actions(tokens, ctx.defs, actions)
     ctx.initials = initials | _initials(tokens, ctx.defs)
-    skipped = _type_sets(ctx) | _yardstick(ctx)
+    skipped = _type_sets(ctx) | _yardstick(ctx, witnesses)
     ctx.defs = [d for d in ctx.defs if not (d.name in skipped
                                           or _temporal(tokens, d))]
     out: list[Mutant] = []
