@@ -245,6 +245,10 @@ def test_classifies_the_planted_kill_survivor_and_pins(tiny: Path, tmp_path: Pat
         "~done": ("survived", None, None),
         "x = Max": ("pins", "MCTiny_Safety", None),
     }
+    # The survivor ran the hold model, its witness and the twin; the pins mutant no twin, since
+    # a twin could only have said "pins" again (D245); the killed one stopped at its kill.
+    runs = {m["before"]: m["runs"] for m in result["mutants"]}
+    assert runs == {"x < Max": 1, "~done": 3, "x = Max": 2}
     assert code == exitcodes.FAILED
     assert result["scores"]["Tiny"] == {"generated": 3, "killed": 1, "pins": 1, "survived": 1,
                                         "equivalent": 0, "invalid": 0}  # fmt: skip

@@ -156,6 +156,9 @@ class Runner:
     stop: threading.Event = field(default_factory=threading.Event)
 
     def classify(self, mutant: Mutant) -> Verdict:
+        """The models expected to hold first, then (if nothing killed the mutant) their
+        witnesses, then (if nothing has caught it yet) the twins: a twin can only say "pins",
+        so a mutant a pin or a witness has already judged skips them (D245)."""
         started = time.monotonic()
         verdict = Verdict(mutant, "survived")
         models = affected_models(mutant.module, self.entries, self.closure)
@@ -166,28 +169,33 @@ class Runner:
             copy = Path(tmp) / self.library.name
             shutil.copytree(self.library, copy)
             (copy / f"{mutant.module}.tla").write_text(mutant.text, encoding="utf-8")
-            pins_note = ""
-            for entry in models:
-                if self.stop.is_set():
-                    verdict.verdict, verdict.note = "interrupted", "stopped before its last model"
-                    break
-                run = self.run(entry.module, entry.config, jar=self.jar, library=copy,
-                               workers=1, timeout=min(self.model_timeout, entry.timeout),
-                               short=True)  # fmt: skip
-                verdict.runs += 1
-                kind, prop, note = judge_run(entry, run)
-                if kind in ("invalid", "killed"):
-                    verdict.verdict, verdict.model, verdict.prop = kind, entry.name, prop
-                    verdict.note = note
-                    break
-                if kind == "pins" and not pins_note:
-                    verdict.verdict, verdict.model, pins_note = "pins", entry.name, note
-                    verdict.note = note
+            self._run_models(verdict, [e for e in models if e.expect.kind != "violates"], copy)
             if verdict.verdict in ("survived", "pins") and not self.stop.is_set():
                 self._witness_kill(verdict, models, copy)
+            if verdict.verdict == "survived":
+                self._run_models(verdict, [e for e in models if e.expect.kind == "violates"],
+                                 copy)  # fmt: skip
         verdict.seconds = time.monotonic() - started
         return verdict
 
+    def _run_models(self, verdict: Verdict, models: list[ModelEntry], copy: Path) -> None:
+        """Run ``models`` in order until one kills the mutant or finds it invalid; the first
+        pin that differs is kept as the note."""
+        for entry in models:
+            if self.stop.is_set():
+                verdict.verdict, verdict.note = "interrupted", "stopped before its last model"
+                return
+            run = self.run(entry.module, entry.config, jar=self.jar, library=copy,
+                           workers=1, timeout=min(self.model_timeout, entry.timeout),
+                           short=True)  # fmt: skip
+            verdict.runs += 1
+            kind, prop, note = judge_run(entry, run)
+            if kind in ("invalid", "killed"):
+                verdict.verdict, verdict.model, verdict.prop = kind, entry.name, prop
+                verdict.note = note
+                return
+            if kind == "pins" and verdict.verdict != "pins":
+                verdict.verdict, verdict.model, verdict.note = "pins", entry.name, note
 
     def _witness_kill(self, verdict: Verdict, models: list[ModelEntry], copy: Path) -> None:
         """Run the witnesses of the mutant's holds-models, smallest first, and kill the mutant
