@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from io import StringIO
 
 from tlcrunner import exitcodes, mutate
 from tlcrunner.mutation_ops import CATALOGUE, mutants
@@ -328,3 +329,28 @@ def test_ids_select_those_mutants_only(tiny: Path, tmp_path: Path) -> None:
     lines = text.getvalue().splitlines()
     assert len(lines) == 1 and listed[1].id in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.usefixtures("tlc_jar")
+def test_resume_runs_only_what_the_earlier_run_left(tiny: Path, tmp_path: Path) -> None:
+    """An interrupted run is continued: the verdicts it has are taken, the rest are run, and the
+    results are those of one whole run. A changed spec refuses the old verdicts."""
+    whole = {m["id"]: m["verdict"] for m in run_tool(tiny, tmp_path, "--operators", "drop-conjunct")[1]["mutants"]}
+    first = next(iter(whole))
+    earlier = tmp_path / "earlier.json"
+    code = mutate.main(["--manifest", str(tiny / "model" / "manifest.json"), "--json", str(earlier),
+                        "--operators", "drop-conjunct", "--ids", first], out=StringIO())  # fmt: skip
+    assert code == exitcodes.OK
+    marked = json.loads(earlier.read_text())
+    marked["mutants"][0]["note"] = "judged by the earlier run"
+    earlier.write_text(json.dumps(marked))
+    code, result, text = run_tool(tiny, tmp_path, "--operators", "drop-conjunct", "--resume", str(earlier))
+    assert code == exitcodes.FAILED and result["resumed"] == 1
+    assert {m["id"]: m["verdict"] for m in result["mutants"]} == whole
+    assert [m["note"] for m in result["mutants"] if m["id"] == first] == ["judged by the earlier run"]
+    assert "1 judged already in" in text.splitlines()[0]
+
+    spec = tiny / "spec" / "Tiny.tla"
+    spec.write_text(spec.read_text().replace("Next == Inc \\/ Finish", "Next == Finish \\/ Inc"))
+    code, _, _ = run_tool(tiny, tmp_path, "--operators", "drop-conjunct", "--resume", str(earlier))
+    assert code == exitcodes.USAGE

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import hashlib
 import json
 import random
 import shutil
@@ -217,6 +218,48 @@ class Runner:
                 return
 
 
+# --- resuming a run -------------------------------------------------------------------------
+
+
+def subject_digest(library: Path, manifest: Manifest) -> str:
+    """A hash of what a verdict depends on: every module of spec/, and the models' directory
+    (the MC modules, their .cfg files and the manifest with its pins and witnesses)."""
+    h = hashlib.sha256()
+    files = sorted(library.glob("*.tla")) + sorted(
+        f for f in manifest.directory.iterdir() if f.suffix in (".tla", ".cfg") or f == manifest.path)
+    for f in files:
+        h.update(f"{f.parent.name}/{f.name}\0".encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class ResumeError(Exception):
+    pass
+
+
+def load_resumed(path: Path, subject: str, chosen: list[Mutant]) -> dict[str, Verdict]:
+    """The verdicts of an earlier run (``--resume``) for the mutants of this selection, by id.
+    Refused when the spec or the models changed since: its verdicts would not be this tree's.
+    Interrupted mutants are run again; equivalent ones are judged by this run's list."""
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ResumeError(f"cannot read {path}: {exc}") from exc
+    if d.get("subject") != subject:
+        raise ResumeError(
+            f"{path} was written for another spec or other models (subject {d.get('subject')}, "
+            f"this tree {subject}): its verdicts would not be this tree's; run again without "
+            "--resume")  # fmt: skip
+    by_id = {m.id: m for m in chosen}
+    out = {}
+    for r in d.get("mutants", []):
+        m = by_id.get(r.get("id"))
+        if m is not None and r.get("verdict") in ("killed", "pins", "survived", "invalid"):
+            out[m.id] = Verdict(m, r["verdict"], r.get("model"), r.get("property"),
+                                r.get("note", ""), r.get("runs", 0), r.get("seconds", 0.0))  # fmt: skip
+    return out
+
+
 # --- equivalent mutants ----------------------------------------------------------------------
 
 
@@ -362,6 +405,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model-timeout", type=float, default=120.0, metavar="SECONDS",
                    help="a model run longer than this is stopped and counted as a changed "
                    "state space (default: %(default)s)")  # fmt: skip
+    p.add_argument("--resume", type=Path, default=None, metavar="PATH",
+                   help="take the verdicts of an earlier run's results (e.g. an interrupted "
+                   "whole-catalogue run) and run only the mutants it has not judged; refused if "
+                   "the spec or the models changed since")  # fmt: skip
     p.add_argument("--list", action="store_true", help="list the mutants with their ids; run nothing")
     p.add_argument("--json", type=Path, default=Path("results/mutate.json"), metavar="PATH",
                    help="where the results go (default: %(default)s)")
@@ -422,13 +469,21 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         print(f"error: {exc}\nno mutant was run.", file=sys.stderr)
         return exitcodes.SETUP
 
+    subject = subject_digest(library, manifest)
+    try:
+        resumed = load_resumed(args.resume, subject, chosen) if args.resume else {}
+    except ResumeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exitcodes.USAGE
     entries = [e for e in manifest.entries if e.size == "ci"]
     runner = runner_factory(
         library=library, closure=module_closure([manifest.directory, library]), entries=entries,
         jar=jar, model_timeout=args.model_timeout,
     )  # fmt: skip
     print(f"{len(chosen)} mutants (seed {args.seed}), {args.jobs} job(s)"
-          + (f", budget {args.budget:g} s" if args.budget is not None else ""), file=out, flush=True)  # fmt: skip
+          + (f", budget {args.budget:g} s" if args.budget is not None else "")
+          + (f", {len(resumed)} judged already in {args.resume}" if args.resume else ""),
+          file=out, flush=True)  # fmt: skip
     verdicts: dict[int, Verdict] = {}
     start = time.monotonic()
     left, complete = 0, False
@@ -445,6 +500,10 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
                         k, m = queue.pop(0)
                         if m.id in equivalents:
                             verdicts[k] = Verdict(m, "equivalent", note=equivalents[m.id]["argument"])
+                            print(_line(verdicts[k]), file=out, flush=True)
+                            continue
+                        if m.id in resumed:
+                            verdicts[k] = resumed[m.id]
                             print(_line(verdicts[k]), file=out, flush=True)
                             continue
                         pending[pool.submit(runner.classify, m)] = k
@@ -472,6 +531,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         "arguments": list(argv) if argv is not None else sys.argv[1:],
         "seed": args.seed, "jobs": args.jobs, "budget": args.budget,
         "max_per_module": args.max_per_module, "seconds": round(seconds, 1),
+        "subject": subject, "resumed": len(resumed),
         "complete": complete, "not_drawn": left, "summary": line, "scores": table,
         "mutants": [v.to_json() for v in ordered],
     })  # fmt: skip
