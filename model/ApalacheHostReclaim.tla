@@ -38,5 +38,7 @@ AllStepInvariants ==
     /\ [WrittenStep]_allVars
     /\ [RevalidateStep]_allVars
     /\ [StealStep]_allVars
+    /\ [AccessStep]_allVars
+    /\ [ScanStep]_allVars
 
 =============================================================================

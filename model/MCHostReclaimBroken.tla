@@ -61,4 +61,14 @@ HChangedAfterEarlyWriteKept(b) == b
 \* Caught by EarlyWritesSettingProp.
 EarlyWritesAlways == TRUE
 
+\* A trial invalidation that leaves the PTE valid: the guest's touch goes
+\* through without a fault, and the page it just used stays on the aging
+\* list as a reclaim candidate.  Caught by TouchFaultsProp.
+AccessFaultsNever(p) == FALSE
+
+\* A demand scan that runs whatever the free frames: it trial-invalidates
+\* and steals frames although enough are free.  Caught by
+\* ScanOnlyUnderPressureProp.
+PressureAlways == TRUE
+
 =============================================================================

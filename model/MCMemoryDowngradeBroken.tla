@@ -61,4 +61,9 @@ OnlineAfterRejectAll(f) == TRUE
 \* is free.  Caught by TypeOK (two pages in one frame).
 CopyTargetUnchecked(t) == online[t]
 
+\* A fault handler that zero-fills any page without a frame whose content is
+\* not in a slot, unused pages included, as if an access to an unused page
+\* faulted.  Caught by UnusedNotBackedProp.
+FaultableAnyUsed(p) == paged[p] \/ usage[p] \in {"S", "U"}
+
 =============================================================================

@@ -163,6 +163,11 @@ AgingAfterSteal(p) == Without(aging, p)
 \* the demand scan has freed one.
 PageInRoom == FreeFrames > 0
 
+\* Whether a guest access to p faults (D222): trial invalidation sets the
+\* PTE's invalid bit, and [Z3] "A touch will cause a page fault", so every
+\* access to a frame on the aging list faults and waits for Revalidate.
+AccessFaults(p) == OnAgingList(p)
+
 (***************************************************************************)
 (* The guest: PageStates' guest actions, each with the policy's            *)
 (* bookkeeping.  A store sets the host change bit (the frame's change bit  *)
@@ -172,6 +177,9 @@ PageInRoom == FreeFrames > 0
 (* read or write of a trial-invalidated frame faults ("A touch will cause  *)
 (* a page fault") and is retried after Revalidate (D57).                   *)
 (***************************************************************************)
+\* (A guest primitive makes only a preserved page logically zero, D3, and a
+\* preserved page's host bit is already clear: the THEN branch's hchanged
+\* update is kept for the twins that keep the slot, D225.)
 AfterPrimitive(p) ==
     /\ IF resid'[p] = "z" /\ resid[p] # "z"
        THEN /\ slot' = [slot EXCEPT ![p] = SlotAfterDiscard(p)]
@@ -193,8 +201,8 @@ SetPotentialVolatile(p)    == PS!SetPotentialVolatile(p) /\ AfterPrimitive(p)
 SetStableIfNotDiscarded(p) == PS!SetStableIfNotDiscarded(p) /\ AfterPrimitive(p)
 Extract(p)                 == PS!Extract(p) /\ AfterPrimitive(p)
 ClearDirty(p)              == PS!ClearDirty(p) /\ AfterPrimitive(p)
-Read(p)                    == ~OnAgingList(p) /\ PS!Read(p) /\ AfterAccess(p)
-Write(p, v)                == ~OnAgingList(p) /\ PS!Write(p, v) /\ AfterAccess(p)
+Read(p)                    == ~AccessFaults(p) /\ PS!Read(p) /\ AfterAccess(p)
+Write(p, v)                == ~AccessFaults(p) /\ PS!Write(p, v) /\ AfterAccess(p)
 
 (***************************************************************************)
 (* The host: the z/VM policy.                                              *)

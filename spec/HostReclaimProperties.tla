@@ -60,6 +60,10 @@ RefinesPageStates ==
 (* an infinite set Apalache cannot take, and over DOMAIN aging rather than *)
 (* 1..Len(aging), a range Apalache takes only between constants (D200).    *)
 (* Each page at most once bounds its length by Cardinality(Pages).         *)
+(* The host change bit is set only for a page that has a paging slot: it    *)
+(* says the page was stored to since its slot copy was made (D54; [Z3] "A   *)
+(* page not changed since last read from DASD"), so without a copy it has   *)
+(* nothing to say, and one canonical state stands for each host view (D220).*)
 (***************************************************************************)
 ReclaimTypeOK ==
     /\ \A i \in DOMAIN aging : aging[i] \in Pages
@@ -67,6 +71,7 @@ ReclaimTypeOK ==
     /\ \A i \in DOMAIN aging : resid[aging[i]] = "r"
     /\ slot \in [Pages -> Values \cup {NoValue}]
     /\ hchanged \in [Pages -> BOOLEAN]
+    /\ \A p \in Pages : hchanged[p] => slot[p] # NoValue
     /\ io \in [kind : IOKinds, page : Pages \cup {NoPage}]
 
 (***************************************************************************)
@@ -209,6 +214,48 @@ StealStep ==
 
 StealOrderProp == [][StealStep]_allVars
 
+(***************************************************************************)
+(* TouchFaultsProp.  [Z3], trial invalidation: "Keep the PTE intact but    *)
+(* set the 'invalid' bit ... Wait for the guest to touch the page ... A    *)
+(* touch will cause a page fault ... On a fault ... Clear the 'invalid'    *)
+(* bit; Move the frame to the front of the frame list".  No guest access   *)
+(* goes through to a frame on the global aging list: it faults, and the    *)
+(* page is revalidated (off the list) before the access completes.  A host *)
+(* that left the PTE valid would let the guest use a frame it is about to  *)
+(* steal, and the page just used would still be the next reclaim candidate *)
+(* (D222).  A guest access is the step that records a new Read or Write in *)
+(* lastOp (policy steps leave lastOp alone).                               *)
+(***************************************************************************)
+AccessStep ==
+    (lastOp' # lastOp /\ lastOp'.op \in {"Read", "Write"}) =>
+        ~OnList(aging, lastOp'.page)
+
+TouchFaultsProp == [][AccessStep]_allVars
+
+(***************************************************************************)
+(* ScanOnlyUnderPressureProp.  [Z3]: "If a TYPE=ANY low threshold is       *)
+(* breached, demand scan is kicked off", and demand scan keeps "the        *)
+(* available lists populated just right".  The demand scan's steps, a      *)
+(* frame put on the aging list (trial invalidation) or a frame taken from  *)
+(* a resident page (HostDiscard, HostPreserve), happen only while fewer    *)
+(* than LowThreshold frames are free; a host that scanned with frames to   *)
+(* spare would fault and page out pages for nothing (D223).                *)
+(***************************************************************************)
+ScanStep ==
+    \A p \in Pages :
+        (\/ ~OnList(aging, p) /\ OnList(aging', p)
+         \/ /\ resid[p] = "r" /\ resid'[p] \in {"p", "z"}
+            /\ lastOp'.op \in {"HostDiscard", "HostPreserve"}) =>
+            Frames - Cardinality(ResidentPages) < LowThreshold
+
+ScanOnlyUnderPressureProp == [][ScanStep]_allVars
+
+\* What ScanOnlyUnderPressureProp is about (its witness): a resident page
+\* while enough frames are free that no scan may run.
+ResidentWithoutPressure ==
+    /\ Frames - Cardinality(ResidentPages) >= LowThreshold
+    /\ ResidentPages # {}
+
 \* What StealOrderProp is about (its witness, model/manifest.json): a steal
 \* that chooses among two or more resident pages.
 StealAmongResident ==
@@ -224,5 +271,15 @@ StealWithValidSlot == lastOp'.op = "HostPreserve"
 Revalidation       == \E p \in Pages : OnList(aging, p) /\ ~OnList(aging', p) /\ resid'[p] = "r"
 \* A write of a page whose slot copy is stale: the host change bit is set.
 WriteOfChangedPage == io'.kind = "write" /\ hchanged[io'.page]
+\* An early write: a write to paging storage of a page that keeps its frame
+\* (DiscardableNeverWrittenProp is about these, which no page state shows).
+EarlyWriteIO == io'.kind = "write" /\ resid'[io'.page] = "r"
+\* A steal of an unused page (StealOrderProp's first pass) and of a volatile
+\* or clean potentially-volatile page (HostDiscardsOnlyDiscardableProp's
+\* discardable pages: the second pass), each discarded without I/O (D224).
+UnusedStolen   == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
+                  /\ resid[lastOp'.page] = "r" /\ usage[lastOp'.page] = "U"
+VolatileStolen == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
+                  /\ resid[lastOp'.page] = "r" /\ usage[lastOp'.page] \in {"V", "P"}
 
 =============================================================================

@@ -151,6 +151,12 @@ InvalidatesSource == TRUE
 \* cause an addressing exception": the guest stores only to used pages.
 Storable(p) == usage[p] # "U"
 
+\* Which pages without a frame a fault brings in: a paged-out page (its slot
+\* is read), or a logically zero stable page (a fresh zero frame).  An
+\* access to an unused page is an addressing exception, not a fault ([Z1]),
+\* and discarded V and P pages stay discarded (D64).
+Faultable(p) == paged[p] \/ usage[p] = "S"
+
 \* A frame the copy may go to: a free frame outside the request.
 CopyTarget(t) == FreeFrame(t)
 
@@ -172,7 +178,9 @@ MayPageOut(p) == ~pinned[p] /\ Keep(p)
 \* U, V and clean P pages may be discarded: the CMMA benefit (D65).
 MayDiscard(p) == ~pinned[p] /\ ~Keep(p)
 
-\* A frame may go offline when no page is in it.
+\* A frame may go offline when no page is in it.  (Only a frame of the active
+\* request is asked, and a copy target is never one: ~Reserved(f) holds
+\* there anyway; it is kept as what an empty frame is, D225.)
 FrameEmpty(f) == ~Used(f) /\ ~Reserved(f)
 
 \* The request gives up when what is left to move does not fit (D66).
@@ -218,7 +226,7 @@ ClearDirty(p) ==
 \* pages stay discarded (the guest re-creates them; not modelled, D64).
 FaultIn(p, f) ==
     /\ ~Resident(p)
-    /\ paged[p] \/ usage[p] = "S"
+    /\ Faultable(p)
     /\ FreeFrame(f)
     /\ frame' = [frame EXCEPT ![p] = f]
     /\ paged' = [paged EXCEPT ![p] = FALSE]
@@ -319,6 +327,8 @@ TakeOffline(f) ==
     /\ online' = [online EXCEPT ![f] = FALSE]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy>>
 
+\* (AllRemoved already implies that no copy is in progress: the copy's page
+\* is still in a frame of the request, which cannot go offline; D225.)
 CompleteRemoval ==
     /\ Active
     /\ AllRemoved

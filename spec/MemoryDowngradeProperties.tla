@@ -5,7 +5,7 @@
 (* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
 (* replace: Removable, InvalidatesSource, CopyTarget, MayCopy, MayPageOut, *)
 (* MayDiscard, FrameEmpty, GivesUp, OnlineAfterReject, AllRemoved,        *)
-(* Storable; nor Keep or Room,                                             *)
+(* Storable, Faultable; nor Keep or Room,                                             *)
 (* which those decisions are made of.                                      *)
 (* The comparison of incremental and bulk removal is in                    *)
 (* model/MCMemoryDowngradeCompare.tla.                                     *)
@@ -64,11 +64,16 @@ NoDataLostInv ==
 (* written to a paging slot (by the host's reclaim or by a removal) nor    *)
 (* copied to another frame; its frame is reclaimed by dropping it.  A      *)
 (* pinned page is exempt: it cannot be dropped, only copied (D63, D184).   *)
+(* A P page is clean when the guest has written it back (the ghost         *)
+(* modified, as in NoDataLostInv): that is when "Linux is able to          *)
+(* reconstruct" it.  The host learns it from the change bit, which the     *)
+(* guest's write-back resets; a host whose bit outlived the write-back     *)
+(* would move a page Linux can rebuild (D226).                             *)
 (***************************************************************************)
 Discardable(p) ==
     /\ ~pinned[p]
     /\ \/ usage[p] \in {"U", "V"}
-       \/ usage[p] = "P" /\ ~dirty[p]
+       \/ usage[p] = "P" /\ ~modified[p]
 
 DiscardableNotMovedProp ==
     [][\A p \in Pages :
@@ -88,6 +93,23 @@ DiscardableReclaimed ==
 (***************************************************************************)
 UnusedHoldsNothingInv ==
     \A p \in Pages : usage[p] = "U" => data[p] = 0 /\ owed[p] = NoValue
+
+(***************************************************************************)
+(* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
+(* access to the page will cause an addressing exception."  An unused page *)
+(* that is nowhere, neither in a frame nor in a paging slot, is never      *)
+(* given a frame: no access faults it in, and there is nothing to bring;   *)
+(* the host keeps its frames for pages with content (D227).  (A U page in  *)
+(* a slot, which Init allows, may be read back like any paged-out page.)   *)
+(***************************************************************************)
+UnusedNotBackedProp ==
+    [][\A p \in Pages :
+          (usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]) =>
+              frame'[p] = NoFrame]_vars
+
+\* Its witness (a state): an unused page that is nowhere.
+UnusedPageDropped ==
+    \E p \in Pages : usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]
 
 (***************************************************************************)
 (* OfflineFrameUnusedInv.  [Z2]: "Before memory can be reclaimed, the      *)
@@ -172,11 +194,14 @@ RequestResolvesProp ==
 (* expected to take time".  A request is reported complete only at the    *)
 (* end of a removal that was under way, and only when every frame it names *)
 (* has been taken offline: never a request that was not made, and never   *)
-(* memory still in service (D185).                                         *)
+(* memory still in service (D185).  A completion reports memory taken out  *)
+(* of service, so the request named some: a "removal" of nothing is no    *)
+(* request, and reporting it complete would be a request not made (D227). *)
 (***************************************************************************)
 CompletionMeansRemovedProp ==
     [][req.state # "completed" /\ req'.state = "completed" =>
           /\ req.state = "active"
+          /\ req'.frames # {}
           /\ \A f \in req'.frames : ~online'[f]]_vars
 
 \* What CompletionMeansRemovedProp is about (its witness, a step): a request
@@ -186,6 +211,11 @@ RequestCompletes == req.state # "completed" /\ req'.state = "completed"
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 PageBeingCopied          == copy.page # NoPage
+\* A copy of content the guest stored (NoDataLostInv is about such content).
+StoredPageBeingCopied    == copy.page # NoPage /\ owed[copy.page] \notin {Zero, NoValue}
+\* Memory a completed request removed, added back and backing a page again
+\* (D227): the operator's SET STORAGE puts it back in service.
+RemovedMemoryBackInUse   == req.state = "completed" /\ \E p \in Pages : frame[p] \in req.frames
 FrameOffline             == \E f \in Frames : ~online[f]
 PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
 ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
