@@ -74,9 +74,12 @@ GuestMaySetUsage == SSINDImpl # "SharedLock" \/ lock = NoCPU
 (* Guest CPUs.                                                              *)
 (***************************************************************************)
 
-\* Any atomic guest instruction of the page-state machine, by an idle CPU.
+\* Any atomic guest instruction of the page-state machine, by any CPU, also
+\* one between the two steps of a SetStableIfNotDiscarded that is not one
+\* instruction: those steps are separate instructions, and an interrupt
+\* between them runs other guest code on the same CPU (D214).  In the
+\* lock-based design such a CPU holds the lock, so it sets no usage.
 GuestInstruction(c) ==
-    /\ pc[c].step = "idle"
     /\ \E p \in Pages :
         \/ GuestMaySetUsage /\ (SetStable(p) \/ SetUnused(p) \/ SetVolatile(p) \/ SetPotentialVolatile(p))
         \/ Extract(p) \/ Read(p) \/ ClearDirty(p)

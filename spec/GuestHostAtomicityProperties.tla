@@ -34,4 +34,19 @@ HostWaitsOnCheckedPage == \E c \in CPUs : pc[c].step = "lockedChecked" /\ reclai
 \* What HostProgressProp is about (its witness): a reclaim is under way.
 ReclaimStarted == reclaim # NoPage
 
+\* What HostProgressProp is about where SetStableIfNotDiscarded is two guest
+\* steps and no lock (its witness in MCGuestHostAtomicity_CheckThenSetProgress):
+\* the host completes the reclaim of a page that a CPU has checked and not yet
+\* set.  No guest step holds the host up, which is what makes progress hold
+\* there, and what makes that design unsafe (StableContentKeptInv's twin).
+ReclaimBetweenCheckAndSet ==
+    \E c \in CPUs : pc[c].step = "checked" /\ reclaim = pc[c].page /\ reclaim' = NoPage
+
+\* What HostDiscardsOnlyDiscardableProp is about in these models (its
+\* witness): the host drops the saved copy of a preserved page, outside a
+\* reclaim (HostOther).  Paper, section 2: a host that "can not profit from
+\* preserving volatile pages" may discard them; a preserved U, V or clean P
+\* page is the one discard that needs no frame to be reclaimed (D214).
+HostDropsPreservedCopy == lastOp'.op = "HostDiscard" /\ resid[lastOp'.page] = "p"
+
 =============================================================================
