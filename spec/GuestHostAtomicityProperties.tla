@@ -25,6 +25,23 @@ AtomicityTypeOK ==
 (***************************************************************************)
 HostProgressProp == \A p \in Pages : (reclaim = p) ~> (reclaim # p)
 
+(***************************************************************************)
+(* LockReleasedProp.  Paper, section 2: "Allowing a lock to span across     *)
+(* guest and host is a serious design flaw, as it would allow a faulty     *)
+(* guest to lock up the host."  Only a faulty guest may: a CPU that is not  *)
+(* faulty gives back the lock it took, on every path of its                *)
+(* SetStableIfNotDiscarded, the failed check included (D215).  (A CPU      *)
+(* outside FaultyCPUs finishes the steps under the lock by the fairness of *)
+(* GuestHostAtomicity.tla; this says the steps lead to the unlock.)        *)
+(***************************************************************************)
+LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
+
+\* What LockReleasedProp is about (its witness): a CPU gives the lock back
+\* after its check found the page discarded.
+UnlockAfterFailedCheck ==
+    \E c \in CPUs : pc[c].step = "done" /\ lock = c /\ lock' = NoCPU
+                    /\ Discarded(pc[c].page)
+
 \* What the shared lock is for (the witness of StableContentKeptInv in the
 \* lock-based models, model/manifest.json): a CPU has checked a page under
 \* the lock and not yet set it, while the host waits to reclaim that page's
