@@ -27,4 +27,19 @@ PageOutContentLost(f) == NoGuest
 \* Caught by TypeOK.
 FreshFrameContentMarker(f) == NoFrame
 
+\* Broken twin: a discard that leaves the page its frame.  Caught by
+\* DiscardDropsFrameProp.
+BackingKept(s) == backing[s]
+
+\* Broken twin: a discard that keeps a preserved page's saved copy.  Caught
+\* by DiscardDropsSavedCopyProp.
+SavedCopyKept(s) == saved[s]
+
+\* Witnesses of the discard properties (model/manifest.json, D212): the host
+\* discards a resident page (the discard CMM2 exists for: no page-out, the
+\* frame freed at once) and a preserved page (its saved copy dropped without
+\* a page-in).  Defined here, beside the model, not in the machine module.
+ResidentPageDiscarded == \E s \in Slots : resid[s] = "r" /\ resid'[s] = "z"
+PreservedPageDiscarded == \E s \in Slots : resid[s] = "p" /\ resid'[s] = "z"
+
 =============================================================================

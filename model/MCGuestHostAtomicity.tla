@@ -20,4 +20,9 @@ IdleUnnamed == [step |-> "none", page |-> NoPage]
 \* reclaims between a CPU's check and set.  Caught by StableContentKeptInv.
 HostIgnoresLock == TRUE
 
+\* Broken twin: a check under the lock that finds the page discarded leaves
+\* the CPU where it is, holding the lock (the unlock forgotten on the error
+\* path).  Caught by LockReleasedProp.
+FailedKeepsLock(c) == pc[c]
+
 =============================================================================

@@ -15,4 +15,23 @@ EXTENDS MemoryDowngradeCompare, TLC
 Symmetry == Permutations(Pages) \cup Permutations(Permanent)
                 \cup Permutations(Reconfigurable)
 
+(***************************************************************************)
+(* Witnesses (model/manifest.json, D130, D213), defined beside the models   *)
+(* so that the mutation tool has no witness text to change.                *)
+(***************************************************************************)
+\* Content in flight: the bulk run copies a page that holds a value other
+\* than zero, so that a lost or altered copy shows ([Z2]: "the content of
+\* that memory must be copied elsewhere").
+ContentBeingCopied == bCopy.page # NoPage /\ bData[bCopy.page] # 0
+
+\* Both runs have ended, and a P page the guest modified was in memory: the
+\* case where SameOutcome's KeptIn keeps a P page's content because of its
+\* change bit (paper, section 2: P "as long as the page has not been
+\* modified").
+BothRunsDoneModifiedP == Done /\ \E p \in Pages : usage[p] = "P" /\ bModified[p]
+
+\* The incremental run's request was rejected while frames of the removal
+\* are still to be asked for: from here it must stop, as the bulk run did.
+IncrRejectedFramesLeft == iReq.state = "rejected" /\ todo # {}
+
 =============================================================================

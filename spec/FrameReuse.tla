@@ -63,6 +63,11 @@ FreshFrameContent(f) == NoGuest
 \* swap storage").
 PageOutContent(f) == frameData[f]
 
+\* What a discarded page keeps of its backing: nothing, neither its frame nor
+\* a saved copy (D212).  Operators so that twins can keep either.
+BackingAfterDiscard(s) == NoFrame
+SavedAfterDiscard(s) == NoGuest
+
 (***************************************************************************)
 (* Guests.                                                                  *)
 (***************************************************************************)
@@ -91,13 +96,20 @@ HostSteal(g, q) ==
 
 \* Discard (U, V, clean P), or release by the guest (Diagnose X'10'): the
 \* page becomes logically zero and the frame is free, its bits untouched.
-\* The guest gave the content up (its usage allowed the discard, D25).
+\* The guest gave the content up (its usage allowed the discard, D25).  A
+\* preserved page may be discarded too, and its saved copy is freed (paper,
+\* section 2: the states Up, Vp and Pp, "the host can choose to remove
+\* unused and volatile pages anytime", and a {S, V, P}p -> Uz transition
+\* by which "at the same time the backing storage can be freed"; PageStates'
+\* HostDiscard takes "r" and "p" pages, D212).  A logically zero page has
+\* nothing to discard.
 HostDiscard(g, q) ==
-    /\ resid[<<g, q>>] = "r"
+    /\ resid[<<g, q>>] \in {"r", "p"}
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "z"]
-    /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
+    /\ backing' = [backing EXCEPT ![<<g, q>>] = BackingAfterDiscard(<<g, q>>)]
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = SavedAfterDiscard(<<g, q>>)]
     /\ content' = [content EXCEPT ![<<g, q>>] = NoGuest]
-    /\ UNCHANGED <<saved, frameData, lastRead>>
+    /\ UNCHANGED <<frameData, lastRead>>
 
 \* A preserved page comes back into any free frame, overwritten whole by the
 \* page's own saved copy.
@@ -178,6 +190,24 @@ ContentKeptInv ==
     \A s \in Slots :
         /\ resid[s] = "r" => frameData[backing[s]] = content[s]
         /\ resid[s] = "p" => saved[s] = content[s]
+
+(***************************************************************************)
+(* DiscardDropsFrameProp, DiscardDropsSavedCopyProp.  A page that becomes   *)
+(* logically zero keeps none of its backing.  Paper, section 2:            *)
+(* "Logically zero (z): There is no associated frame or backed content",  *)
+(* and of a preserved page that becomes Uz, "at the same time the backing  *)
+(* storage can be freed" (D212).  One property per kind of backing: the    *)
+(* frame of a resident page goes back to the host for reuse, and the saved *)
+(* copy of a preserved page is freed, not kept for a page the guest gave   *)
+(* up.                                                                     *)
+(***************************************************************************)
+BecomesZero(s) == resid[s] # "z" /\ resid'[s] = "z"
+
+DiscardDropsFrameProp ==
+    [][\A s \in Slots : BecomesZero(s) => backing'[s] = NoFrame]_vars
+
+DiscardDropsSavedCopyProp ==
+    [][\A s \in Slots : BecomesZero(s) => saved'[s] = NoGuest]_vars
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

@@ -74,9 +74,12 @@ GuestMaySetUsage == SSINDImpl # "SharedLock" \/ lock = NoCPU
 (* Guest CPUs.                                                              *)
 (***************************************************************************)
 
-\* Any atomic guest instruction of the page-state machine, by an idle CPU.
+\* Any atomic guest instruction of the page-state machine, by any CPU, also
+\* one between the two steps of a SetStableIfNotDiscarded that is not one
+\* instruction: those steps are separate instructions, and an interrupt
+\* between them runs other guest code on the same CPU (D214).  In the
+\* lock-based design such a CPU holds the lock, so it sets no usage.
 GuestInstruction(c) ==
-    /\ pc[c].step = "idle"
     /\ \E p \in Pages :
         \/ GuestMaySetUsage /\ (SetStable(p) \/ SetUnused(p) \/ SetVolatile(p) \/ SetPotentialVolatile(p))
         \/ Extract(p) \/ Read(p) \/ ClearDirty(p)
@@ -123,11 +126,16 @@ SSINDLock(c, p) ==
     /\ pc' = [pc EXCEPT ![c] = [step |-> "locked", page |-> p]]
     /\ UNCHANGED <<vars, reclaim>>
 
+\* Where a check under the lock that finds the page discarded goes: to the
+\* unlock, as a success does (an operator, so that a twin can leave the CPU
+\* holding the lock on that path, LockReleasedProp).
+FailedUnderLock(c) == [step |-> "done", page |-> pc[c].page]
+
 \* SharedLock: the same check and set, under the lock: the host, which takes
 \* the lock for every step, cannot act between them (D134).
 SSINDCheckUnderLock(c) ==
     /\ pc[c].step = "locked"
-    /\ Check(c, pc[c].page, "lockedChecked", [step |-> "done", page |-> pc[c].page])
+    /\ Check(c, pc[c].page, "lockedChecked", FailedUnderLock(c))
 
 SSINDSetUnderLock(c) ==
     /\ pc[c].step = "lockedChecked"
