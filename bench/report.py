@@ -120,40 +120,50 @@ def mutate_table(d: Any) -> None:
 
 
 def mutate_runs_table(paths: list[Path]) -> None:
-    """Several `tlcrunner mutate` result files (one per module or group of modules, e.g. each
-    module's whole catalogue run on its own) as one score table: per module, the run that
-    covered it (the last file naming it wins), whether that run was the whole catalogue or a
-    seeded sample, and its counts."""
+    """Several `tlcrunner mutate` result files as one score table of this tree's catalogue,
+    mutant by mutant: the last file naming a mutant gives its verdict (a whole-catalogue run,
+    then the `--ids` re-runs of the mutants a change settled); a mutant no longer in the
+    catalogue is left out, and one listed in model/mutate-equivalent.json now is equivalent (in
+    every module some file covers).
+    "run" says whether the files cover a module's whole catalogue."""
     from collections import Counter
 
     from tlcrunner import mutate
+    from tlcrunner.locations import default_manifest
 
-    catalogue = Counter(m.module for m in mutate.whole_catalogue())
-    rows: dict[str, tuple[dict[str, int], str]] = {}
+    manifest = mutate.load_manifest(default_manifest())
+    catalogue = {m.id: m.module for m in mutate.whole_catalogue(manifest)}
+    equivalents = mutate.load_equivalents(manifest.directory / mutate.DEFAULT_EQUIVALENTS)
+    judged: dict[str, tuple[str, str]] = {}  # id -> (verdict, killing property)
     for path in paths:
-        d = json.loads(path.read_text())
-        how = ("whole catalogue" if d.get("max_per_module") is None
-               else f"sample of {d['max_per_module']}, seed {d.get('seed')}")  # fmt: skip
-        for module, r in d["scores"].items():
-            kills = [m.get("property") or "" for m in d.get("mutants", [])
-                     if m.get("module") == module and m.get("verdict") == "killed"]  # fmt: skip
-            apart = {"deadlock": sum(k == "deadlock" for k in kills),
-                     "witness": sum(k.startswith("witness ") for k in kills)}  # fmt: skip
-            rows[module] = ({**r, **apart}, how)
-    print("| module | in the catalogue | run | drawn | killed by a property | caught only by pins "
+        for m in json.loads(path.read_text())["mutants"]:
+            if m["id"] in catalogue and m["verdict"] != "interrupted":
+                judged[m["id"]] = (m["verdict"], m.get("property") or "")
+    covered = {catalogue[i] for i in judged}
+    for i in equivalents:  # listed equivalents are never run: they count wherever a run went
+        if i in catalogue and catalogue[i] in covered:
+            judged[i] = ("equivalent", "")
+    per_module: dict[str, Counter[str]] = {}
+    for i, (verdict, prop) in judged.items():
+        c = per_module.setdefault(catalogue[i], Counter())
+        c.update({"generated": 1, verdict: 1, "deadlock": verdict == "killed" and prop == "deadlock",
+                  "witness": verdict == "killed" and prop.startswith("witness ")})  # fmt: skip
+    size = Counter(catalogue.values())
+    print("| module | in the catalogue | run | killed by a property | caught only by pins "
           "or a twin | survived | equivalent | invalid |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     total: Counter[str] = Counter()
-    for module in sorted(rows):
-        r, how = rows[module]
-        total.update({k: r.get(k, 0) for k in ("generated", "killed", "pins", "survived",
-                                                 "equivalent", "invalid", "deadlock", "witness")})  # fmt: skip
-        print(f"| {module} | {catalogue.get(module, '-')} | {how} | {r['generated']} | {r['killed']} "
-              f"| {r['pins']} | {r['survived']} | {r['equivalent']} | {r['invalid']} |")  # fmt: skip
+    for module in sorted(per_module):
+        r = per_module[module]
+        total.update(r)
+        how = ("whole catalogue" if r["generated"] == size[module]
+               else f"{r['generated']} of {size[module]}")  # fmt: skip
+        print(f"| {module} | {size[module]} | {how} | {r['killed']} | {r['pins']} "
+              f"| {r['survived']} | {r['equivalent']} | {r['invalid']} |")  # fmt: skip
     print(f"\nmutants: {total['generated']} run, {total['killed']} killed ({total['deadlock']} by TLC's "
           f"deadlock check, {total['witness']} by a reachability witness), {total['pins']} caught "
           f"only by pins or a twin, {total['survived']} survived, {total['equivalent']} equivalent, "
-          f"{total['invalid']} invalid, of {sum(catalogue.values())} in the catalogue.\n")  # fmt: skip
+          f"{total['invalid']} invalid, of {len(catalogue)} in the catalogue.\n")  # fmt: skip
 
 
 def main() -> int:

@@ -30,21 +30,36 @@ def test_a_results_file_is_reported(tmp_path: Path) -> None:
     assert "| one page, full machine | 12,345 |" in proc.stdout
 
 
-def test_mutate_runs_of_several_files_make_one_table(tmp_path: Path) -> None:
-    """A module's whole catalogue and another's seeded sample, each run on its own, are one table:
-    the run that covered each module is named, and the totals are the sum of the rows."""
-    row = {"generated": 4, "killed": 2, "pins": 1, "survived": 0, "equivalent": 1, "invalid": 0}
+def test_mutate_runs_are_merged_mutant_by_mutant(tmp_path: Path) -> None:
+    """A whole-catalogue run, then a re-run of the mutant it left caught only by pins, are one
+    table: the last file naming a mutant wins, the equivalents listed now count as equivalent, a
+    mutant no longer in the catalogue is left out, and a partly covered module says how much."""
+    from tlcrunner import mutate
+    from tlcrunner.locations import default_manifest
+
+    manifest = mutate.load_manifest(default_manifest())
+    catalogue = mutate.whole_catalogue(manifest)
+    equivalent = set(mutate.load_equivalents(manifest.directory / mutate.DEFAULT_EQUIVALENTS))
+    balloon = [m.id for m in catalogue if m.module == "Ballooning"]
+    essa = [m.id for m in catalogue if m.module == "ESSA" and m.id not in equivalent][:2]
+    row = lambda i, v, p=None: {"id": i, "verdict": v, "property": p}  # noqa: E731
     whole = tmp_path / "a.json"
-    whole.write_text(json.dumps({"max_per_module": None, "seed": 0, "scores": {"Ballooning": row}}))
-    sample = tmp_path / "b.json"
-    sample.write_text(json.dumps({"max_per_module": 25, "seed": 14,
-                                  "scores": {"ESSA": {**row, "survived": 1, "generated": 5}}}))
-    proc = subprocess.run([sys.executable, str(REPORT), "--mutate", str(whole), str(sample)],
+    whole.write_text(json.dumps({"mutants": [row(i, "killed", "SomeInv") for i in balloon[1:]]
+                                 + [row(balloon[0], "pins"), row("deadbeef00", "survived"),
+                                    row(essa[0], "survived"), row(essa[1], "killed", "deadlock")]}))
+    rerun = tmp_path / "b.json"
+    rerun.write_text(json.dumps({"mutants": [row(balloon[0], "killed", "witness W of P")]}))
+    proc = subprocess.run([sys.executable, str(REPORT), "--mutate", str(whole), str(rerun)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert any(line.startswith("| Ballooning | ") and "| whole catalogue | 4 | 2 | 1 | 0 | 1 | 0 |" in line
-               for line in lines), proc.stdout
-    assert any(line.startswith("| ESSA | ") and "| sample of 25, seed 14 | 5 | 2 | 1 | 1 | 1 | 0 |" in line
-               for line in lines), proc.stdout
-    assert "mutants: 9 run, 4 killed (0 by TLC's deadlock check, 0 by a reachability witness), 2 caught only by pins or a twin, 1 survived, 2 equivalent, 0 invalid" in proc.stdout
+    eq = len(equivalent & set(balloon))
+    essa_size = sum(m.module == "ESSA" for m in catalogue)
+    assert f"| Ballooning | {len(balloon)} | whole catalogue | {len(balloon) - eq} | 0 | 0 | {eq} | 0 |" in lines
+    essa_eq = len(equivalent & {m.id for m in catalogue if m.module == "ESSA"})
+    assert f"| ESSA | {essa_size} | {2 + essa_eq} of {essa_size} | 1 | 0 | 1 | {essa_eq} | 0 |" in lines
+    assert not any(line.startswith("| FrameReuse ") for line in lines)  # no file covers it
+    assert (f"mutants: {len(balloon) + 2 + essa_eq} run, {len(balloon) - eq + 1} killed (1 by TLC's deadlock "
+            f"check, {1 if balloon[0] not in equivalent else 0} by a reachability witness), 0 caught "
+            f"only by pins or a twin, 1 survived, {eq + essa_eq} equivalent, 0 invalid, "
+            f"of {len(catalogue)} in the catalogue.") in proc.stdout
