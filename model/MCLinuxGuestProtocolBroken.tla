@@ -72,6 +72,17 @@ SpuriousMakeVolatile(c) ==
 SpuriousMakeVolatileSpec ==
     Init /\ [][Next \/ \E c \in CPUs : SpuriousMakeVolatile(c)]_vars
 
+\* An unlock_page that forgets the attempt to make the page volatile (the hook
+\* of paper 3.2 left out of one unlock path): the page stays stable though the
+\* condition that kept it so went away.  Caught by VolatileRetriedProp (D236).
+UnlockWithoutRetry(c) ==
+    /\ HeldPage(c)
+    /\ lockHeld[c]
+    /\ lockHeld' = [lockHeld EXCEPT ![c] = FALSE]
+    /\ UNCHANGED <<pageVars, pc, pg, ret, ref>>
+UnlockWithoutRetrySpec ==
+    Init /\ [][Next \/ \E c \in CPUs : UnlockWithoutRetry(c)]_vars
+
 \* A user that takes a page it holds for a discarded one and runs the discard
 \* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
 SpuriousDiscardSpec ==

@@ -180,6 +180,36 @@ VolatileCheckPointsProp == [][VolatileCheckPointsStep]_vars
 MakeVolatileStarts == \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry"
 
 (***************************************************************************)
+(* VolatileRetriedProp.  "After the memory management removed a condition  *)
+(* that made it necessary to keep the page in stable state, it is          *)
+(* attempted to make the page volatile again" (paper 3.1); "it is enough   *)
+(* to do the checking for the volatile transition when a page gets         *)
+(* unlocked, when it has finished writeback, ..." (3.2); "The end of I/O   *)
+(* interrupt usually releases the page lock which results in a try to make *)
+(* a page volatile" (3.3).  The other half of VolatileCheckPointsProp, for *)
+(* the two page flags: a step in which a page gets unlocked (condition 4;  *)
+(* for a read that ends, condition 7 too: the page is up to date) or       *)
+(* finishes writeback (condition 3) starts a make_volatile on that page in *)
+(* the same step, so a page is never left stable by a flag that went away  *)
+(* unnoticed (D236).  The two counters are left out on purpose: the paper  *)
+(* itself drops the attempt where they change on the minor fault and unmap *)
+(* paths ("special variants of put_page_testzero and page_cache_release    *)
+(* ... that do not try to make the page volatile", 3.6), and the discard   *)
+(* path drops references to a page it took out of the cache (condition 9). *)
+(***************************************************************************)
+FlagConditionRemoved(p) ==
+    \/ Locked(p) /\ ~Locked(p)'                   \* the page gets unlocked
+    \/ io[p] = "Write" /\ io'[p] = "None"          \* it has finished writeback
+VolatileRetriedStep ==
+    \A p \in Pages :
+        FlagConditionRemoved(p) =>
+            \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry" /\ pg'[x] = p
+VolatileRetriedProp == [][VolatileRetriedStep]_vars
+
+\* What VolatileRetriedProp is about (its witness): a page finishes writeback.
+WritebackFinishes == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None"
+
+(***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
 (* reused" (D39): a page out of the page cache that nobody references is   *)
 (* free, and "the allocation operation makes the pages stable again"       *)
