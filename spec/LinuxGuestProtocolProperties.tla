@@ -150,6 +150,10 @@ SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
 \* ... and one the host discarded, which StableWhileHeldInv is about on a platform
 \* with P (the host takes "any P page", D30).
 SomePotentiallyVolatileDiscarded == \E p \in Pages : usage[p] = "P" /\ discarded[p]
+\* ... and a volatile page the host discarded (Vz), on a platform with P: "all
+\* clean, read-only pages ... would be volatile" (3.1), not only potentially
+\* volatile (D239).
+SomeVolatileDiscarded == \E p \in Pages : usage[p] = "V" /\ discarded[p]
 
 \* The same in a check of two reads (D36, D191): a condition holds while a
 \* make_volatile is between its first and its second read.
