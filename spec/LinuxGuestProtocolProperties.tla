@@ -214,6 +214,30 @@ VolatileRetriedProp == [][VolatileRetriedStep]_vars
 WritebackFinishes == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None"
 
 (***************************************************************************)
+(* PageLockExclusiveProp.  Paper 3.1, condition 4: "The page is locked.   *)
+(* As long as the page is locked the code that acquired the lock has       *)
+(* exclusive access to the page."  The two things a user does to a page   *)
+(* under its lock - it starts writeback, or it truncates the page out of  *)
+(* the page cache (D37) - happen only in a step in which some process     *)
+(* context holds that page's lock and runs: not without the lock, and not *)
+(* while the holder is interrupted, since "the interrupted code" makes no *)
+(* progress until its handler returns (D33, D192; InterruptedCodeWaitsProp *)
+(* sees only the holder's own context, not the page it changes).  The      *)
+(* discard path takes a page out of the cache without the lock: it marks   *)
+(* it PG_discarded (3.7), which truncation does not (D241).                *)
+(***************************************************************************)
+LockedOnlyStep(p) ==
+    \/ io[p] = "None" /\ io'[p] = "Write"                     \* writeback starts
+    \/ inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p]         \* truncation
+PageLockExclusiveStep ==
+    \A p \in Pages :
+        LockedOnlyStep(p) => \E c \in CPUs : lockHeld[c] /\ pg[Proc(c)] = p /\ Runs(Proc(c))
+PageLockExclusiveProp == [][PageLockExclusiveStep]_vars
+
+\* What PageLockExclusiveProp is about (its witness): a page is truncated.
+PageTruncated == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p]
+
+(***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
 (* reused" (D39): a page out of the page cache that nobody references is   *)
 (* free, and "the allocation operation makes the pages stable again"       *)
