@@ -182,6 +182,14 @@ VolatileCheckPointsProp == [][VolatileCheckPointsStep]_vars
 
 \* What VolatileCheckPointsProp is about (its witness): a make_volatile starts.
 MakeVolatileStarts == \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry"
+\* ... and the paper's two paths that change a counter with no attempt (3.6, D242):
+\* a minor fault maps a page "without doing a single state change", and the
+\* unmap path drops a mapping through the variants "that do not try to make the
+\* page volatile".
+MappedWithoutAttempt ==
+    \E p \in Pages : maps'[p] > maps[p] /\ \A x \in Contexts : pc'[x] = pc[x]
+UnmappedWithoutAttempt ==
+    \E p \in Pages : maps'[p] < maps[p] /\ inCache'[p] /\ \A x \in Contexts : pc'[x] = pc[x]
 
 (***************************************************************************)
 (* VolatileRetriedProp.  "After the memory management removed a condition  *)
