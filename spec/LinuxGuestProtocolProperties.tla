@@ -147,6 +147,13 @@ SomeConditionHolds ==
 
 \* ... and a page with a writable mapping made potentially volatile (D196).
 SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
+\* ... and a potentially volatile page still in the page cache whose PG_writable
+\* its last unmap reset: "Only then is the PG_writable bit reset again" (3.5).
+\* P is set only with PG_writable set, and only the unmap clears the flag of a
+\* cached page, so this state is reached through SomePotentiallyVolatilePage and
+\* the reset (D243).
+PotentiallyVolatileAfterReset ==
+    \E p \in Pages : usage[p] = "P" /\ ~writable[p] /\ inCache[p]
 \* ... and one the host discarded, which StableWhileHeldInv is about on a platform
 \* with P (the host takes "any P page", D30).
 SomePotentiallyVolatileDiscarded == \E p \in Pages : usage[p] = "P" /\ discarded[p]
