@@ -80,6 +80,9 @@ InterruptedCodeWaitsProp == [][InterruptedCodeWaitsStep]_vars
 \* make_volatile or holds a page.
 StepWhileInterrupted ==
     \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] # "Idle"
+\* ... and, in the design whose make_volatile waits (the paper's alternative),
+\* one whose process context spins for PG_state_change (D240 addendum).
+SpinWhileInterrupted == \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] = "MVSpin"
 \* ... and one whose process context has checked and is about to set the state.
 SetPendingWhileInterrupted ==
     \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] = "MVSet"
