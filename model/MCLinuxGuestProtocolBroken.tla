@@ -72,6 +72,32 @@ SpuriousMakeVolatile(c) ==
 SpuriousMakeVolatileSpec ==
     Init /\ [][Next \/ \E c \in CPUs : SpuriousMakeVolatile(c)]_vars
 
+\* An unlock_page that forgets the attempt to make the page volatile (the hook
+\* of paper 3.2 left out of one unlock path): the page stays stable though the
+\* condition that kept it so went away.  Caught by VolatileRetriedProp (D236).
+UnlockWithoutRetry(c) ==
+    /\ HeldPage(c)
+    /\ lockHeld[c]
+    /\ lockHeld' = [lockHeld EXCEPT ![c] = FALSE]
+    /\ UNCHANGED <<pageVars, pc, pg, ret, ref>>
+UnlockWithoutRetrySpec ==
+    Init /\ [][Next \/ \E c \in CPUs : UnlockWithoutRetry(c)]_vars
+
+\* A truncation that does not take the page lock (truncate_inode_pages
+\* without lock_page): the page leaves the cache under another user's writeback
+\* or lock.  Caught by PageLockExclusiveProp (D241).
+TruncateWithoutLock(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ HeldPage(c)
+        /\ ~lockHeld[c] /\ inCache[p] /\ io[p] = "None"
+        /\ inCache' = [inCache EXCEPT ![p] = FALSE]
+        /\ backed' = [backed EXCEPT ![p] = FALSE]
+        /\ maps' = [maps EXCEPT ![p] = 0]
+        /\ UNCHANGED <<usage, discarded, dirty, io, mlocked, writable, pgDiscarded,
+                       stateChange, ctxVars>>
+TruncateWithoutLockSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : TruncateWithoutLock(c)]_vars
+
 \* A user that takes a page it holds for a discarded one and runs the discard
 \* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
 SpuriousDiscardSpec ==

@@ -445,9 +445,11 @@ ReadPage(c, p) ==
 \* The minor fault path of paper 3.6: a read-only mapping of a cached page
 \* "without doing a single state change" (find_get_page variant, no
 \* make_stable); one step because the reference becomes the mapping's at once.
-MinorFault(c, p) ==
-    /\ Runs(Proc(c))
-    /\ pc[Proc(c)] = "Idle"
+\* A step of the environment, like the unmap below (D238): the faulting thread
+\* runs no code of the protocol, so it may run on a CPU the model does not show,
+\* whatever the modelled CPUs are doing (in make_stable, in make_volatile, in
+\* an interrupt handler).
+MinorFault(p) ==
     /\ "Map" \in UserOps
     /\ inCache[p] /\ maps[p] < MaxMaps
     /\ maps' = [maps EXCEPT ![p] = @ + 1]
@@ -457,9 +459,10 @@ MinorFault(c, p) ==
 \* Unmap (page_remove_rmap, page_cache_release_nohv: no state change).  The
 \* last unmap resets PG_writable, if it gets PG_state_change at once
 \* (__page_reset_writable); otherwise the flag stays set, which is safe.
-UnmapPage(c, p) ==
-    /\ Runs(Proc(c))
-    /\ pc[Proc(c)] = "Idle"
+\* Whatever the modelled CPUs are doing (D238, as DiscardHandling's D180): the
+\* process that unmaps (munmap, exit) runs no code of the protocol and may be
+\* on another CPU.
+UnmapPage(p) ==
     /\ maps[p] > 0
     /\ maps' = [maps EXCEPT ![p] = @ - 1]
     /\ writable' = [writable EXCEPT ![p] =
@@ -595,7 +598,7 @@ Init ==
     /\ lockHeld    = [c \in CPUs |-> FALSE]
 
 ProcNext(c) ==
-    \/ \E p \in Pages : FindGetPage(c, p) \/ ReadPage(c, p) \/ MinorFault(c, p) \/ UnmapPage(c, p)
+    \/ \E p \in Pages : FindGetPage(c, p) \/ ReadPage(c, p)
     \/ MakeStableAcquireBit(c) \/ SetStableIfNotDiscarded(c) \/ MakeStableReleaseBit(c)
     \/ GetPageAfterMakeStable(c)
     \/ PageDiscard(c)
@@ -611,6 +614,8 @@ Next ==
     \/ \E c \in CPUs : ProcNext(c)
     \/ \E x \in Contexts : MakeVolatileNext(x)
     \/ \E c \in CPUs, p \in Pages : EndOfIOInterrupt(c, p)
+    \/ \E p \in Pages : MinorFault(p)
+    \/ \E p \in Pages : UnmapPage(p)
     \/ \E p \in Pages : HostDiscard(p)
 
 Spec == Init /\ [][Next]_vars

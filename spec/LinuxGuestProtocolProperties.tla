@@ -80,6 +80,9 @@ InterruptedCodeWaitsProp == [][InterruptedCodeWaitsStep]_vars
 \* make_volatile or holds a page.
 StepWhileInterrupted ==
     \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] # "Idle"
+\* ... and, in the design whose make_volatile waits (the paper's alternative),
+\* one whose process context spins for PG_state_change (D240 addendum).
+SpinWhileInterrupted == \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] = "MVSpin"
 \* ... and one whose process context has checked and is about to set the state.
 SetPendingWhileInterrupted ==
     \E c \in CPUs : pc[Irq(c)] # "None" /\ pc[Proc(c)] = "MVSet"
@@ -147,9 +150,20 @@ SomeConditionHolds ==
 
 \* ... and a page with a writable mapping made potentially volatile (D196).
 SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
+\* ... and a potentially volatile page still in the page cache whose PG_writable
+\* its last unmap reset: "Only then is the PG_writable bit reset again" (3.5).
+\* P is set only with PG_writable set, and only the unmap clears the flag of a
+\* cached page, so this state is reached through SomePotentiallyVolatilePage and
+\* the reset (D243).
+PotentiallyVolatileAfterReset ==
+    \E p \in Pages : usage[p] = "P" /\ ~writable[p] /\ inCache[p]
 \* ... and one the host discarded, which StableWhileHeldInv is about on a platform
 \* with P (the host takes "any P page", D30).
 SomePotentiallyVolatileDiscarded == \E p \in Pages : usage[p] = "P" /\ discarded[p]
+\* ... and a volatile page the host discarded (Vz), on a platform with P: "all
+\* clean, read-only pages ... would be volatile" (3.1), not only potentially
+\* volatile (D239).
+SomeVolatileDiscarded == \E p \in Pages : usage[p] = "V" /\ discarded[p]
 
 \* The same in a check of two reads (D36, D191): a condition holds while a
 \* make_volatile is between its first and its second read.
@@ -178,6 +192,68 @@ VolatileCheckPointsProp == [][VolatileCheckPointsStep]_vars
 
 \* What VolatileCheckPointsProp is about (its witness): a make_volatile starts.
 MakeVolatileStarts == \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry"
+\* ... and the paper's two paths that change a counter with no attempt (3.6, D242):
+\* a minor fault maps a page "without doing a single state change", and the
+\* unmap path drops a mapping through the variants "that do not try to make the
+\* page volatile".
+MappedWithoutAttempt ==
+    \E p \in Pages : maps'[p] > maps[p] /\ \A x \in Contexts : pc'[x] = pc[x]
+UnmappedWithoutAttempt ==
+    \E p \in Pages : maps'[p] < maps[p] /\ inCache'[p] /\ \A x \in Contexts : pc'[x] = pc[x]
+
+(***************************************************************************)
+(* VolatileRetriedProp.  "After the memory management removed a condition  *)
+(* that made it necessary to keep the page in stable state, it is          *)
+(* attempted to make the page volatile again" (paper 3.1); "it is enough   *)
+(* to do the checking for the volatile transition when a page gets         *)
+(* unlocked, when it has finished writeback, ..." (3.2); "The end of I/O   *)
+(* interrupt usually releases the page lock which results in a try to make *)
+(* a page volatile" (3.3).  The other half of VolatileCheckPointsProp, for *)
+(* the two page flags: a step in which a page gets unlocked (condition 4;  *)
+(* for a read that ends, condition 7 too: the page is up to date) or       *)
+(* finishes writeback (condition 3) starts a make_volatile on that page in *)
+(* the same step, so a page is never left stable by a flag that went away  *)
+(* unnoticed (D236).  The two counters are left out on purpose: the paper  *)
+(* itself drops the attempt where they change on the minor fault and unmap *)
+(* paths ("special variants of put_page_testzero and page_cache_release    *)
+(* ... that do not try to make the page volatile", 3.6), and the discard   *)
+(* path drops references to a page it took out of the cache (condition 9). *)
+(***************************************************************************)
+FlagConditionRemoved(p) ==
+    \/ Locked(p) /\ ~Locked(p)'                   \* the page gets unlocked
+    \/ io[p] = "Write" /\ io'[p] = "None"          \* it has finished writeback
+VolatileRetriedStep ==
+    \A p \in Pages :
+        FlagConditionRemoved(p) =>
+            \E x \in Contexts : pc[x] \notin MVPCs /\ pc'[x] = "MVTry" /\ pg'[x] = p
+VolatileRetriedProp == [][VolatileRetriedStep]_vars
+
+\* What VolatileRetriedProp is about (its witness): a page finishes writeback.
+WritebackFinishes == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None"
+
+(***************************************************************************)
+(* PageLockExclusiveProp.  Paper 3.1, condition 4: "The page is locked.   *)
+(* As long as the page is locked the code that acquired the lock has       *)
+(* exclusive access to the page."  The two things a user does to a page   *)
+(* under its lock - it starts writeback, or it truncates the page out of  *)
+(* the page cache (D37) - happen only in a step in which some process     *)
+(* context holds that page's lock and runs: not without the lock, and not *)
+(* while the holder is interrupted, since "the interrupted code" makes no *)
+(* progress until its handler returns (D33, D192; InterruptedCodeWaitsProp *)
+(* sees only the holder's own context, not the page it changes).  The      *)
+(* discard path takes a page out of the cache without the lock: it marks   *)
+(* it PG_discarded (3.7), which truncation does not (D241).                *)
+(***************************************************************************)
+LockedOnlyStep(p) ==
+    \/ io[p] = "None" /\ io'[p] = "Write"                     \* writeback starts
+    \/ inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p]         \* truncation
+PageLockExclusiveStep ==
+    \A p \in Pages :
+        LockedOnlyStep(p) => \E c \in CPUs : lockHeld[c] /\ pg[Proc(c)] = p /\ Runs(Proc(c))
+PageLockExclusiveProp == [][PageLockExclusiveStep]_vars
+
+\* What PageLockExclusiveProp is about (its witness): a page is truncated.
+PageTruncated == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p]
 
 (***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
