@@ -127,6 +127,20 @@ def test_the_readmes_model_figures_are_the_pinned_ones() -> None:
     assert checked >= 40  # the deeper models' table, the benchmark's, the symmetry table
 
 
+def test_the_readmes_counts_of_models_and_mutants_are_the_trees() -> None:
+    """The README's count of models (all, CI-sized) is the manifest's, and the catalogue size it
+    gives for `make mutate` is the tool's."""
+    import json
+
+    from tlcrunner import mutate
+
+    models = json.loads((REPO_ROOT / "model" / "manifest.json").read_text())["models"]
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    ci = sum(m.get("size") == "ci" for m in models)
+    assert f"({len(models)} models: {ci} CI-sized, run by `make test`" in readme
+    assert f"# the whole catalogue ({len(mutate.whole_catalogue()):,} mutants)" in readme
+
+
 def _shown_commands() -> list[tuple[str, str, list[str]]]:
     """(file, module, arguments) of every `python -m conformance|refimpl|tlcrunner check` command
     in the sh blocks of the documentation."""
