@@ -57,6 +57,10 @@ EssaEffectNoDatIgnored(orc, p) ==
     ELSE IF Impl = "KVMClassic" THEN ClassicEffect(orc, p)
     ELSE GmapEffect(orc, p)
 
+\* Broken twin of QueuedDiscardProp (D228): the new gmap's intercepted path keeping Z when it
+\* queues nothing, as classic KVM's does (the rule of sources 2 in place of sources 3's).
+EssaEffectGmapKeepsZ(orc, p) == [GmapEffect(orc, p) EXCEPT !.z = @ \/ zbit[p]]
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

@@ -207,6 +207,34 @@ OrcContractStep ==
 OrcContractProp == [][OrcContractStep]_vars
 
 (***************************************************************************)
+(* QueuedDiscardProp.  Sources 2: KVM "appends non-resident frames that    *)
+(* became U or V to the CBRL"; pgste_perform_essa: "2 U, queue if not      *)
+(* valid; 3 V, queue if not valid; 4 ... not valid, Z clear, GC clear: V   *)
+(* and queue", "'queue' = returns 1 so that __do_essa appends the frame to *)
+(* the CBRL, and Z is set; Z is never cleared here".  Sources 3:           *)
+(* dat_perform_essa "assigns Z = 'this call queued a discard', so every    *)
+(* call that queues none clears Z, ORC 0 included".  The machine's own     *)
+(* ESSA in the new gmap keeps Z unless it queues [INFERENCE, D101].  Z is  *)
+(* what the next ESSA reports as logically zero and what CBRL processing   *)
+(* zaps on, so an ESSA that completes in KVM queues a discard exactly for  *)
+(* those pages, sets Z when it does, and otherwise leaves Z as its path    *)
+(* says (D228).                                                            *)
+(***************************************************************************)
+QueuedDiscardStep ==
+    LET p == lastOp'.page
+        o == lastOp'.orc
+        queued == Len(cbrl') = Len(cbrl) + 1
+        intercepted == lastOp'.outcome = "Done"
+    IN  (KVM /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ o \in 0 .. 7) =>
+            /\ queued => /\ ~EssaValid(p) /\ usage'[p] \in {"U", "V"} /\ zbit'[p]
+                         /\ cbrl' = Append(cbrl, p)
+            /\ (o \in {2, 3} /\ ~EssaValid(p)) => queued
+            /\ (o = 4 /\ ~EssaValid(p) /\ ~zbit[p] /\ ~gc[p]) => queued
+            /\ ~queued => /\ cbrl' = cbrl
+                          /\ zbit'[p] = IF Gmap /\ intercepted THEN FALSE ELSE zbit[p]
+QueuedDiscardProp == [][QueuedDiscardStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -230,7 +258,11 @@ RefusalProp == [][RefusalStep]_vars
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
-BelievedStableNotInFrame == \E p \in Pages : belief[p] = "S" /\ ~valid[p]
+\* (GuestStableBeliefInv.)  The guest believes a page stable because make_stable reported
+\* success, and the page is not in a frame (the host swapped it out while it was P).
+MadeStableNotInFrame ==
+    /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
+    /\ belief[lastOp.page] = "S" /\ ~valid[lastOp.page]
 OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ belief[p] = "S" /\ ~valid[p]
 ModifiedPPage            == \E p \in Pages : owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]
 ReadOfNonZero            == lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
@@ -239,6 +271,10 @@ SomePageSwapped          == \E p \in Pages : swapped[p]
 SpecificationExceptionTaken == lastOp'.outcome = "SpecificationException"
 MigrationOfStableContent == lastOp'.op = "Migrate" /\ \E p \in Pages : usage[p] = "S" /\ Readable(p) # 0
 MigrationOfSwappedPage   == lastOp'.op = "Migrate" /\ \E p \in Pages : swapped[p] \/ zbit[p]
+\* (MigrationArrivalProp.)  A page the guest uses (believes stable) with N set migrates: the
+\* no-DAT attribute it relies on for that page must arrive with it (on a free page N is
+\* rewritten by the next allocation).
+MigrationOfNoDatPageInUse == lastOp'.op = "Migrate" /\ \E p \in Pages : nodat[p] /\ belief[p] = "S"
 ChangedPageNotValid      == \E p \in Pages : ~EssaValid(p) /\ keyDirty[p]
 EssaWithoutPageTable     == ~pageTable /\ lastOp.op \in EssaOps
 EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals
@@ -246,6 +282,12 @@ EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusa
 OrcOnNonResidentPage ==
     /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
     /\ lastOp'.orc \in 1 .. 7 /\ ~EssaValid(lastOp'.page)
+\* (QueuedDiscardProp.)  An ESSA that completes and queues nothing on a page whose Z is set:
+\* where the paths' Z rules differ (classic and the machine keep Z, the gmap's intercepted
+\* path clears it).
+EssaOnZeroBitPage ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 0 .. 7 /\ zbit[lastOp'.page] /\ cbrl' = cbrl
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}
