@@ -61,6 +61,9 @@ EssaEffectNoDatIgnored(orc, p) ==
 \* queues nothing, as classic KVM's does (the rule of sources 2 in place of sources 3's).
 EssaEffectGmapKeepsZ(orc, p) == [GmapEffect(orc, p) EXCEPT !.z = @ \/ zbit[p]]
 
+\* Broken twin of ResultByteProp (D230): R1 without the no-DAT bit.
+ResultByteWithoutNoDat(p) == ContentBits(p) + UsageBits(usage[p])
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

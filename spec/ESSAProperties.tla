@@ -235,6 +235,29 @@ QueuedDiscardStep ==
 QueuedDiscardProp == [][QueuedDiscardStep]_vars
 
 (***************************************************************************)
+(* ResultByteProp.  Sources 1: "R1 receives one byte, the state before the *)
+(* operation: content in 0x03 (0 resident, 2 preserved, 3 logically zero), *)
+(* usage in 0x0C (0 S, 4 U, 8 P, 0xC V), 0x10 the exception indication    *)
+(* ..., 0x20 the no-DAT bit N.  Classic KVM computes the content from the  *)
+(* host PTE: valid gives 0; invalid with Z clear gives 2; invalid with Z   *)
+(* set gives 3"; sources 3: the same from the gmap PTE; sources 6: the     *)
+(* 2007 content states resident, preserved, zero.  An ESSA that completes  *)
+(* leaves in R1 the page's usage, N and content state before the operation *)
+(* in that encoding, which the guest decodes (make_stable reads failure    *)
+(* from it, D229).  Written out from the source's table, not through       *)
+(* ResultByte (D230).                                                      *)
+(***************************************************************************)
+ResultByteStep ==
+    LET p == lastOp'.page
+        usageCode == CASE usage[p] = "S" -> 0 [] usage[p] = "U" -> 4
+                       [] usage[p] = "P" -> 8 [] usage[p] = "V" -> 12
+        logicallyZero == IF KVM THEN zbit[p] ELSE ~swapped[p]
+        contentCode == IF EssaValid(p) THEN 0 ELSE IF logicallyZero THEN 3 ELSE 2
+    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ lastOp'.orc \in 0 .. 7)
+        => lastOp'.result = contentCode + usageCode + (IF nodat[p] THEN 32 ELSE 0)
+ResultByteProp == [][ResultByteStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -288,6 +311,15 @@ OrcOnNonResidentPage ==
 EssaOnZeroBitPage ==
     /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
     /\ lastOp'.orc \in 0 .. 7 /\ zbit[lastOp'.page] /\ cbrl' = cbrl
+\* (ResultByteProp.)  An ESSA that completes on a page with N set that is not valid for ESSA
+\* (every field of R1 other than resident content at stake).
+EssaReportsNoDatNotValid ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 0 .. 7 /\ nodat[lastOp'.page] /\ ~EssaValid(lastOp'.page)
+\* (ResultByteProp, the 2007 model.)  An ESSA that completes on a preserved page (content 2).
+EssaOnSwappedPage ==
+    /\ lastOp'.outcome = "Done" /\ lastOp'.page \in Pages /\ lastOp'.orc \in 0 .. 7
+    /\ ~valid[lastOp'.page] /\ swapped[lastOp'.page]
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}
