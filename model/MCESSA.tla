@@ -64,6 +64,17 @@ EssaEffectGmapKeepsZ(orc, p) == [GmapEffect(orc, p) EXCEPT !.z = @ \/ zbit[p]]
 \* Broken twin of ResultByteProp (D230): R1 without the no-DAT bit.
 ResultByteWithoutNoDat(p) == ContentBits(p) + UsageBits(usage[p])
 
+\* Broken twin of UnwrittenContentKeptInv (D231): a 2007 guest that stores to a page it made
+\* volatile, without making it stable first.
+GuestWriteVolatile(p) ==
+    /\ belief[p] = "V"
+    /\ ~AccessFault(p)
+    /\ WriteAccess("GuestWrite", p, Written)
+    /\ owed' = [owed EXCEPT ![p] = Written]
+    /\ modified' = [modified EXCEPT ![p] = TRUE]
+    /\ UNCHANGED belief
+WriteVolatileSpec == Init /\ [][Next \/ \E p \in Pages : GuestWriteVolatile(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

@@ -54,6 +54,19 @@ ModifiedPContentKeptInv ==
         (owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]) => Readable(p) = owed[p]
 
 (***************************************************************************)
+(* UnwrittenContentKeptInv.  Paper, section 2: V, "the guest has indicated *)
+(* that it can tolerate the loss of the page content"; P, "The guest can   *)
+(* tolerate the loss of the page content as long as the page has not been  *)
+(* modified."  A guest can tolerate the loss only of content it can        *)
+(* recreate: what it stored and has not yet written back it cannot.        *)
+(* Whatever usage the guest asked for, content it modified since its last  *)
+(* writeback and is owed is never lost (a guest that makes such a page     *)
+(* volatile, or stores to a page it made volatile, breaks it; D231).       *)
+(***************************************************************************)
+UnwrittenContentKeptInv ==
+    \A p \in Pages : (owed[p] # NoValue /\ modified[p]) => Readable(p) = owed[p]
+
+(***************************************************************************)
 (* ReadResultInv.  Paper, section 2: "If a guest accesses a Vz or Pz page, *)
 (* the host will present a special discard fault to notify the guest that *)
 (* the page has been removed and that it needs to be recreated by the     *)
@@ -287,6 +300,9 @@ MadeStableNotInFrame ==
     /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
     /\ belief[lastOp.page] = "S" /\ ~valid[lastOp.page]
 OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ belief[p] = "S" /\ ~valid[p]
+\* (UnwrittenContentKeptInv.)  Content the guest stored and has not written back, away from
+\* any frame.
+UnwrittenContentAway     == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ modified[p] /\ ~valid[p]
 ModifiedPPage            == \E p \in Pages : owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]
 ReadOfNonZero            == lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
 SomeReportedZero         == \E p \in Pages : ReportedZero(p)
