@@ -271,6 +271,20 @@ ResultByteStep ==
 ResultByteProp == [][ResultByteStep]_vars
 
 (***************************************************************************)
+(* CMMAResetProp.  Sources 2: "Reset (ptep_zap_unused with reset set)      *)
+(* makes every page S and clears N; Z is left alone"; sources 3: "Reset    *)
+(* (dat_reset_cmma) makes every page S and clears N."  A CMMA reset leaves *)
+(* every page stable with N clear, and its Z, residency and content as     *)
+(* they were (D233).                                                       *)
+(***************************************************************************)
+CMMAResetStep ==
+    lastOp'.op = "HostResetCMMA" =>
+        \A p \in Pages :
+            /\ usage'[p] = "S" /\ ~nodat'[p] /\ zbit'[p] = zbit[p]
+            /\ valid'[p] = valid[p] /\ swapped'[p] = swapped[p] /\ data'[p] = data[p]
+CMMAResetProp == [][CMMAResetStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -336,6 +350,8 @@ EssaReportsNoDatNotValid ==
 EssaOnSwappedPage ==
     /\ lastOp'.outcome = "Done" /\ lastOp'.page \in Pages /\ lastOp'.orc \in 0 .. 7
     /\ ~valid[lastOp'.page] /\ swapped[lastOp'.page]
+\* (CMMAResetProp.)  A CMMA reset while a page has N set.
+ResetOfNoDatPage == lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : nodat[p]
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

@@ -239,6 +239,18 @@ def ResultByteStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     return t.lastOp.result == content + _USAGE_CODE[a.usage] + (32 if a.nodat else 0)
 
 
+def CMMAResetStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A CMMA reset leaves every page S with N clear, and its Z, residency and content as they
+    were (D233)."""
+    if t.lastOp.op != "HostResetCMMA":
+        return True
+    return all(
+        b.usage == "S" and not b.nodat and b.zbit == a.zbit
+        and (b.valid, b.swapped, b.data) == (a.valid, a.swapped, a.data)
+        for a, b in zip(s.pages, t.pages)
+    )  # fmt: skip
+
+
 ESSA_OPS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
     "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -275,6 +287,7 @@ StableIfNotDiscardedProp = boxed("StableIfNotDiscardedProp", StableIfNotDiscarde
 OrcContractProp = boxed("OrcContractProp", OrcContractStep)
 QueuedDiscardProp = boxed("QueuedDiscardProp", QueuedDiscardStep)
 ResultByteProp = boxed("ResultByteProp", ResultByteStep)
+CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
@@ -283,7 +296,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
-            RefusalProp),
+            CMMAResetProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
