@@ -75,6 +75,10 @@ GuestWriteVolatile(p) ==
     /\ UNCHANGED belief
 WriteVolatileSpec == Init /\ [][Next \/ \E p \in Pages : GuestWriteVolatile(p)]_vars
 
+\* Broken twin of GuestAccessInUseProp (D234): a 2007 guest that reads a page after freeing it.
+GuestReadFreed(p) == belief[p] = "U" /\ ReadAccess("GuestRead", p) /\ UNCHANGED GuestVars
+ReadFreedSpec == Init /\ [][Next \/ \E p \in Pages : GuestReadFreed(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

@@ -285,6 +285,17 @@ CMMAResetStep ==
 CMMAResetProp == [][CMMAResetStep]_vars
 
 (***************************************************************************)
+(* GuestAccessInUseProp.  Paper, section 3: "A guest access to an unused   *)
+(* page is a programming error"; section 3.2: "If the page was discarded, *)
+(* it is removed from the page cache".  The guest never reads or           *)
+(* stores to a page it freed or dropped (believes unused): it keeps no     *)
+(* reference to such a page (D234).                                        *)
+(***************************************************************************)
+GuestAccessInUseStep ==
+    lastOp'.op \in {"GuestRead", "GuestWrite"} => belief[lastOp'.page] # "U"
+GuestAccessInUseProp == [][GuestAccessInUseStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -352,6 +363,9 @@ EssaOnSwappedPage ==
     /\ ~valid[lastOp'.page] /\ swapped[lastOp'.page]
 \* (CMMAResetProp.)  A CMMA reset while a page has N set.
 ResetOfNoDatPage == lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : nodat[p]
+\* (GuestAccessInUseProp.)  The guest reads a page it made volatile: the page a failed
+\* make_stable would next make it drop.
+ReadOfVolatilePage == lastOp'.op = "GuestRead" /\ belief[lastOp'.page] = "V"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

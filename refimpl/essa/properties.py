@@ -251,6 +251,12 @@ def CMMAResetStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     )  # fmt: skip
 
 
+def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """The guest never reads or stores to a page it freed or dropped (D234)."""
+    lo = t.lastOp
+    return lo.op not in ("GuestRead", "GuestWrite") or s.pages[lo.page].belief != "U"
+
+
 ESSA_OPS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
     "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -288,6 +294,7 @@ OrcContractProp = boxed("OrcContractProp", OrcContractStep)
 QueuedDiscardProp = boxed("QueuedDiscardProp", QueuedDiscardStep)
 ResultByteProp = boxed("ResultByteProp", ResultByteStep)
 CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
+GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
@@ -296,7 +303,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
-            CMMAResetProp, RefusalProp),
+            CMMAResetProp, GuestAccessInUseProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
