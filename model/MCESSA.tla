@@ -79,6 +79,10 @@ WriteVolatileSpec == Init /\ [][Next \/ \E p \in Pages : GuestWriteVolatile(p)]_
 GuestReadFreed(p) == belief[p] = "U" /\ ReadAccess("GuestRead", p) /\ UNCHANGED GuestVars
 ReadFreedSpec == Init /\ [][Next \/ \E p \in Pages : GuestReadFreed(p)]_vars
 
+\* Broken twin of GuestOrcProp (D235): a guest whose allocation issues SET_UNUSED.
+GuestAllocIssuingOrc2(p) == ESSA("GuestAlloc", 2, p) /\ UNCHANGED GuestVars
+AllocOrc2Spec == Init /\ [][Next \/ \E p \in Pages : GuestAllocIssuingOrc2(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

@@ -296,6 +296,24 @@ GuestAccessInUseStep ==
 GuestAccessInUseProp == [][GuestAccessInUseStep]_vars
 
 (***************************************************************************)
+(* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
+(* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
+(* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
+(* ESSA.tla's guest: make_volatile issues ORC 3, or ORC 4 for a writably   *)
+(* mapped page (paper 2), make_stable ORC 6.  Each guest step that issues  *)
+(* ESSA is named for the operation whose ORC it issues, so that a trace    *)
+(* (and a conformance engine's) reads as the guest's program (D235).       *)
+(***************************************************************************)
+GuestOrcStep ==
+    /\ lastOp'.op = "GuestAlloc" => lastOp'.orc = 1
+    /\ lastOp'.op = "GuestFree" => lastOp'.orc = 2
+    /\ lastOp'.op = "GuestMakeVolatile" => lastOp'.orc = 3
+    /\ lastOp'.op = "GuestMakePotentiallyVolatile" => lastOp'.orc = 4
+    /\ lastOp'.op = "GuestMakeStable" => lastOp'.orc = 6
+    /\ lastOp'.op = "GuestSetStableNoDat" => lastOp'.orc = 7
+GuestOrcProp == [][GuestOrcStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -366,6 +384,8 @@ ResetOfNoDatPage == lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : nodat[p]
 \* (GuestAccessInUseProp.)  The guest reads a page it made volatile: the page a failed
 \* make_stable would next make it drop.
 ReadOfVolatilePage == lastOp'.op = "GuestRead" /\ belief[lastOp'.page] = "V"
+\* (GuestOrcProp.)  The guest makes a writably mapped page potentially volatile (ORC 4).
+MakePotentiallyVolatileTaken == lastOp'.op = "GuestMakePotentiallyVolatile"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

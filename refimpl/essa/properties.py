@@ -257,6 +257,19 @@ def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     return lo.op not in ("GuestRead", "GuestWrite") or s.pages[lo.page].belief != "U"
 
 
+#: The ORC each guest operation issues (sources 1, 4, 6; D235).
+GUEST_ORCS: Final = {
+    "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
+    "GuestMakeStable": 6, "GuestSetStableNoDat": 7,
+}  # fmt: skip
+
+
+def GuestOrcStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """Each guest step that issues ESSA is named for the operation whose ORC it issues (D235)."""
+    lo = t.lastOp
+    return lo.op not in GUEST_ORCS or lo.orc == GUEST_ORCS[lo.op]
+
+
 ESSA_OPS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
     "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -295,6 +308,7 @@ QueuedDiscardProp = boxed("QueuedDiscardProp", QueuedDiscardStep)
 ResultByteProp = boxed("ResultByteProp", ResultByteStep)
 CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
 GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
+GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
@@ -303,7 +317,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
-            CMMAResetProp, GuestAccessInUseProp, RefusalProp),
+            CMMAResetProp, GuestAccessInUseProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
