@@ -57,6 +57,32 @@ EssaEffectNoDatIgnored(orc, p) ==
     ELSE IF Impl = "KVMClassic" THEN ClassicEffect(orc, p)
     ELSE GmapEffect(orc, p)
 
+\* Broken twin of QueuedDiscardProp (D228): the new gmap's intercepted path keeping Z when it
+\* queues nothing, as classic KVM's does (the rule of sources 2 in place of sources 3's).
+EssaEffectGmapKeepsZ(orc, p) == [GmapEffect(orc, p) EXCEPT !.z = @ \/ zbit[p]]
+
+\* Broken twin of ResultByteProp (D230): R1 without the no-DAT bit.
+ResultByteWithoutNoDat(p) == ContentBits(p) + UsageBits(usage[p])
+
+\* Broken twin of UnwrittenContentKeptInv (D231): a 2007 guest that stores to a page it made
+\* volatile, without making it stable first.
+GuestWriteVolatile(p) ==
+    /\ belief[p] = "V"
+    /\ ~AccessFault(p)
+    /\ WriteAccess("GuestWrite", p, Written)
+    /\ owed' = [owed EXCEPT ![p] = Written]
+    /\ modified' = [modified EXCEPT ![p] = TRUE]
+    /\ UNCHANGED belief
+WriteVolatileSpec == Init /\ [][Next \/ \E p \in Pages : GuestWriteVolatile(p)]_vars
+
+\* Broken twin of GuestAccessInUseProp (D234): a 2007 guest that reads a page after freeing it.
+GuestReadFreed(p) == belief[p] = "U" /\ ReadAccess("GuestRead", p) /\ UNCHANGED GuestVars
+ReadFreedSpec == Init /\ [][Next \/ \E p \in Pages : GuestReadFreed(p)]_vars
+
+\* Broken twin of GuestOrcProp (D235): a guest whose allocation issues SET_UNUSED.
+GuestAllocIssuingOrc2(p) == ESSA("GuestAlloc", 2, p) /\ UNCHANGED GuestVars
+AllocOrc2Spec == Init /\ [][Next \/ \E p \in Pages : GuestAllocIssuingOrc2(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

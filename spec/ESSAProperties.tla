@@ -54,6 +54,19 @@ ModifiedPContentKeptInv ==
         (owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]) => Readable(p) = owed[p]
 
 (***************************************************************************)
+(* UnwrittenContentKeptInv.  Paper, section 2: V, "the guest has indicated *)
+(* that it can tolerate the loss of the page content"; P, "The guest can   *)
+(* tolerate the loss of the page content as long as the page has not been  *)
+(* modified."  A guest can tolerate the loss only of content it can        *)
+(* recreate: what it stored and has not yet written back it cannot.        *)
+(* Whatever usage the guest asked for, content it modified since its last  *)
+(* writeback and is owed is never lost (a guest that makes such a page     *)
+(* volatile, or stores to a page it made volatile, breaks it; D231).       *)
+(***************************************************************************)
+UnwrittenContentKeptInv ==
+    \A p \in Pages : (owed[p] # NoValue /\ modified[p]) => Readable(p) = owed[p]
+
+(***************************************************************************)
 (* ReadResultInv.  Paper, section 2: "If a guest accesses a Vz or Pz page, *)
 (* the host will present a special discard fault to notify the guest that *)
 (* the page has been removed and that it needs to be recreated by the     *)
@@ -207,6 +220,100 @@ OrcContractStep ==
 OrcContractProp == [][OrcContractStep]_vars
 
 (***************************************************************************)
+(* QueuedDiscardProp.  Sources 2: KVM "appends non-resident frames that    *)
+(* became U or V to the CBRL"; pgste_perform_essa: "2 U, queue if not      *)
+(* valid; 3 V, queue if not valid; 4 ... not valid, Z clear, GC clear: V   *)
+(* and queue", "'queue' = returns 1 so that __do_essa appends the frame to *)
+(* the CBRL, and Z is set; Z is never cleared here".  Sources 3:           *)
+(* dat_perform_essa "assigns Z = 'this call queued a discard', so every    *)
+(* call that queues none clears Z, ORC 0 included".  The machine's own     *)
+(* ESSA in the new gmap keeps Z unless it queues [INFERENCE, D101].  Z is  *)
+(* what the next ESSA reports as logically zero and what CBRL processing   *)
+(* zaps on, so an ESSA that completes in KVM queues a discard exactly for  *)
+(* those pages, sets Z when it does, and otherwise leaves Z as its path    *)
+(* says (D228).                                                            *)
+(***************************************************************************)
+QueuedDiscardStep ==
+    LET p == lastOp'.page
+        o == lastOp'.orc
+        queued == Len(cbrl') = Len(cbrl) + 1
+        intercepted == lastOp'.outcome = "Done"
+    IN  (KVM /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ o \in 0 .. 7) =>
+            /\ queued => /\ ~EssaValid(p) /\ usage'[p] \in {"U", "V"} /\ zbit'[p]
+                         /\ cbrl' = Append(cbrl, p)
+            /\ (o \in {2, 3} /\ ~EssaValid(p)) => queued
+            /\ (o = 4 /\ ~EssaValid(p) /\ ~zbit[p] /\ ~gc[p]) => queued
+            /\ ~queued => /\ cbrl' = cbrl
+                          /\ zbit'[p] = IF Gmap /\ intercepted THEN FALSE ELSE zbit[p]
+QueuedDiscardProp == [][QueuedDiscardStep]_vars
+
+(***************************************************************************)
+(* ResultByteProp.  Sources 1: "R1 receives one byte, the state before the *)
+(* operation: content in 0x03 (0 resident, 2 preserved, 3 logically zero), *)
+(* usage in 0x0C (0 S, 4 U, 8 P, 0xC V), 0x10 the exception indication    *)
+(* ..., 0x20 the no-DAT bit N.  Classic KVM computes the content from the  *)
+(* host PTE: valid gives 0; invalid with Z clear gives 2; invalid with Z   *)
+(* set gives 3"; sources 3: the same from the gmap PTE; sources 6: the     *)
+(* 2007 content states resident, preserved, zero.  An ESSA that completes  *)
+(* leaves in R1 the page's usage, N and content state before the operation *)
+(* in that encoding, which the guest decodes (make_stable reads failure    *)
+(* from it, D229).  Written out from the source's table, not through       *)
+(* ResultByte (D230).                                                      *)
+(***************************************************************************)
+ResultByteStep ==
+    LET p == lastOp'.page
+        usageCode == CASE usage[p] = "S" -> 0 [] usage[p] = "U" -> 4
+                       [] usage[p] = "P" -> 8 [] usage[p] = "V" -> 12
+        logicallyZero == IF KVM THEN zbit[p] ELSE ~swapped[p]
+        contentCode == IF EssaValid(p) THEN 0 ELSE IF logicallyZero THEN 3 ELSE 2
+    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ lastOp'.orc \in 0 .. 7)
+        => lastOp'.result = contentCode + usageCode + (IF nodat[p] THEN 32 ELSE 0)
+ResultByteProp == [][ResultByteStep]_vars
+
+(***************************************************************************)
+(* CMMAResetProp.  Sources 2: "Reset (ptep_zap_unused with reset set)      *)
+(* makes every page S and clears N; Z is left alone"; sources 3: "Reset    *)
+(* (dat_reset_cmma) makes every page S and clears N."  A CMMA reset leaves *)
+(* every page stable with N clear, and its Z, residency and content as     *)
+(* they were (D233).                                                       *)
+(***************************************************************************)
+CMMAResetStep ==
+    lastOp'.op = "HostResetCMMA" =>
+        \A p \in Pages :
+            /\ usage'[p] = "S" /\ ~nodat'[p] /\ zbit'[p] = zbit[p]
+            /\ valid'[p] = valid[p] /\ swapped'[p] = swapped[p] /\ data'[p] = data[p]
+CMMAResetProp == [][CMMAResetStep]_vars
+
+(***************************************************************************)
+(* GuestAccessInUseProp.  Paper, section 3: "A guest access to an unused   *)
+(* page is a programming error"; section 3.2: "If the page was discarded, *)
+(* it is removed from the page cache".  The guest never reads or           *)
+(* stores to a page it freed or dropped (believes unused): it keeps no     *)
+(* reference to such a page (D234).                                        *)
+(***************************************************************************)
+GuestAccessInUseStep ==
+    lastOp'.op \in {"GuestRead", "GuestWrite"} => belief[lastOp'.page] # "U"
+GuestAccessInUseProp == [][GuestAccessInUseStep]_vars
+
+(***************************************************************************)
+(* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
+(* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
+(* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
+(* ESSA.tla's guest: make_volatile issues ORC 3, or ORC 4 for a writably   *)
+(* mapped page (paper 2), make_stable ORC 6.  Each guest step that issues  *)
+(* ESSA is named for the operation whose ORC it issues, so that a trace    *)
+(* (and a conformance engine's) reads as the guest's program (D235).       *)
+(***************************************************************************)
+GuestOrcStep ==
+    /\ lastOp'.op = "GuestAlloc" => lastOp'.orc = 1
+    /\ lastOp'.op = "GuestFree" => lastOp'.orc = 2
+    /\ lastOp'.op = "GuestMakeVolatile" => lastOp'.orc = 3
+    /\ lastOp'.op = "GuestMakePotentiallyVolatile" => lastOp'.orc = 4
+    /\ lastOp'.op = "GuestMakeStable" => lastOp'.orc = 6
+    /\ lastOp'.op = "GuestSetStableNoDat" => lastOp'.orc = 7
+GuestOrcProp == [][GuestOrcStep]_vars
+
+(***************************************************************************)
 (* RefusalProp.  Sources 1: "ESSA in problem state is a privileged-        *)
 (* operation exception (PIC 2); with CMMA not enabled for the VM, an       *)
 (* operation exception (PIC 1)"; handle_essa checks CMMA first (S2).  An   *)
@@ -230,8 +337,15 @@ RefusalProp == [][RefusalStep]_vars
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
-BelievedStableNotInFrame == \E p \in Pages : belief[p] = "S" /\ ~valid[p]
+\* (GuestStableBeliefInv.)  The guest believes a page stable because make_stable reported
+\* success, and the page is not in a frame (the host swapped it out while it was P).
+MadeStableNotInFrame ==
+    /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
+    /\ belief[lastOp.page] = "S" /\ ~valid[lastOp.page]
 OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ belief[p] = "S" /\ ~valid[p]
+\* (UnwrittenContentKeptInv.)  Content the guest stored and has not written back, away from
+\* any frame.
+UnwrittenContentAway     == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ modified[p] /\ ~valid[p]
 ModifiedPPage            == \E p \in Pages : owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]
 ReadOfNonZero            == lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
 SomeReportedZero         == \E p \in Pages : ReportedZero(p)
@@ -239,6 +353,10 @@ SomePageSwapped          == \E p \in Pages : swapped[p]
 SpecificationExceptionTaken == lastOp'.outcome = "SpecificationException"
 MigrationOfStableContent == lastOp'.op = "Migrate" /\ \E p \in Pages : usage[p] = "S" /\ Readable(p) # 0
 MigrationOfSwappedPage   == lastOp'.op = "Migrate" /\ \E p \in Pages : swapped[p] \/ zbit[p]
+\* (MigrationArrivalProp.)  A page the guest uses (believes stable) with N set migrates: the
+\* no-DAT attribute it relies on for that page must arrive with it (on a free page N is
+\* rewritten by the next allocation).
+MigrationOfNoDatPageInUse == lastOp'.op = "Migrate" /\ \E p \in Pages : nodat[p] /\ belief[p] = "S"
 ChangedPageNotValid      == \E p \in Pages : ~EssaValid(p) /\ keyDirty[p]
 EssaWithoutPageTable     == ~pageTable /\ lastOp.op \in EssaOps
 EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals
@@ -246,6 +364,28 @@ EssaRefused              == lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusa
 OrcOnNonResidentPage ==
     /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
     /\ lastOp'.orc \in 1 .. 7 /\ ~EssaValid(lastOp'.page)
+\* (QueuedDiscardProp.)  An ESSA that completes and queues nothing on a page whose Z is set:
+\* where the paths' Z rules differ (classic and the machine keep Z, the gmap's intercepted
+\* path clears it).
+EssaOnZeroBitPage ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 0 .. 7 /\ zbit[lastOp'.page] /\ cbrl' = cbrl
+\* (ResultByteProp.)  An ESSA that completes on a page with N set that is not valid for ESSA
+\* (every field of R1 other than resident content at stake).
+EssaReportsNoDatNotValid ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 0 .. 7 /\ nodat[lastOp'.page] /\ ~EssaValid(lastOp'.page)
+\* (ResultByteProp, the 2007 model.)  An ESSA that completes on a preserved page (content 2).
+EssaOnSwappedPage ==
+    /\ lastOp'.outcome = "Done" /\ lastOp'.page \in Pages /\ lastOp'.orc \in 0 .. 7
+    /\ ~valid[lastOp'.page] /\ swapped[lastOp'.page]
+\* (CMMAResetProp.)  A CMMA reset while a page has N set.
+ResetOfNoDatPage == lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : nodat[p]
+\* (GuestAccessInUseProp.)  The guest reads a page it made volatile: the page a failed
+\* make_stable would next make it drop.
+ReadOfVolatilePage == lastOp'.op = "GuestRead" /\ belief[lastOp'.page] = "V"
+\* (GuestOrcProp.)  The guest makes a writably mapped page potentially volatile (ORC 4).
+MakePotentiallyVolatileTaken == lastOp'.op = "GuestMakePotentiallyVolatile"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

@@ -212,7 +212,11 @@ DiscardFaultObserved  == Obs.op \in {"Read", "Write"} /\ Obs.outcome = "DiscardF
 UnusedPageAccessed    == Obs.op \in {"Read", "Write"} /\ usage[ObsPage] = "U"
 SSINDOnDiscarded      == lastOp'.op = "SetStableIfNotDiscarded"
                          /\ usage[lastOp'.page] \in {"V", "P"} /\ resid[lastOp'.page] = "z"
-ContentDropped        == \E p \in Pages : resid[p] \in {"r", "p"} /\ resid'[p] = "z"
+\* (HostDiscardsOnlyDiscardableProp.)  A P page whose content the guest wrote and then wrote
+\* back (ClearDirty, D7) is discarded by the host: the half of "as long as the page has not
+\* been modified" that lets the host discard it, with content at stake (non-zero data).
+WrittenBackPDiscarded == LET p == lastOp'.page
+                         IN  lastOp'.op = "HostDiscard" /\ usage[p] = "P" /\ data[p] # 0
 GuestChangesResidency == lastOp'.op \in GuestOps /\ \E p \in Pages : resid'[p] # resid[p]
 \* (StableContentKeptInv, and IndInv of PageStatesInductive.tla, which implies it.)
 StableContentAtStake ==

@@ -316,6 +316,11 @@ HostDiscard(p) ==
 
 \* Page in: the preserved content comes back.  Not for unused pages, whose
 \* content no access needs (D8).  The change bit survives paging (D6).
+\* Which pages the host pages in is its economy, not a safety rule: a host
+\* that also paged in Up (UnusedAccessInv still hides the content) or never
+\* paged in Vp (an access then waits until the host discards the page, which
+\* the paper allows: "it can always choose to discard pages that would enter
+\* the Vp state") breaks no property; only the state counts see it (D232).
 HostPageIn(p) ==
     /\ resid[p] = "p"
     /\ usage[p] # "U"

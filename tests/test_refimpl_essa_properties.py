@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from refimpl.essa import rules
 from refimpl.essa import (
-    NO_PAGE, NO_VALUE, EssaProfile, EssaState, Refused, SpecificationException, enabled_steps,
-    essa, init, step,
+    NO_PAGE, NO_VALUE, EssaPage, EssaProfile, EssaState, Refused, SpecificationException,
+    enabled_steps, essa, init, step,
 )  # fmt: skip
 from refimpl.essa import ESSA
 from refimpl.essa.properties import (
@@ -51,10 +51,15 @@ KVM_VIOLATES = {
 }  # fmt: skip
 
 
+#: F3 (without storage keys): a modified P page's content is lost, which breaks
+#: UnwrittenContentKeptInv (D231) too, since it covers every usage.
+KVM_NO_KEYS_VIOLATES = {"ModifiedPContentKeptInv", "UnwrittenContentKeptInv"}
+
+
 def expected_violations(profile: EssaProfile) -> set[str]:
     if not profile.kvm:
         return set()
-    return KVM_VIOLATES | (set() if profile.storage_keys else {"ModifiedPContentKeptInv"})
+    return KVM_VIOLATES | (set() if profile.storage_keys else KVM_NO_KEYS_VIOLATES)
 
 
 #: The action property a KVM implementation breaks: its ORC 6 is SET_STABLE_IF_RESIDENT, not the
@@ -335,6 +340,21 @@ def _ignoring_facility(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rules, "specification_exception", lambda profile, orc: orc > 7)
 
 
+def _result_without_nodat(mp: pytest.MonkeyPatch) -> None:
+    result_byte = rules.result_byte
+    mp.setattr(rules, "result_byte", lambda profile, pg: result_byte(profile, pg) & ~rules.NODAT_BIT)
+
+
+def _gmap_keeps_z(mp: pytest.MonkeyPatch) -> None:
+    essa_effect = rules.essa_effect
+
+    def keeps_z(profile: EssaProfile, orc: int, pg: EssaPage) -> rules.Effect:
+        e = essa_effect(profile, orc, pg)
+        return e._replace(z=e.z or pg.zbit)
+
+    mp.setattr(rules, "essa_effect", keeps_z)
+
+
 TWINS: list[tuple[str, Callable[[pytest.MonkeyPatch], None], EssaProfile, str]] = [
     ("BrokenMigration", _resident_only, EssaProfile("KVMClassic", True, True),
      "MigrationKeepsStableContentProp"),
@@ -342,6 +362,9 @@ TWINS: list[tuple[str, Callable[[pytest.MonkeyPatch], None], EssaProfile, str]] 
      "MigrationArrivalProp"),
     ("BrokenSpecificationException", _ignoring_facility, EssaProfile("Paper2007"),
      "SpecificationExceptionProp"),
+    ("BrokenResultByte", _result_without_nodat, EssaProfile("KVMClassic", True, True),
+     "ResultByteProp"),
+    ("BrokenQueuedDiscard", _gmap_keeps_z, EssaProfile("KVMGmap", True, True), "QueuedDiscardProp"),
 ]  # fmt: skip
 
 

@@ -70,6 +70,16 @@ def ModifiedPContentKeptInv(profile: EssaProfile, s: EssaState) -> bool:
     )
 
 
+def UnwrittenContentKeptInv(profile: EssaProfile, s: EssaState) -> bool:
+    """Content the guest stored and has not written back, and is owed, is never lost, whatever
+    usage the guest asked for (D231)."""
+    return all(
+        Readable(s, p) == pg.owed
+        for p, pg in enumerate(s.pages)
+        if pg.owed != NO_VALUE and pg.modified
+    )
+
+
 def ReadResultInv(profile: EssaProfile, s: EssaState) -> bool:
     """A read returns what the guest is owed, or a discard fault: never a silent wrong value."""
     lo = s.lastOp
@@ -190,6 +200,76 @@ def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     )
 
 
+def _completed_on_page(s: EssaState, t: EssaState) -> bool:
+    """The step is an ESSA (ORC 0 .. 7) that completed on a page of guest memory."""
+    lo = t.lastOp
+    return lo.outcome in ("Done", "Interpreted") and 0 <= lo.page < len(s.pages) and 0 <= lo.orc <= 7
+
+
+def QueuedDiscardStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """KVM queues a discard exactly for a non-resident page made U or V, setting Z; a call that
+    queues none keeps Z, or clears it on the new gmap's intercepted path (D228)."""
+    if not profile.kvm or not _completed_on_page(s, t):
+        return True
+    p, o = t.lastOp.page, t.lastOp.orc
+    a, b = s.pages[p], t.pages[p]
+    valid = _essa_valid(profile, a)
+    queued = len(t.cbrl) == len(s.cbrl) + 1
+    if queued and not (not valid and b.usage in ("U", "V") and b.zbit and t.cbrl == (*s.cbrl, p)):
+        return False
+    if not queued and (
+        (o in (2, 3) and not valid) or (o == 4 and not valid and not a.zbit and not a.gc)
+    ):
+        return False
+    intercepted_gmap = profile.impl == "KVMGmap" and t.lastOp.outcome == "Done"
+    return queued or (t.cbrl == s.cbrl and b.zbit == (False if intercepted_gmap else a.zbit))
+
+
+_USAGE_CODE: Final = {"S": 0, "U": 4, "P": 8, "V": 12}
+
+
+def ResultByteStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """An ESSA that completes leaves in R1 the page's usage, N and content state before the
+    operation, in sources 1's encoding (D230)."""
+    if not _completed_on_page(s, t):
+        return True
+    a = s.pages[t.lastOp.page]
+    zero = a.zbit if profile.kvm else not a.swapped
+    content = 0 if _essa_valid(profile, a) else 3 if zero else 2
+    return t.lastOp.result == content + _USAGE_CODE[a.usage] + (32 if a.nodat else 0)
+
+
+def CMMAResetStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A CMMA reset leaves every page S with N clear, and its Z, residency and content as they
+    were (D233)."""
+    if t.lastOp.op != "HostResetCMMA":
+        return True
+    return all(
+        b.usage == "S" and not b.nodat and b.zbit == a.zbit
+        and (b.valid, b.swapped, b.data) == (a.valid, a.swapped, a.data)
+        for a, b in zip(s.pages, t.pages)
+    )  # fmt: skip
+
+
+def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """The guest never reads or stores to a page it freed or dropped (D234)."""
+    lo = t.lastOp
+    return lo.op not in ("GuestRead", "GuestWrite") or s.pages[lo.page].belief != "U"
+
+
+#: The ORC each guest operation issues (sources 1, 4, 6; D235).
+GUEST_ORCS: Final = {
+    "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
+    "GuestMakeStable": 6, "GuestSetStableNoDat": 7,
+}  # fmt: skip
+
+
+def GuestOrcStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """Each guest step that issues ESSA is named for the operation whose ORC it issues (D235)."""
+    lo = t.lastOp
+    return lo.op not in GUEST_ORCS or lo.orc == GUEST_ORCS[lo.op]
+
+
 ESSA_OPS: Final = frozenset({
     "GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
     "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -224,14 +304,20 @@ MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
 RefusalProp = boxed("RefusalProp", RefusalStep)
 StableIfNotDiscardedProp = boxed("StableIfNotDiscardedProp", StableIfNotDiscardedStep)
 OrcContractProp = boxed("OrcContractProp", OrcContractStep)
+QueuedDiscardProp = boxed("QueuedDiscardProp", QueuedDiscardStep)
+ResultByteProp = boxed("ResultByteProp", ResultByteStep)
+CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
+GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
+GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
-            ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
+            UnwrittenContentKeptInv, ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
             GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
-            StableIfNotDiscardedProp, OrcContractProp, RefusalProp),
+            StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
+            CMMAResetProp, GuestAccessInUseProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
