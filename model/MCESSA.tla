@@ -79,6 +79,16 @@ WriteVolatileSpec == Init /\ [][Next \/ \E p \in Pages : GuestWriteVolatile(p)]_
 GuestReadFreed(p) == belief[p] = "U" /\ ReadAccess("GuestRead", p) /\ UNCHANGED GuestVars
 ReadFreedSpec == Init /\ [][Next \/ \E p \in Pages : GuestReadFreed(p)]_vars
 
+\* Broken twin of GuestDirtyRecordInv (D247): a 2007 guest that marks a page clean without
+\* writing it back (no SSKE: the change bit stays set).
+GuestCleanWithoutWriteback(p) ==
+    /\ modified[p]
+    /\ Record("GuestWriteback", p, NoValue, NoValue, "Done", NoValue)
+    /\ modified' = [modified EXCEPT ![p] = FALSE]
+    /\ UNCHANGED <<owed, belief>>
+    /\ UNCHANGED HostVars
+CleanWithoutWritebackSpec == Init /\ [][Next \/ \E p \in Pages : GuestCleanWithoutWriteback(p)]_vars
+
 \* Broken twin of GuestOrcProp (D235): a guest whose allocation issues SET_UNUSED.
 GuestAllocIssuingOrc2(p) == ESSA("GuestAlloc", 2, p) /\ UNCHANGED GuestVars
 AllocOrc2Spec == Init /\ [][Next \/ \E p \in Pages : GuestAllocIssuingOrc2(p)]_vars

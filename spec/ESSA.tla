@@ -293,7 +293,11 @@ GuestFree(p) ==
 \* or ORC 4 when it is writably mapped (PG_writable).  Linux sees the page as
 \* clean; stores through a writable mapping set only the storage-key change
 \* bit, which is why P exists (paper 2: "Page modification is indicated by the
-\* page dirty bit. This bit needs to be accessible by the host").
+\* page dirty bit. This bit needs to be accessible by the host").  The guards on
+\* belief and owed say which pages the 2007 guest offers (page-cache pages in
+\* use, with content); a guest that offers more (again a page it made V or P,
+\* or a page it owes nothing) loses nothing it needs, and no property objects
+\* (D250).
 GuestMakeVolatile(p, orc) ==
     /\ ~ModernGuest
     /\ belief[p] = "S"
@@ -305,7 +309,10 @@ GuestMakeVolatile(p, orc) ==
 
 \* make_stable (page_set_stable_if_present): ORC 6; the guest reads failure
 \* exactly from "old state = V + zero" (sources 6), then drops the page (the
-\* page is freed later; the guest is owed nothing from it).
+\* page is freed later; the guest is owed nothing from it).  Its record of
+\* what it must write back (modified) survives a success (GuestDirtyRecordInv,
+\* D247).  The guards on belief and owed, as make_volatile's, say which pages
+\* the guest asks for (D250).
 GuestMakeStable(p) ==
     /\ ~ModernGuest
     /\ belief[p] \in {"V", "P"}

@@ -73,6 +73,21 @@ UnwrittenContentKeptInv ==
 (* guest."  A read returns what the guest is owed, or a discard fault:    *)
 (* never a silent wrong value.                                            *)
 (***************************************************************************)
+(***************************************************************************)
+(* GuestDirtyRecordInv.  Paper, section 2: P, "The guest can tolerate the  *)
+(* loss of the page content as long as the page has not been modified.    *)
+(* Page modification is indicated by the page dirty bit.  This bit needs   *)
+(* to be accessible by the host."  The guest and the host decide from the  *)
+(* same bit: what the guest must still write back (modified: it stored    *)
+(* since its last writeback) is, for every page it holds content of, the  *)
+(* page's change bit, which only a store sets and only the writeback's    *)
+(* SSKE resets.  A guest that forgets it must write a page back (make_    *)
+(* stable or any other step clearing its record while the bit is set)     *)
+(* would later make the page volatile and lose the content (D247).         *)
+(***************************************************************************)
+GuestDirtyRecordInv ==
+    \A p \in Pages : owed[p] # NoValue => (modified[p] <=> keyDirty[p])
+
 ReadResultInv ==
     (lastOp.op = "GuestRead" /\ lastOp.outcome = "Value")
     => lastOp.value = owed[lastOp.page]
@@ -289,10 +304,11 @@ CMMAResetProp == [][CMMAResetStep]_vars
 (* page is a programming error"; section 3.2: "If the page was discarded, *)
 (* it is removed from the page cache".  The guest never reads or           *)
 (* stores to a page it freed or dropped (believes unused): it keeps no     *)
-(* reference to such a page (D234).                                        *)
+(* reference to such a page (D234).  Writing a page back reads it (the     *)
+(* I/O) and issues SSKE on it, so it is an access too (D248).              *)
 (***************************************************************************)
 GuestAccessInUseStep ==
-    lastOp'.op \in {"GuestRead", "GuestWrite"} => belief[lastOp'.page] # "U"
+    lastOp'.op \in {"GuestRead", "GuestWrite", "GuestWriteback"} => belief[lastOp'.page] # "U"
 GuestAccessInUseProp == [][GuestAccessInUseStep]_vars
 
 (***************************************************************************)
@@ -384,6 +400,15 @@ ResetOfNoDatPage == lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : nodat[p]
 \* (GuestAccessInUseProp.)  The guest reads a page it made volatile: the page a failed
 \* make_stable would next make it drop.
 ReadOfVolatilePage == lastOp'.op = "GuestRead" /\ belief[lastOp'.page] = "V"
+\* (GuestDirtyRecordInv.)  make_stable succeeded on a page the guest stored to and has not
+\* written back (a modified P page): its record of the writeback it owes must survive.
+MadeStableWhileDirty     == lastOp.op = "GuestMakeStable" /\ modified[lastOp.page]
+\* (GuestAccessInUseProp, under bare ESSAs.)  The guest writes back a page it made potentially
+\* volatile.
+WritebackOfPPage         == lastOp'.op = "GuestWriteback" /\ belief[lastOp'.page] = "P"
+\* (StableIfNotDiscardedProp, the guest's side.)  The guest makes stable a page it made volatile
+\* (paper 3.2: the page cache's lookup of a volatile page).
+MakeStableOfVolatilePage == lastOp'.op = "GuestMakeStable" /\ belief[lastOp'.page] = "V"
 \* (GuestOrcProp.)  The guest makes a writably mapped page potentially volatile (ORC 4).
 MakePotentiallyVolatileTaken == lastOp'.op = "GuestMakePotentiallyVolatile"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).

@@ -80,6 +80,12 @@ def UnwrittenContentKeptInv(profile: EssaProfile, s: EssaState) -> bool:
     )
 
 
+def GuestDirtyRecordInv(profile: EssaProfile, s: EssaState) -> bool:
+    """What the guest must still write back is, for every page it holds content of, the page's
+    change bit (D247)."""
+    return all(pg.modified == pg.keyDirty for pg in s.pages if pg.owed != NO_VALUE)
+
+
 def ReadResultInv(profile: EssaProfile, s: EssaState) -> bool:
     """A read returns what the guest is owed, or a discard fault: never a silent wrong value."""
     lo = s.lastOp
@@ -252,9 +258,12 @@ def CMMAResetStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
 
 
 def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
-    """The guest never reads or stores to a page it freed or dropped (D234)."""
+    """The guest never reads, stores to or writes back a page it freed or dropped (D234, D248)."""
     lo = t.lastOp
-    return lo.op not in ("GuestRead", "GuestWrite") or s.pages[lo.page].belief != "U"
+    return (
+        lo.op not in ("GuestRead", "GuestWrite", "GuestWriteback")
+        or s.pages[lo.page].belief != "U"
+    )
 
 
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
@@ -313,8 +322,9 @@ GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
-            UnwrittenContentKeptInv, ReadResultInv, ReportedZeroReadsZeroInv, ChangeBitTrackedInv,
-            GCClearWithoutKeysInv, UnallocatedUnchangedInv, PaperContentStateInv),
+            UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
+            ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
+            PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, GuestOrcProp, RefusalProp),
