@@ -98,6 +98,25 @@ TruncateWithoutLock(c) ==
 TruncateWithoutLockSpec ==
     Init /\ [][Next \/ \E c \in CPUs : TruncateWithoutLock(c)]_vars
 
+\* A discard fault handler that takes the page out of the page cache but
+\* leaves its page-table entries (paper 3.6: "including all page table
+\* entries referring to the page").  Caught by PageCacheRemovalUnmapsProp
+\* (D253).
+DiscardKeepsMappings(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ Runs(Proc(c))
+        /\ pc[Proc(c)] = "Failed"
+        /\ ~pgDiscarded[p]
+        /\ pgDiscarded' = [pgDiscarded EXCEPT ![p] = TRUE]
+        /\ inCache' = [inCache EXCEPT ![p] = FALSE]
+        /\ writable' = [writable EXCEPT ![p] = FALSE]
+        /\ ref' = [ref EXCEPT ![c] = FALSE]
+        /\ ReturnTo(Proc(c), "Idle")
+        /\ UNCHANGED <<usage, discarded, backed, dirty, io, mlocked, maps,
+                       stateChange, lockHeld>>
+DiscardKeepsMappingsSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : DiscardKeepsMappings(c)]_vars
+
 \* A user that takes a page it holds for a discarded one and runs the discard
 \* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
 SpuriousDiscardSpec ==

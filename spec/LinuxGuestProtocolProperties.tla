@@ -256,6 +256,32 @@ PageLockExclusiveProp == [][PageLockExclusiveStep]_vars
 PageTruncated == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p]
 
 (***************************************************************************)
+(* PageCacheRemovalUnmapsProp.  Paper 3.6: a discard fault "causes the     *)
+(* page cache page to get removed from memory, including all page table    *)
+(* entries referring to the page"; 3.7: "The discard fault handler can      *)
+(* remove the references of the page cache and all entries of the page in  *)
+(* the page tables."  A page leaves the page cache only in a step that also *)
+(* removes every page-table mapping of it: on the discard path, and on      *)
+(* truncation, which unmaps the file's pages before it takes them out of   *)
+(* the cache ([INFERENCE]: truncate_pagecache unmaps the range, then        *)
+(* truncates; D37's truncation "leaves the cache and its mappings").  A     *)
+(* mapping left behind keeps a reference that no lookup can find and that  *)
+(* holds a discarded page from being freed (D253).  The paper's race of     *)
+(* 3.7 (a page mapped after the discard fault removed it) is a later step, *)
+(* not this one; this model's faults map only cached pages.                *)
+(***************************************************************************)
+PageCacheRemovalUnmapsStep ==
+    \A p \in Pages : (inCache[p] /\ ~inCache'[p]) => maps'[p] = 0
+PageCacheRemovalUnmapsProp == [][PageCacheRemovalUnmapsStep]_vars
+
+\* What PageCacheRemovalUnmapsProp is about (its witness): a page that is
+\* mapped leaves the page cache.
+MappedPageLeavesCache == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ maps[p] > 0
+\* ... and on the truncation path: a mapped page is truncated.
+MappedPageTruncated ==
+    \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p] /\ maps[p] > 0
+
+(***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
 (* reused" (D39): a page out of the page cache that nobody references is   *)
 (* free, and "the allocation operation makes the pages stable again"       *)
