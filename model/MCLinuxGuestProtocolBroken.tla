@@ -117,6 +117,19 @@ DiscardKeepsMappings(c) ==
 DiscardKeepsMappingsSpec ==
     Init /\ [][Next \/ \E c \in CPUs : DiscardKeepsMappings(c)]_vars
 
+\* An unmap that resets PG_writable at every unmap that finds the bit free,
+\* not only at the last one (paper 3.5: "stays set until all read-only
+\* mappers of the page have been unmapped as well").  Caught by
+\* WritableResetOnlyUnmappedProp (D255).
+UnmapResetsWritableEarly(p) ==
+    /\ maps[p] > 0
+    /\ maps' = [maps EXCEPT ![p] = @ - 1]
+    /\ writable' = [writable EXCEPT ![p] = IF stateChange[p] = {} THEN FALSE ELSE @]
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked,
+                   pgDiscarded, stateChange, ctxVars>>
+UnmapResetsWritableEarlySpec ==
+    Init /\ [][Next \/ \E p \in Pages : UnmapResetsWritableEarly(p)]_vars
+
 \* A user that takes a page it holds for a discarded one and runs the discard
 \* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
 SpuriousDiscardSpec ==

@@ -147,6 +147,9 @@ NoVolatileWhileForbiddenInv ==
 \* a page a user has made dirty, locked or mlocked, or truncated.
 SomeConditionHolds ==
     \E p \in Pages : dirty[p] \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+\* ... condition 12 itself: "The page is mlocked" (3.1; 3.4: mlock() makes the
+\* present pages stable), the condition a model without dirty pages reaches.
+SomePageMlocked == \E p \in Pages : mlocked[p]
 
 \* ... and a page with a writable mapping made potentially volatile (D196).
 SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
@@ -280,6 +283,26 @@ MappedPageLeavesCache == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ maps[p] 
 \* ... and on the truncation path: a mapped page is truncated.
 MappedPageTruncated ==
     \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p] /\ maps[p] > 0
+
+(***************************************************************************)
+(* WritableResetOnlyUnmappedProp.  Paper 3.5: "every time a writable page  *)
+(* table gets removed the bit PG_writable stays set until all read-only    *)
+(* mappers of the page have been unmapped as well.  Only then is the       *)
+(* PG_writable bit reset again."  The map count does not say which mapping *)
+(* is writable, which is why the flag stays set while any mapping is left: *)
+(* PG_writable is reset only in a step after which the page has no mapping *)
+(* (D255).  An unmap that reset it earlier could leave a writable mapping  *)
+(* behind a clear flag, and on a platform without P make_volatile would    *)
+(* then make a page volatile that a process can still write (condition 11).*)
+(***************************************************************************)
+WritableResetOnlyUnmappedStep ==
+    \A p \in Pages : (writable[p] /\ ~writable'[p]) => maps'[p] = 0
+WritableResetOnlyUnmappedProp == [][WritableResetOnlyUnmappedStep]_vars
+
+\* What WritableResetOnlyUnmappedProp is about (its witness): a page with
+\* PG_writable set loses a mapping and keeps another, and the flag stays set.
+WritableKeptOnUnmap ==
+    \E p \in Pages : writable[p] /\ writable'[p] /\ maps'[p] = maps[p] - 1 /\ maps'[p] > 0
 
 (***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
