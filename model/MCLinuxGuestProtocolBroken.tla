@@ -98,6 +98,38 @@ TruncateWithoutLock(c) ==
 TruncateWithoutLockSpec ==
     Init /\ [][Next \/ \E c \in CPUs : TruncateWithoutLock(c)]_vars
 
+\* A discard fault handler that takes the page out of the page cache but
+\* leaves its page-table entries (paper 3.6: "including all page table
+\* entries referring to the page").  Caught by PageCacheRemovalUnmapsProp
+\* (D253).
+DiscardKeepsMappings(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ Runs(Proc(c))
+        /\ pc[Proc(c)] = "Failed"
+        /\ ~pgDiscarded[p]
+        /\ pgDiscarded' = [pgDiscarded EXCEPT ![p] = TRUE]
+        /\ inCache' = [inCache EXCEPT ![p] = FALSE]
+        /\ writable' = [writable EXCEPT ![p] = FALSE]
+        /\ ref' = [ref EXCEPT ![c] = FALSE]
+        /\ ReturnTo(Proc(c), "Idle")
+        /\ UNCHANGED <<usage, discarded, backed, dirty, io, mlocked, maps,
+                       stateChange, lockHeld>>
+DiscardKeepsMappingsSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : DiscardKeepsMappings(c)]_vars
+
+\* An unmap that resets PG_writable at every unmap that finds the bit free,
+\* not only at the last one (paper 3.5: "stays set until all read-only
+\* mappers of the page have been unmapped as well").  Caught by
+\* WritableResetOnlyUnmappedProp (D255).
+UnmapResetsWritableEarly(p) ==
+    /\ maps[p] > 0
+    /\ maps' = [maps EXCEPT ![p] = @ - 1]
+    /\ writable' = [writable EXCEPT ![p] = IF stateChange[p] = {} THEN FALSE ELSE @]
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked,
+                   pgDiscarded, stateChange, ctxVars>>
+UnmapResetsWritableEarlySpec ==
+    Init /\ [][Next \/ \E p \in Pages : UnmapResetsWritableEarly(p)]_vars
+
 \* A user that takes a page it holds for a discarded one and runs the discard
 \* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
 SpuriousDiscardSpec ==

@@ -147,6 +147,9 @@ NoVolatileWhileForbiddenInv ==
 \* a page a user has made dirty, locked or mlocked, or truncated.
 SomeConditionHolds ==
     \E p \in Pages : dirty[p] \/ Locked(p) \/ ~backed[p] \/ mlocked[p]
+\* ... condition 12 itself: "The page is mlocked" (3.1; 3.4: mlock() makes the
+\* present pages stable), the condition a model without dirty pages reaches.
+SomePageMlocked == \E p \in Pages : mlocked[p]
 
 \* ... and a page with a writable mapping made potentially volatile (D196).
 SomePotentiallyVolatilePage == \E p \in Pages : writable[p] /\ usage[p] = "P"
@@ -254,6 +257,52 @@ PageLockExclusiveProp == [][PageLockExclusiveStep]_vars
 
 \* What PageLockExclusiveProp is about (its witness): a page is truncated.
 PageTruncated == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p]
+
+(***************************************************************************)
+(* PageCacheRemovalUnmapsProp.  Paper 3.6: a discard fault "causes the     *)
+(* page cache page to get removed from memory, including all page table    *)
+(* entries referring to the page"; 3.7: "The discard fault handler can      *)
+(* remove the references of the page cache and all entries of the page in  *)
+(* the page tables."  A page leaves the page cache only in a step that also *)
+(* removes every page-table mapping of it: on the discard path, and on      *)
+(* truncation, which unmaps the file's pages before it takes them out of   *)
+(* the cache ([INFERENCE]: truncate_pagecache unmaps the range, then        *)
+(* truncates; D37's truncation "leaves the cache and its mappings").  A     *)
+(* mapping left behind keeps a reference that no lookup can find and that  *)
+(* holds a discarded page from being freed (D253).  The paper's race of     *)
+(* 3.7 (a page mapped after the discard fault removed it) is a later step, *)
+(* not this one; this model's faults map only cached pages.                *)
+(***************************************************************************)
+PageCacheRemovalUnmapsStep ==
+    \A p \in Pages : (inCache[p] /\ ~inCache'[p]) => maps'[p] = 0
+PageCacheRemovalUnmapsProp == [][PageCacheRemovalUnmapsStep]_vars
+
+\* What PageCacheRemovalUnmapsProp is about (its witness): a page that is
+\* mapped leaves the page cache.
+MappedPageLeavesCache == \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ maps[p] > 0
+\* ... and on the truncation path: a mapped page is truncated.
+MappedPageTruncated ==
+    \E p \in Pages : inCache[p] /\ ~inCache'[p] /\ ~pgDiscarded'[p] /\ maps[p] > 0
+
+(***************************************************************************)
+(* WritableResetOnlyUnmappedProp.  Paper 3.5: "every time a writable page  *)
+(* table gets removed the bit PG_writable stays set until all read-only    *)
+(* mappers of the page have been unmapped as well.  Only then is the       *)
+(* PG_writable bit reset again."  The map count does not say which mapping *)
+(* is writable, which is why the flag stays set while any mapping is left: *)
+(* PG_writable is reset only in a step after which the page has no mapping *)
+(* (D255).  An unmap that reset it earlier could leave a writable mapping  *)
+(* behind a clear flag, and on a platform without P make_volatile would    *)
+(* then make a page volatile that a process can still write (condition 11).*)
+(***************************************************************************)
+WritableResetOnlyUnmappedStep ==
+    \A p \in Pages : (writable[p] /\ ~writable'[p]) => maps'[p] = 0
+WritableResetOnlyUnmappedProp == [][WritableResetOnlyUnmappedStep]_vars
+
+\* What WritableResetOnlyUnmappedProp is about (its witness): a page with
+\* PG_writable set loses a mapping and keeps another, and the flag stays set.
+WritableKeptOnUnmap ==
+    \E p \in Pages : writable[p] /\ writable'[p] /\ maps'[p] = maps[p] - 1 /\ maps'[p] > 0
 
 (***************************************************************************)
 (* NoUseAfterFreeProp.  "A page with no reference left may be freed and    *)
