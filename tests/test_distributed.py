@@ -300,9 +300,12 @@ def test_distributed_fingerprint_set(tlc_jar: Path) -> None:
 
 
 def test_deadlock_is_named_by_the_replay(tlc_jar: Path) -> None:
-    """TLCServer prints one state and no reason; the local replay finds it has no successor."""
+    """TLCServer prints one state and no reason; the local replay names it a deadlock, with a
+    behaviour from an initial state. The twin has several deadlocked states (a fresh-clone run on
+    2026-11-24 saw TLCServer print another than the one local TLC reaches first), so the test
+    asserts a deadlock, not which one."""
     row, drun, port = check("MCLinuxGuestProtocolBroken_Deadlock", tlc_jar, workers=2)
     assert row.as_expected and row.result == "deadlock", row.note
-    assert drun is not None and row.trace[-1].state == drun.server_trace[-1].state
+    assert drun is not None and len(drun.server_trace) == 1 and len(row.trace) > 1
     assert row.trace[0].action == INITIAL_PREDICATE
     assert jvms_on(port) == []
