@@ -51,6 +51,10 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc to find TLC")
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_signal_ends_tlc_and_keeps_finished_rows(how: str, tlc_jar: Path, tmp_path: Path) -> None:
@@ -66,6 +70,10 @@ def test_signal_ends_tlc_and_keeps_finished_rows(how: str, tlc_jar: Path, tmp_pa
          "--models", "Ok,Slow", "--json", str(results), "--jar", str(tlc_jar)],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,  # its own process group, as a shell gives a foreground job
+        # and Ctrl-C's default meaning, as a terminal gives it: a job a non-interactive shell
+        # starts in the background (`make test &`) inherits SIGINT ignored, and Python then
+        # installs no KeyboardInterrupt handler, so the runner would never see the Ctrl-C.
+        preexec_fn=_sigint_default,
     )  # fmt: skip
     try:
         assert proc.stdout is not None
