@@ -90,7 +90,10 @@ def replay_files(
     else:
         assert target is not None
         body = [f"{NOT_REACHED} == {tuple_of_vars} # {_state_tuple(target, variables, model_values)}"]
-        section = ["INVARIANT", f"    {NOT_REACHED}"]
+        # The search must reach the server's state, not stop at another deadlock on the way
+        # (a model may have several); the walk checks the deadlock in the state itself.
+        section = ["INVARIANT", f"    {NOT_REACHED}", "CHECK_DEADLOCK FALSE"]
+        cfg_text = re.sub(r"(?m)^\s*CHECK_DEADLOCK\s+\w+\s*$", "", cfg_text)
     constants = sorted(model_values)
     module = "\n".join(
         [
