@@ -81,6 +81,15 @@ def test_drop_conjunct_keeps_initial_assignments_and_splits_infix_guards() -> No
     ]
 
 
+def test_drop_conjunct_splits_an_infix_conjunction_inside_a_bullet() -> None:
+    """A guard written inline in a bullet, of a /\\ list or a \\/ list, is a guard (D300)."""
+    body = ("Inc == x < 2 /\\ x' = x + 1 /\\ y' = y\n"
+            "A ==\n    \\/ /\\ y < 3 /\\ x < 4\n       /\\ x' = x + 1 /\\ y' = y\n"
+            "    \\/ y > 5 /\\ Inc\n")
+    dropped = {m.before for m in mutants("M", module(body), ["drop-conjunct"]) if m.definition == "A"}
+    assert dropped == {"y < 3 /\\ x < 4", "y < 3", "x < 4", "y > 5"}
+
+
 def test_drop_conjunct_keeps_calls_of_actions() -> None:
     body = "Set == x' = 1 /\\ y' = y\nGo ==\n    /\\ x = 0\n    /\\ Set\n"
     assert changes(body, "drop-conjunct") == [body.replace("/\\ x = 0", "/\\ TRUE")]

@@ -195,11 +195,14 @@ def _end(ctx: Context, d: Definition, start: int, col: int, *, junctions: bool =
 
 def _conjuncts(ctx: Context, d: Definition) -> Iterator[tuple[int, int]]:
     """Token ranges of the conjuncts of a /\\ bullet list, of a definition body that is an
-    infix conjunction, and of an IF condition that is one."""
+    infix conjunction, of a bullet (of either list) that is one (``/\\ lockHeld[c] /\\ dirty[p]``
+    on one line, ``\\/ y > 5 /\\ Inc``: D300), and of an IF condition that is one."""
     for b in d.bullets:
         if b.kind == "/\\":
             yield b.start, b.end
     yield from _infix_parts(ctx, d, d.body, d.end)
+    for b in d.bullets:
+        yield from _infix_parts(ctx, d, b.start, b.end)
     for i in range(d.body, d.end):
         if ctx.tokens[i].text == "IF":
             then = _matching_then(ctx, i + 1, d.end)
