@@ -13,6 +13,10 @@
 (***************************************************************************)
 EXTENDS LinuxGuestProtocol
 
+\* The usages a page may have: P only on a platform that has it (paper 3.5).
+\* Type information, read by TypeOK alone (D265).
+Usages == IF HasP THEN UsageValues ELSE UsageValues \ {"P"}
+
 TypeOK ==
     /\ usage \in [Pages -> Usages]
     /\ discarded \in [Pages -> BOOLEAN]
