@@ -23,10 +23,18 @@ MakeVolatileSkipsBit == FALSE
 \* make_volatile that has already checked.  Caught by StableWhileHeldInv.
 MakeStableOvertakes(p) == TRUE
 
-\* A find_get_page that calls make_stable before it takes its reference: no
-\* condition is true during SetStableIfNotDiscarded.  Caught by
+\* A find_get_page that calls make_stable before it takes its reference, and
+\* takes it (get_page) only once make_stable has returned, in a step of its own:
+\* no condition is true during SetStableIfNotDiscarded.  Caught by
 \* StableWhileHeldInv.
 RefAfterMakeStable == FALSE
+GetPageAfterMakeStable(c) ==
+    /\ HeldPage(c)
+    /\ ~ref[c]
+    /\ ref' = [ref EXCEPT ![c] = TRUE]
+    /\ UNCHANGED <<pageVars, pc, pg, ret, lockHeld>>
+RefAfterMakeStableSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : GetPageAfterMakeStable(c)]_vars
 
 \* A make_volatile that forgets condition 2 (the page is dirty).  Caught by
 \* NoVolatileWhileForbiddenInv.

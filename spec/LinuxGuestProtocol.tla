@@ -113,10 +113,10 @@ IsIrq(x) == x[2] = "Irq"
 IrqActive(c) == pc[Irq(c)] # "None"
 Runs(x) == IF IsIrq(x) THEN IrqActive(CPUOf(x)) ELSE ~IrqActive(CPUOf(x))
 
-ProcPCs == {"Idle", "MSWait", "MSSet", "MSReturnOK", "MSReturnFail", "MSGetRef", "Held", "Failed"}
+ProcPCs == {"Idle", "MSWait", "MSSet", "MSReturnOK", "MSReturnFail", "Held", "Failed"}
 MVPCs   == {"MVTry", "MVSpin", "MVCheck", "MVCheck2", "MVSet", "MVRelease"}
 IrqPCs  == {"None"}
-Usages  == IF HasP THEN {"S", "V", "P"} ELSE {"S", "V"}
+UsageValues == {"S", "V", "P"}   \* a page's usage; P only where the platform has it (Usages, D265)
 IOs     == {"None", "Read", "Write"}
 Orders  == {"Atomic", "CountsThenFlags", "FlagsThenCounts"}
 AllUserOps == {"Dirty", "Lock", "Truncate", "Mlock", "Map", "MapWritable"}
@@ -273,26 +273,19 @@ SetStableIfNotDiscarded(c) ==
                        pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 \* Release PG_state_change (if taken) and return.  On success the user now
-\* holds the page for stable use ("Held").  A user that has no reference yet
-\* (the twin of RefBeforeMakeStable) takes it only now, in a step of its own.
+\* holds the page for stable use ("Held"), with the reference it took before
+\* make_stable.  (The twin that takes the reference only after make_stable,
+\* RefBeforeMakeStable replaced, takes it in a step of its own, which
+\* model/MCLinuxGuestProtocolBroken.tla adds: no path of the specification is
+\* there for it alone, D264.)
 MakeStableReleaseBit(c) ==
     LET p == pg[Proc(c)]
     IN  /\ Runs(Proc(c))
         /\ pc[Proc(c)] \in {"MSReturnOK", "MSReturnFail"}
         /\ stateChange' = [stateChange EXCEPT ![p] = @ \ {Proc(c)}]
-        /\ SetPC(Proc(c), IF pc[Proc(c)] = "MSReturnFail" THEN "Failed"
-                         ELSE IF ref[c] THEN "Held"
-                         ELSE "MSGetRef")
+        /\ SetPC(Proc(c), IF pc[Proc(c)] = "MSReturnFail" THEN "Failed" ELSE "Held")
         /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld>>
-
-\* get_page after make_stable: only reached when RefBeforeMakeStable is FALSE.
-GetPageAfterMakeStable(c) ==
-    /\ Runs(Proc(c))
-    /\ pc[Proc(c)] = "MSGetRef"
-    /\ ref' = [ref EXCEPT ![c] = TRUE]
-    /\ SetPC(Proc(c), "Held")
-    /\ UNCHANGED <<pageVars, pg, ret, lockHeld>>
 
 \* The lookup found the page discarded: "it is removed from the page cache
 \* and functions return notfound".  The first to find it sets PG_discarded and
@@ -612,7 +605,6 @@ OfferedMinorFault(p) == "Map" \in UserOps /\ MinorFault(p)
 ProcNext(c) ==
     \/ \E p \in Pages : FindGetPage(c, p) \/ ReadPage(c, p)
     \/ MakeStableAcquireBit(c) \/ SetStableIfNotDiscarded(c) \/ MakeStableReleaseBit(c)
-    \/ GetPageAfterMakeStable(c)
     \/ PageDiscard(c)
     \/ UnlockPage(c) \/ SetPageWriteback(c) \/ PageCacheRelease(c)
     \/ OfferedUserSteps(c)

@@ -13,6 +13,10 @@
 (***************************************************************************)
 EXTENDS LinuxGuestProtocol
 
+\* The usages a page may have: P only on a platform that has it (paper 3.5).
+\* Type information, read by TypeOK alone (D265).
+Usages == IF HasP THEN UsageValues ELSE UsageValues \ {"P"}
+
 TypeOK ==
     /\ usage \in [Pages -> Usages]
     /\ discarded \in [Pages -> BOOLEAN]
@@ -113,6 +117,49 @@ StableWhileHeldInv ==
 \* holds a page for stable use while another CPU's make_volatile is under way.
 SomeUserHoldsPage ==
     \E c \in CPUs : HeldForStableUse(c) /\ \E x \in Contexts : pc[x] \in MVPCs /\ CPUOf(x) # c
+
+\* ... and, in a check of two reads (D36, D262), a user holds the page for stable
+\* use while a make_volatile of it is between its two reads: condition 10, "The
+\* page map count is not equal to the page reference count minus one" (3.1), is
+\* then what must keep the page stable.
+HeldAtSecondRead ==
+    \E c \in CPUs, x \in Contexts :
+        HeldForStableUse(c) /\ pc[x] = "MVCheck2" /\ pg[x] = pg[Proc(c)]
+
+(***************************************************************************)
+(* StateChangeExclusiveInv, of the paper's design, in which make_stable    *)
+(* takes PG_state_change (D35, D260).  "The check of the twelve conditions *)
+(* and the SetVolatile need to be done atomically in regard to the         *)
+(* SetStableIfNotDiscarded ...  To provide the atomicity, a new page flag  *)
+(* PG_state_change is used.  The function that makes a page stable will   *)
+(* wait until it can acquire the new page flag to give it exclusive access *)
+(* to the page state." (paper 3.3)  The paper gets the atomicity by mutual *)
+(* exclusion: no make_stable is at its SetStableIfNotDiscarded on a page   *)
+(* while a make_volatile of that page is between the start of its check    *)
+(* and its SetVolatile.  The 2007 patch's make_stable only waits for the   *)
+(* bit and does not promise this: it lets a make_volatile check while the  *)
+(* SetStableIfNotDiscarded is pending, and relies on the reference taken   *)
+(* before make_stable to make that check refuse (D32).  Its model checks   *)
+(* that this overlap is harmless (StableWhileHeldInv, with the overlap as  *)
+(* witness, SetStableDuringCheck) and does not check this invariant.       *)
+(***************************************************************************)
+InCheckAndSet(x) == pc[x] \in {"MVCheck", "MVCheck2", "MVSet"}
+StateChangeExclusiveInv ==
+    \A x, y \in Contexts :
+        (pc[y] = "MSSet" /\ InCheckAndSet(x)) => pg[x] # pg[y]
+
+\* What StateChangeExclusiveInv is about (its witness): a make_volatile tries
+\* PG_state_change on a page whose make_stable is at its SetStableIfNotDiscarded.
+MakeVolatileMeetsMakeStable ==
+    \E x, y \in Contexts : pc[y] = "MSSet" /\ pc[x] = "MVTry" /\ pg[x] = pg[y]
+\* ... and, in a check of two reads (D36), a make_stable that waits for the bit
+\* while a make_volatile of the page has read twice and is about to set its state.
+MakeStableWaitsForSet ==
+    \E x, y \in Contexts : pc[x] = "MVSet" /\ pc[y] = "MSWait" /\ pg[x] = pg[y]
+\* ... and, in the 2007 patch's design, the overlap the paper's design excludes:
+\* a make_volatile checks a page whose SetStableIfNotDiscarded is pending.
+SetStableDuringCheck ==
+    \E x, y \in Contexts : pc[y] = "MSSet" /\ InCheckAndSet(x) /\ pg[x] = pg[y]
 
 (***************************************************************************)
 (* NoVolatileWhileForbiddenInv.  "If any of these conditions is true, the  *)
