@@ -242,7 +242,10 @@ OrcContractProp == [][OrcContractStep]_vars
 (* the CBRL, and Z is set; Z is never cleared here".  Sources 3:           *)
 (* dat_perform_essa "assigns Z = 'this call queued a discard', so every    *)
 (* call that queues none clears Z, ORC 0 included".  The machine's own     *)
-(* ESSA in the new gmap keeps Z unless it queues [INFERENCE, D101].  Z is  *)
+(* ESSA in the new gmap keeps Z unless it queues [INFERENCE, D101]; with   *)
+(* MachineInterpretsESSA FALSE the machine interprets none (a harness that *)
+(* runs dat_perform_essa itself, D101; migration mode, sources 5: "turns   *)
+(* interpretation off"), so every ESSA is intercepted (D281).  Z is        *)
 (* what the next ESSA reports as logically zero and what CBRL processing   *)
 (* zaps on, so an ESSA that completes in KVM queues a discard exactly for  *)
 (* those pages, sets Z when it does, and otherwise leaves Z as its path    *)
@@ -252,7 +255,7 @@ QueuedDiscardStep ==
     LET p == lastOp'.page
         o == lastOp'.orc
         queued == Len(cbrl') = Len(cbrl) + 1
-        intercepted == lastOp'.outcome = "Done"
+        intercepted == ~MachineInterpretsESSA \/ lastOp'.outcome = "Done"
     IN  (KVM /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ o \in 0 .. 7) =>
             /\ queued => /\ ~EssaValid(p) /\ usage'[p] \in {"U", "V"} /\ zbit'[p]
                          /\ cbrl' = Append(cbrl, p)

@@ -214,7 +214,8 @@ def _completed_on_page(s: EssaState, t: EssaState) -> bool:
 
 def QueuedDiscardStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """KVM queues a discard exactly for a non-resident page made U or V, setting Z; a call that
-    queues none keeps Z, or clears it on the new gmap's intercepted path (D228)."""
+    queues none keeps Z, or clears it on the new gmap's intercepted path (D228), which every ESSA
+    takes without MachineInterpretsESSA (D281)."""
     if not profile.kvm or not _completed_on_page(s, t):
         return True
     p, o = t.lastOp.page, t.lastOp.orc
@@ -227,7 +228,9 @@ def QueuedDiscardStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         (o in (2, 3) and not valid) or (o == 4 and not valid and not a.zbit and not a.gc)
     ):
         return False
-    intercepted_gmap = profile.impl == "KVMGmap" and t.lastOp.outcome == "Done"
+    # Without MachineInterpretsESSA every ESSA is intercepted (D281), whatever the step records.
+    intercepted = not profile.machine_interprets_essa or t.lastOp.outcome == "Done"
+    intercepted_gmap = profile.impl == "KVMGmap" and intercepted
     return queued or (t.cbrl == s.cbrl and b.zbit == (False if intercepted_gmap else a.zbit))
 
 
