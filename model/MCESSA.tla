@@ -93,6 +93,10 @@ CleanWithoutWritebackSpec == Init /\ [][Next \/ \E p \in Pages : GuestCleanWitho
 GuestAllocIssuingOrc2(p) == ESSA("GuestAlloc", 2, p) /\ UNCHANGED GuestVars
 AllocOrc2Spec == Init /\ [][Next \/ \E p \in Pages : GuestAllocIssuingOrc2(p)]_vars
 
+\* Broken twin of AccessOutcomeProp (D286): KVM presenting the 2007 model's discard fault on Vz,
+\* which sources 2 says never reaches a KVM guest.
+DiscardFaultInKVM(p) == usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

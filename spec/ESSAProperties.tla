@@ -315,6 +315,40 @@ GuestAccessInUseStep ==
 GuestAccessInUseProp == [][GuestAccessInUseStep]_vars
 
 (***************************************************************************)
+(* AccessOutcomeProp.  Sources 6: "An access to a U page raises an         *)
+(* addressing exception; an access to Vz the discard fault (PIC 0x1A)";    *)
+(* "Sz -> Sr on first access, Sp -> Sr on access"; paper, section 2: "If  *)
+(* a guest accesses a Vz or Pz page, the host will present a special      *)
+(* discard fault"; sources 2: "A guest touching a dropped page gets a      *)
+(* fresh zero page from the ordinary fault handler: no program            *)
+(* interruption reaches the guest; there is no discard fault".  A load or *)
+(* a store (the guest's, or a harness's) is interrupted exactly as that    *)
+(* table says (in KVM never); otherwise it leaves the page in a frame, a   *)
+(* load returning the page's content (the frame's, else the swap copy's,  *)
+(* else zero), a store setting the change bit (paper 2: "Page             *)
+(* modification is indicated by the page dirty bit"), and the frame       *)
+(* holding the value loaded or stored (D286).                             *)
+(***************************************************************************)
+AccessOps == {"GuestRead", "GuestWrite", "Read", "Write"}
+AccessOutcomeStep ==
+    LET p == lastOp'.page
+        load == lastOp'.op \in {"GuestRead", "Read"}
+        logicallyZero == ~valid[p] /\ ~swapped[p]
+        interruption ==
+            IF KVM THEN "None"
+            ELSE IF usage[p] = "U" THEN "AddressingException"
+            ELSE IF usage[p] = "V" /\ logicallyZero THEN "DiscardFault"
+            ELSE "None"
+    IN  lastOp'.op \in AccessOps =>
+            IF interruption # "None"
+            THEN lastOp'.outcome = interruption
+            ELSE /\ lastOp'.outcome = IF load THEN "Value" ELSE "Done"
+                 /\ valid'[p] /\ data'[p] = lastOp'.value
+                 /\ load => lastOp'.value = Readable(p)
+                 /\ ~load => keyDirty'[p]
+AccessOutcomeProp == [][AccessOutcomeStep]_vars
+
+(***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
 (* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
 (* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
@@ -414,6 +448,12 @@ WritebackOfPPage         == lastOp'.op = "GuestWriteback" /\ belief[lastOp'.page
 MakeStableOfVolatilePage == lastOp'.op = "GuestMakeStable" /\ belief[lastOp'.page] = "V"
 \* (GuestOrcProp.)  The guest makes a writably mapped page potentially volatile (ORC 4).
 MakePotentiallyVolatileTaken == lastOp'.op = "GuestMakePotentiallyVolatile"
+\* (AccessOutcomeProp.)  A load or store of a page that is unused, or volatile and logically zero:
+\* where the 2007 model interrupts the access and KVM faults a fresh page in.
+AccessOfDiscardedPage ==
+    LET p == lastOp'.page
+    IN  /\ lastOp'.op \in AccessOps /\ p \in Pages
+        /\ (usage[p] = "U" \/ (usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]))
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

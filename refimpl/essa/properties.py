@@ -269,6 +269,33 @@ def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )
 
 
+#: The loads and stores: the guest's, and a harness's bare ones (model/MCESSA.tla's BareAccess).
+ACCESS_OPS: Final = frozenset({"GuestRead", "GuestWrite", "Read", "Write"})
+
+
+def AccessOutcomeStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """An access is interrupted as sources 6 says (the 2007 model: U an addressing exception, Vz
+    the discard fault; KVM never, sources 2); otherwise the page is left in a frame holding the
+    value loaded (the page's content) or stored (with the change bit set) (D286)."""
+    lo = t.lastOp
+    if lo.op not in ACCESS_OPS:
+        return True
+    a, b = s.pages[lo.page], t.pages[lo.page]
+    load = lo.op in ("GuestRead", "Read")
+    interruption = None
+    if not profile.kvm and a.usage == "U":
+        interruption = "AddressingException"
+    elif not profile.kvm and a.usage == "V" and not a.valid and not a.swapped:
+        interruption = "DiscardFault"
+    if interruption is not None:
+        return lo.outcome == interruption
+    return (
+        lo.outcome == ("Value" if load else "Done")
+        and b.valid and b.data == lo.value
+        and (lo.value == Readable(s, lo.page) if load else b.keyDirty)
+    )  # fmt: skip
+
+
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
 GUEST_ORCS: Final = {
     "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
@@ -320,6 +347,7 @@ QueuedDiscardProp = boxed("QueuedDiscardProp", QueuedDiscardStep)
 ResultByteProp = boxed("ResultByteProp", ResultByteStep)
 CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
 GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
+AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
@@ -330,7 +358,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
-            CMMAResetProp, GuestAccessInUseProp, GuestOrcProp, RefusalProp),
+            CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
