@@ -97,6 +97,17 @@ AllocOrc2Spec == Init /\ [][Next \/ \E p \in Pages : GuestAllocIssuingOrc2(p)]_v
 \* which sources 2 says never reaches a KVM guest.
 DiscardFaultInKVM(p) == usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]
 
+\* Broken twin of PageTableCreatedProp (D289): a writeback that creates the gmap page table in a
+\* VM without storage keys, where it issues no SSKE.
+WritebackCreatingPageTable(p) ==
+    /\ keyDirty' = [keyDirty EXCEPT ![p] = FALSE]
+    /\ pageTable' = TRUE
+    /\ Record("Writeback", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, gc, cbrl, gmapPte, pteUnused>>
+    /\ UNCHANGED GuestVars
+WritebackCreatingPageTableSpec ==
+    Init /\ [][Next \/ \E p \in Pages : WritebackCreatingPageTable(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

@@ -349,6 +349,24 @@ AccessOutcomeStep ==
 AccessOutcomeProp == [][AccessOutcomeStep]_vars
 
 (***************************************************************************)
+(* PageTableCreatedProp.  Sources 3: "When the gmap has no page table for  *)
+(* the frame (the walk does not allocate), R1 = 0x10 for every ORC ... A   *)
+(* segment's page table is created by a fault-in, SSKE or SET_CMMA_BITS";  *)
+(* sources 5: QEMU applies the migrated attributes through                 *)
+(* KVM_S390_SET_CMMA_BITS.  A guest's writeback is an SSKE only in a VM    *)
+(* that uses storage keys (ResetChangeBit, D98).  The gmap page table      *)
+(* comes into existence only in a step that faults a page in, issues SSKE  *)
+(* or applies migrated attributes: not in an ESSA, nor in a VM's steps     *)
+(* that touch no page table (D289).                                        *)
+(***************************************************************************)
+PageTableCreatedStep ==
+    (~pageTable /\ pageTable') =>
+        \/ lastOp'.op \in AccessOps /\ ~EssaValid(lastOp'.page)
+        \/ lastOp'.op \in {"GuestWriteback", "Writeback"} /\ StorageKeys
+        \/ lastOp'.op = "Migrate"
+PageTableCreatedProp == [][PageTableCreatedStep]_vars
+
+(***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
 (* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
 (* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
@@ -454,6 +472,8 @@ AccessOfDiscardedPage ==
     LET p == lastOp'.page
     IN  /\ lastOp'.op \in AccessOps /\ p \in Pages
         /\ (usage[p] = "U" \/ (usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]))
+\* (PageTableCreatedProp.)  The gmap page table comes into existence.
+PageTableCreated == ~pageTable /\ pageTable'
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

@@ -296,6 +296,19 @@ def AccessOutcomeStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     )  # fmt: skip
 
 
+def PageTableCreatedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """The gmap page table comes into existence only in a fault-in, an SSKE (a writeback with
+    storage keys) or migration's SET_CMMA_BITS (sources 3, 5; D289)."""
+    if s.pageTable or not t.pageTable:
+        return True
+    lo = t.lastOp
+    return (
+        (lo.op in ACCESS_OPS and not _essa_valid(profile, s.pages[lo.page]))
+        or (lo.op in ("GuestWriteback", "Writeback") and profile.storage_keys)
+        or lo.op == "Migrate"
+    )
+
+
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
 GUEST_ORCS: Final = {
     "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
@@ -348,6 +361,7 @@ ResultByteProp = boxed("ResultByteProp", ResultByteStep)
 CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
 GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
 AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
+PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
@@ -358,7 +372,8 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
-            CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, GuestOrcProp, RefusalProp),
+            CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
+            GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
