@@ -108,6 +108,28 @@ WritebackCreatingPageTable(p) ==
 WritebackCreatingPageTableSpec ==
     Init /\ [][Next \/ \E p \in Pages : WritebackCreatingPageTable(p)]_vars
 
+\* Broken twin of SwapCopyFromFrameProp (D283): a reclaim of a page that is in no frame, which
+\* writes a swap copy of nothing.
+ReclaimNotResident(p) ==
+    /\ ~valid[p] /\ ~swapped[p]
+    /\ swapped' = [swapped EXCEPT ![p] = TRUE]
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, zbit, nodat, data, keyDirty, gc, cbrl, pageTable, gmapPte,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+ReclaimNotResidentSpec == Init /\ [][Next \/ \E p \in Pages : ReclaimNotResident(p)]_vars
+
+\* Broken twin of ZeroBitClearedProp (D283): the new gmap's host clearing Z of a page whose gmap
+\* PTE is already gone, with no _gmap_ptep_xchg.
+ZeroBitLost(p) ==
+    /\ Gmap /\ gmapPte[p] = "Empty" /\ zbit[p]
+    /\ zbit' = [zbit EXCEPT ![p] = FALSE]
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, nodat, data, keyDirty, gc, cbrl, pageTable, gmapPte,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+ZeroBitLostSpec == Init /\ [][Next \/ \E p \in Pages : ZeroBitLost(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

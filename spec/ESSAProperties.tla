@@ -367,6 +367,38 @@ PageTableCreatedStep ==
 PageTableCreatedProp == [][PageTableCreatedStep]_vars
 
 (***************************************************************************)
+(* SwapCopyFromFrameProp.  Sources 6: the host's transitions into a        *)
+(* preserved state are "Sr -> Sp" and "Pr -> Sp (dirty)", from a frame;   *)
+(* sources 2: reclaim swaps "V and P pages ... like S pages", and "a page  *)
+(* whose usage is U is dropped, not swapped".  A swap copy is written only *)
+(* from a frame: a page gains one only in a step that takes it out of its  *)
+(* frame, so the host never makes up content for a page it does not hold   *)
+(* (D283).                                                                  *)
+(***************************************************************************)
+SwapCopyFromFrameStep ==
+    \A p \in Pages : (~swapped[p] /\ swapped'[p]) => (valid[p] /\ ~valid'[p])
+SwapCopyFromFrameProp == [][SwapCopyFromFrameStep]_vars
+
+(***************************************************************************)
+(* ZeroBitClearedProp.  Sources 2: "Z is cleared only by ptep_set_pte_at,  *)
+(* when a PTE is installed (a fault-in)"; sources 3: dat_perform_essa      *)
+(* "assigns Z = 'this call queued a discard'", and the fix "clears Z on    *)
+(* every _gmap_ptep_xchg"; sources 5: Z is not migrated.  In KVM Z goes    *)
+(* from set to clear only when the PTE ESSA looks at is installed or       *)
+(* exchanged (classic: the host PTE of a fault-in; the new gmap: any       *)
+(* change of the gmap PTE), in the new gmap's intercepted ESSA on the     *)
+(* page, or on a migration's arrival.  Z is what CBRL processing zaps on   *)
+(* and what ESSA reports as logically zero (D283).                         *)
+(***************************************************************************)
+ZeroBitClearedStep ==
+    \A p \in Pages : (KVM /\ zbit[p] /\ ~zbit'[p]) =>
+        \/ lastOp'.op = "Migrate"
+        \/ ~Gmap /\ ~valid[p] /\ valid'[p]
+        \/ Gmap /\ gmapPte'[p] # gmapPte[p]
+        \/ Gmap /\ lastOp'.page = p /\ lastOp'.orc \in 0 .. 7 /\ lastOp'.outcome = "Done"
+ZeroBitClearedProp == [][ZeroBitClearedStep]_vars
+
+(***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
 (* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
 (* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
@@ -474,6 +506,12 @@ AccessOfDiscardedPage ==
         /\ (usage[p] = "U" \/ (usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]))
 \* (PageTableCreatedProp.)  The gmap page table comes into existence.
 PageTableCreated == ~pageTable /\ pageTable'
+\* (SwapCopyFromFrameProp.)  The host writes a page to swap.
+PageSwappedOut == \E p \in Pages : ~swapped[p] /\ swapped'[p]
+\* (ZeroBitClearedProp.)  Z is cleared by a step that is not an ESSA (a fault-in, an exchange
+\* of the gmap PTE).
+ZeroBitClearedByHost ==
+    \E p \in Pages : zbit[p] /\ ~zbit'[p] /\ lastOp'.orc = NoValue /\ lastOp'.op # "Migrate"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

@@ -309,6 +309,32 @@ def PageTableCreatedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )
 
 
+def SwapCopyFromFrameStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A page gains a swap copy only in a step that takes it out of its frame (sources 2, 6; D283)."""
+    return all(
+        a.swapped or not b.swapped or (a.valid and not b.valid) for a, b in zip(s.pages, t.pages)
+    )
+
+
+def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In KVM, Z goes from set to clear only when the PTE ESSA looks at is installed (classic) or
+    exchanged (the new gmap), in the new gmap's intercepted ESSA on the page, or on a migration's
+    arrival (sources 2, 3, 5; D283)."""
+    if not profile.kvm:
+        return True
+    lo = t.lastOp
+    gmap = profile.impl == "KVMGmap"
+    for p, (a, b) in enumerate(zip(s.pages, t.pages)):
+        if a.zbit and not b.zbit and not (
+            lo.op == "Migrate"
+            or (not gmap and not a.valid and b.valid)
+            or (gmap and a.gmapPte != b.gmapPte)
+            or (gmap and lo.page == p and 0 <= lo.orc <= 7 and lo.outcome == "Done")
+        ):
+            return False
+    return True
+
+
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
 GUEST_ORCS: Final = {
     "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
@@ -362,6 +388,8 @@ CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
 GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
 AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
+SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
+ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
@@ -373,7 +401,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            GuestOrcProp, RefusalProp),
+            SwapCopyFromFrameProp, ZeroBitClearedProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
