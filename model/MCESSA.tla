@@ -130,6 +130,17 @@ ZeroBitLost(p) ==
     /\ UNCHANGED GuestVars
 ZeroBitLostSpec == Init /\ [][Next \/ \E p \in Pages : ZeroBitLost(p)]_vars
 
+\* Broken twin of GmapPteResidentInv (D283): aging that makes a present gmap PTE where there was
+\* none.
+AgeWithoutPte(p) ==
+    /\ Gmap /\ gmapPte[p] = "Empty"
+    /\ gmapPte' = [gmapPte EXCEPT ![p] = "Aged"]
+    /\ Record("HostAge", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl, pageTable,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+AgeWithoutPteSpec == Init /\ [][Next \/ \E p \in Pages : AgeWithoutPte(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

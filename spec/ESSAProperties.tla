@@ -177,6 +177,17 @@ UnallocatedUnchangedInv ==
                   /\ cbrl = <<>>
 
 (***************************************************************************)
+(* GmapPteResidentInv.  Sources 3: "'valid' is the gmap PTE's hardware     *)
+(* invalid bit being clear; the PTE also has a software present bit";      *)
+(* 3.3: reclaim unmaps the gmap PTE (_gmap_unmap_pte) when core mm takes    *)
+(* the page; 3.4: aging "sets the hardware invalid bit and leaves the page *)
+(* present".  A gmap PTE that is present (valid or aged) maps a page that  *)
+(* is in a host frame: nothing makes one for a page the host does not hold *)
+(* (D283).                                                                  *)
+(***************************************************************************)
+GmapPteResidentInv == Gmap => \A p \in Pages : gmapPte[p] # "Empty" => valid[p]
+
+(***************************************************************************)
 (* PaperContentStateInv.  Sources 6: the content states are resident,      *)
 (* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
 (* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
@@ -512,6 +523,8 @@ PageSwappedOut == \E p \in Pages : ~swapped[p] /\ swapped'[p]
 \* of the gmap PTE).
 ZeroBitClearedByHost ==
     \E p \in Pages : zbit[p] /\ ~zbit'[p] /\ lastOp'.orc = NoValue /\ lastOp'.op # "Migrate"
+\* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
+AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

@@ -133,6 +133,11 @@ def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
     return not s.cbrl and all(pg.usage == "S" and not pg.nodat and not pg.zbit for pg in s.pages)
 
 
+def GmapPteResidentInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In the new gmap a present gmap PTE (valid or aged) maps a page in a host frame (D283)."""
+    return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.gmapPte != "Empty")
+
+
 def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
     """In the 2007 model a page is never both in a frame and in swap."""
     return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
@@ -397,7 +402,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
             UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
-            PaperContentStateInv),
+            GmapPteResidentInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
