@@ -93,6 +93,54 @@ CleanWithoutWritebackSpec == Init /\ [][Next \/ \E p \in Pages : GuestCleanWitho
 GuestAllocIssuingOrc2(p) == ESSA("GuestAlloc", 2, p) /\ UNCHANGED GuestVars
 AllocOrc2Spec == Init /\ [][Next \/ \E p \in Pages : GuestAllocIssuingOrc2(p)]_vars
 
+\* Broken twin of AccessOutcomeProp (D286): KVM presenting the 2007 model's discard fault on Vz,
+\* which sources 2 says never reaches a KVM guest.
+DiscardFaultInKVM(p) == usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]
+
+\* Broken twin of PageTableCreatedProp (D289): a writeback that creates the gmap page table in a
+\* VM without storage keys, where it issues no SSKE.
+WritebackCreatingPageTable(p) ==
+    /\ keyDirty' = [keyDirty EXCEPT ![p] = FALSE]
+    /\ pageTable' = TRUE
+    /\ Record("Writeback", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, gc, cbrl, gmapPte, pteUnused>>
+    /\ UNCHANGED GuestVars
+WritebackCreatingPageTableSpec ==
+    Init /\ [][Next \/ \E p \in Pages : WritebackCreatingPageTable(p)]_vars
+
+\* Broken twin of SwapCopyFromFrameProp (D283): a reclaim of a page that is in no frame, which
+\* writes a swap copy of nothing.
+ReclaimNotResident(p) ==
+    /\ ~valid[p] /\ ~swapped[p]
+    /\ swapped' = [swapped EXCEPT ![p] = TRUE]
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, zbit, nodat, data, keyDirty, gc, cbrl, pageTable, gmapPte,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+ReclaimNotResidentSpec == Init /\ [][Next \/ \E p \in Pages : ReclaimNotResident(p)]_vars
+
+\* Broken twin of ZeroBitClearedProp (D283): the new gmap's host clearing Z of a page whose gmap
+\* PTE is already gone, with no _gmap_ptep_xchg.
+ZeroBitLost(p) ==
+    /\ Gmap /\ gmapPte[p] = "Empty" /\ zbit[p]
+    /\ zbit' = [zbit EXCEPT ![p] = FALSE]
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, nodat, data, keyDirty, gc, cbrl, pageTable, gmapPte,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+ZeroBitLostSpec == Init /\ [][Next \/ \E p \in Pages : ZeroBitLost(p)]_vars
+
+\* Broken twin of GmapPteResidentInv (D283): aging that makes a present gmap PTE where there was
+\* none.
+AgeWithoutPte(p) ==
+    /\ Gmap /\ gmapPte[p] = "Empty"
+    /\ gmapPte' = [gmapPte EXCEPT ![p] = "Aged"]
+    /\ Record("HostAge", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl, pageTable,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+AgeWithoutPteSpec == Init /\ [][Next \/ \E p \in Pages : AgeWithoutPte(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

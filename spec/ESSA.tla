@@ -109,6 +109,8 @@ Impls == {"Paper2007", "KVMClassic", "KVMGmap"}
 KnownBugs == {"StickyZero", "CBRLGuestAddress", "StaleUnusedBit"}
 ASSUME Impl \in Impls /\ CBRLSize >= 1
 ASSUME Bugs \subseteq KnownBugs /\ (Bugs # {} => Impl = "KVMGmap")
+\* The machine's interpretation is modelled for the new gmap only (D101, D280).
+ASSUME MachineInterpretsESSA => Impl = "KVMGmap"
 KVM == Impl # "Paper2007"
 Gmap == Impl = "KVMGmap"
 NoValue == -1
@@ -234,6 +236,8 @@ EssaEffect(orc, p) ==
 \* KVM's imitation of it does [INFERENCE from the S9 fix: "If a discarded page
 \* is reused before _essa_clear_cbrl() is called, and the pgste.zero bit is not
 \* cleared"; D101].  It needs the page table; without one ESSA is intercepted.
+\* (Gmap is implied by the ASSUME, and pageTable by ESSA's check before it: both
+\* conjuncts are for the reader, D280.)
 InterpretedPaths == IF MachineInterpretsESSA /\ Gmap /\ pageTable THEN {FALSE, TRUE} ELSE {FALSE}
 
 \* One ESSA by the guest in supervisor state, on a page in guest memory.

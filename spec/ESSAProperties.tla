@@ -177,6 +177,17 @@ UnallocatedUnchangedInv ==
                   /\ cbrl = <<>>
 
 (***************************************************************************)
+(* GmapPteResidentInv.  Sources 3: "'valid' is the gmap PTE's hardware     *)
+(* invalid bit being clear; the PTE also has a software present bit";      *)
+(* 3.3: reclaim unmaps the gmap PTE (_gmap_unmap_pte) when core mm takes    *)
+(* the page; 3.4: aging "sets the hardware invalid bit and leaves the page *)
+(* present".  A gmap PTE that is present (valid or aged) maps a page that  *)
+(* is in a host frame: nothing makes one for a page the host does not hold *)
+(* (D283).                                                                  *)
+(***************************************************************************)
+GmapPteResidentInv == Gmap => \A p \in Pages : gmapPte[p] # "Empty" => valid[p]
+
+(***************************************************************************)
 (* PaperContentStateInv.  Sources 6: the content states are resident,      *)
 (* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
 (* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
@@ -242,7 +253,10 @@ OrcContractProp == [][OrcContractStep]_vars
 (* the CBRL, and Z is set; Z is never cleared here".  Sources 3:           *)
 (* dat_perform_essa "assigns Z = 'this call queued a discard', so every    *)
 (* call that queues none clears Z, ORC 0 included".  The machine's own     *)
-(* ESSA in the new gmap keeps Z unless it queues [INFERENCE, D101].  Z is  *)
+(* ESSA in the new gmap keeps Z unless it queues [INFERENCE, D101]; with   *)
+(* MachineInterpretsESSA FALSE the machine interprets none (a harness that *)
+(* runs dat_perform_essa itself, D101; migration mode, sources 5: "turns   *)
+(* interpretation off"), so every ESSA is intercepted (D281).  Z is        *)
 (* what the next ESSA reports as logically zero and what CBRL processing   *)
 (* zaps on, so an ESSA that completes in KVM queues a discard exactly for  *)
 (* those pages, sets Z when it does, and otherwise leaves Z as its path    *)
@@ -252,7 +266,7 @@ QueuedDiscardStep ==
     LET p == lastOp'.page
         o == lastOp'.orc
         queued == Len(cbrl') = Len(cbrl) + 1
-        intercepted == lastOp'.outcome = "Done"
+        intercepted == ~MachineInterpretsESSA \/ lastOp'.outcome = "Done"
     IN  (KVM /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ o \in 0 .. 7) =>
             /\ queued => /\ ~EssaValid(p) /\ usage'[p] \in {"U", "V"} /\ zbit'[p]
                          /\ cbrl' = Append(cbrl, p)
@@ -310,6 +324,90 @@ CMMAResetProp == [][CMMAResetStep]_vars
 GuestAccessInUseStep ==
     lastOp'.op \in {"GuestRead", "GuestWrite", "GuestWriteback"} => belief[lastOp'.page] # "U"
 GuestAccessInUseProp == [][GuestAccessInUseStep]_vars
+
+(***************************************************************************)
+(* AccessOutcomeProp.  Sources 6: "An access to a U page raises an         *)
+(* addressing exception; an access to Vz the discard fault (PIC 0x1A)";    *)
+(* "Sz -> Sr on first access, Sp -> Sr on access"; paper, section 2: "If  *)
+(* a guest accesses a Vz or Pz page, the host will present a special      *)
+(* discard fault"; sources 2: "A guest touching a dropped page gets a      *)
+(* fresh zero page from the ordinary fault handler: no program            *)
+(* interruption reaches the guest; there is no discard fault".  A load or *)
+(* a store (the guest's, or a harness's) is interrupted exactly as that    *)
+(* table says (in KVM never); otherwise it leaves the page in a frame, a   *)
+(* load returning the page's content (the frame's, else the swap copy's,  *)
+(* else zero), a store setting the change bit (paper 2: "Page             *)
+(* modification is indicated by the page dirty bit"), and the frame       *)
+(* holding the value loaded or stored (D286).                             *)
+(***************************************************************************)
+AccessOps == {"GuestRead", "GuestWrite", "Read", "Write"}
+AccessOutcomeStep ==
+    LET p == lastOp'.page
+        load == lastOp'.op \in {"GuestRead", "Read"}
+        logicallyZero == ~valid[p] /\ ~swapped[p]
+        interruption ==
+            IF KVM THEN "None"
+            ELSE IF usage[p] = "U" THEN "AddressingException"
+            ELSE IF usage[p] = "V" /\ logicallyZero THEN "DiscardFault"
+            ELSE "None"
+    IN  lastOp'.op \in AccessOps =>
+            IF interruption # "None"
+            THEN lastOp'.outcome = interruption
+            ELSE /\ lastOp'.outcome = IF load THEN "Value" ELSE "Done"
+                 /\ valid'[p] /\ data'[p] = lastOp'.value
+                 /\ load => lastOp'.value = Readable(p)
+                 /\ ~load => keyDirty'[p]
+AccessOutcomeProp == [][AccessOutcomeStep]_vars
+
+(***************************************************************************)
+(* PageTableCreatedProp.  Sources 3: "When the gmap has no page table for  *)
+(* the frame (the walk does not allocate), R1 = 0x10 for every ORC ... A   *)
+(* segment's page table is created by a fault-in, SSKE or SET_CMMA_BITS";  *)
+(* sources 5: QEMU applies the migrated attributes through                 *)
+(* KVM_S390_SET_CMMA_BITS.  A guest's writeback is an SSKE only in a VM    *)
+(* that uses storage keys (ResetChangeBit, D98).  The gmap page table      *)
+(* comes into existence only in a step that faults a page in, issues SSKE  *)
+(* or applies migrated attributes: not in an ESSA, nor in a VM's steps     *)
+(* that touch no page table (D289).                                        *)
+(***************************************************************************)
+PageTableCreatedStep ==
+    (~pageTable /\ pageTable') =>
+        \/ lastOp'.op \in AccessOps /\ ~EssaValid(lastOp'.page)
+        \/ lastOp'.op \in {"GuestWriteback", "Writeback"} /\ StorageKeys
+        \/ lastOp'.op = "Migrate"
+PageTableCreatedProp == [][PageTableCreatedStep]_vars
+
+(***************************************************************************)
+(* SwapCopyFromFrameProp.  Sources 6: the host's transitions into a        *)
+(* preserved state are "Sr -> Sp" and "Pr -> Sp (dirty)", from a frame;   *)
+(* sources 2: reclaim swaps "V and P pages ... like S pages", and "a page  *)
+(* whose usage is U is dropped, not swapped".  A swap copy is written only *)
+(* from a frame: a page gains one only in a step that takes it out of its  *)
+(* frame, so the host never makes up content for a page it does not hold   *)
+(* (D283).                                                                  *)
+(***************************************************************************)
+SwapCopyFromFrameStep ==
+    \A p \in Pages : (~swapped[p] /\ swapped'[p]) => (valid[p] /\ ~valid'[p])
+SwapCopyFromFrameProp == [][SwapCopyFromFrameStep]_vars
+
+(***************************************************************************)
+(* ZeroBitClearedProp.  Sources 2: "Z is cleared only by ptep_set_pte_at,  *)
+(* when a PTE is installed (a fault-in)"; sources 3: dat_perform_essa      *)
+(* "assigns Z = 'this call queued a discard'", and the fix "clears Z on    *)
+(* every _gmap_ptep_xchg"; sources 5: Z is not migrated.  In KVM Z goes    *)
+(* from set to clear only when the PTE ESSA looks at is installed or       *)
+(* exchanged (classic: the host PTE of a fault-in; the new gmap: any       *)
+(* change of the gmap PTE), in the new gmap's intercepted ESSA on the     *)
+(* page, or on a migration's arrival.  Z is what CBRL processing zaps on   *)
+(* and what ESSA reports as logically zero (D283).                         *)
+(***************************************************************************)
+ZeroBitClearedStep ==
+    \A p \in Pages : (KVM /\ zbit[p] /\ ~zbit'[p]) =>
+        \/ lastOp'.op = "Migrate"
+        \/ ~Gmap /\ ~valid[p] /\ valid'[p]
+        \/ Gmap /\ gmapPte'[p] # gmapPte[p]
+        \/ Gmap /\ lastOp'.page = p /\ lastOp'.orc \in 0 .. 7 /\ lastOp'.outcome = "Done"
+ZeroBitClearedProp == [][ZeroBitClearedStep]_vars
 
 (***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
@@ -411,6 +509,22 @@ WritebackOfPPage         == lastOp'.op = "GuestWriteback" /\ belief[lastOp'.page
 MakeStableOfVolatilePage == lastOp'.op = "GuestMakeStable" /\ belief[lastOp'.page] = "V"
 \* (GuestOrcProp.)  The guest makes a writably mapped page potentially volatile (ORC 4).
 MakePotentiallyVolatileTaken == lastOp'.op = "GuestMakePotentiallyVolatile"
+\* (AccessOutcomeProp.)  A load or store of a page that is unused, or volatile and logically zero:
+\* where the 2007 model interrupts the access and KVM faults a fresh page in.
+AccessOfDiscardedPage ==
+    LET p == lastOp'.page
+    IN  /\ lastOp'.op \in AccessOps /\ p \in Pages
+        /\ (usage[p] = "U" \/ (usage[p] = "V" /\ ~valid[p] /\ ~swapped[p]))
+\* (PageTableCreatedProp.)  The gmap page table comes into existence.
+PageTableCreated == ~pageTable /\ pageTable'
+\* (SwapCopyFromFrameProp.)  The host writes a page to swap.
+PageSwappedOut == \E p \in Pages : ~swapped[p] /\ swapped'[p]
+\* (ZeroBitClearedProp.)  Z is cleared by a step that is not an ESSA (a fault-in, an exchange
+\* of the gmap PTE).
+ZeroBitClearedByHost ==
+    \E p \in Pages : zbit[p] /\ ~zbit'[p] /\ lastOp'.orc = NoValue /\ lastOp'.op # "Migrate"
+\* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
+AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}

@@ -355,6 +355,11 @@ def _gmap_keeps_z(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rules, "essa_effect", keeps_z)
 
 
+def _discard_fault_in_kvm(mp: pytest.MonkeyPatch) -> None:
+    mp.setattr(rules, "discard_fault",
+               lambda profile, pg: pg.usage == "V" and not pg.valid and not pg.swapped)  # fmt: skip
+
+
 TWINS: list[tuple[str, Callable[[pytest.MonkeyPatch], None], EssaProfile, str]] = [
     ("BrokenMigration", _resident_only, EssaProfile("KVMClassic", True, True),
      "MigrationKeepsStableContentProp"),
@@ -365,6 +370,8 @@ TWINS: list[tuple[str, Callable[[pytest.MonkeyPatch], None], EssaProfile, str]] 
     ("BrokenResultByte", _result_without_nodat, EssaProfile("KVMClassic", True, True),
      "ResultByteProp"),
     ("BrokenQueuedDiscard", _gmap_keeps_z, EssaProfile("KVMGmap", True, True), "QueuedDiscardProp"),
+    ("BrokenAccessOutcome", _discard_fault_in_kvm, EssaProfile("KVMClassic", True, True),
+     "AccessOutcomeProp"),
 ]  # fmt: skip
 
 

@@ -73,6 +73,10 @@ class EssaProfile:
             raise EssaProfileError(f"Bugs must be a set of {', '.join(KNOWN_BUGS)}, not {self.bugs!r}")
         if self.bugs and self.impl != "KVMGmap":
             raise EssaProfileError("Bugs are bugs of the new gmap: Impl must be KVMGmap")
+        # ASSUME MachineInterpretsESSA => Impl = "KVMGmap"
+        if self.machine_interprets_essa and self.impl != "KVMGmap":
+            raise EssaProfileError("the machine's interpretation of ESSA is modelled for the new gmap "
+                                   "only: Impl must be KVMGmap")
 
     @property
     def kvm(self) -> bool:

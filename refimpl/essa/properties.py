@@ -133,6 +133,11 @@ def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
     return not s.cbrl and all(pg.usage == "S" and not pg.nodat and not pg.zbit for pg in s.pages)
 
 
+def GmapPteResidentInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In the new gmap a present gmap PTE (valid or aged) maps a page in a host frame (D283)."""
+    return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.gmapPte != "Empty")
+
+
 def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
     """In the 2007 model a page is never both in a frame and in swap."""
     return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
@@ -214,7 +219,8 @@ def _completed_on_page(s: EssaState, t: EssaState) -> bool:
 
 def QueuedDiscardStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """KVM queues a discard exactly for a non-resident page made U or V, setting Z; a call that
-    queues none keeps Z, or clears it on the new gmap's intercepted path (D228)."""
+    queues none keeps Z, or clears it on the new gmap's intercepted path (D228), which every ESSA
+    takes without MachineInterpretsESSA (D281)."""
     if not profile.kvm or not _completed_on_page(s, t):
         return True
     p, o = t.lastOp.page, t.lastOp.orc
@@ -227,7 +233,9 @@ def QueuedDiscardStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         (o in (2, 3) and not valid) or (o == 4 and not valid and not a.zbit and not a.gc)
     ):
         return False
-    intercepted_gmap = profile.impl == "KVMGmap" and t.lastOp.outcome == "Done"
+    # Without MachineInterpretsESSA every ESSA is intercepted (D281), whatever the step records.
+    intercepted = not profile.machine_interprets_essa or t.lastOp.outcome == "Done"
+    intercepted_gmap = profile.impl == "KVMGmap" and intercepted
     return queued or (t.cbrl == s.cbrl and b.zbit == (False if intercepted_gmap else a.zbit))
 
 
@@ -264,6 +272,72 @@ def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
         lo.op not in ("GuestRead", "GuestWrite", "GuestWriteback")
         or s.pages[lo.page].belief != "U"
     )
+
+
+#: The loads and stores: the guest's, and a harness's bare ones (model/MCESSA.tla's BareAccess).
+ACCESS_OPS: Final = frozenset({"GuestRead", "GuestWrite", "Read", "Write"})
+
+
+def AccessOutcomeStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """An access is interrupted as sources 6 says (the 2007 model: U an addressing exception, Vz
+    the discard fault; KVM never, sources 2); otherwise the page is left in a frame holding the
+    value loaded (the page's content) or stored (with the change bit set) (D286)."""
+    lo = t.lastOp
+    if lo.op not in ACCESS_OPS:
+        return True
+    a, b = s.pages[lo.page], t.pages[lo.page]
+    load = lo.op in ("GuestRead", "Read")
+    interruption = None
+    if not profile.kvm and a.usage == "U":
+        interruption = "AddressingException"
+    elif not profile.kvm and a.usage == "V" and not a.valid and not a.swapped:
+        interruption = "DiscardFault"
+    if interruption is not None:
+        return lo.outcome == interruption
+    return (
+        lo.outcome == ("Value" if load else "Done")
+        and b.valid and b.data == lo.value
+        and (lo.value == Readable(s, lo.page) if load else b.keyDirty)
+    )  # fmt: skip
+
+
+def PageTableCreatedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """The gmap page table comes into existence only in a fault-in, an SSKE (a writeback with
+    storage keys) or migration's SET_CMMA_BITS (sources 3, 5; D289)."""
+    if s.pageTable or not t.pageTable:
+        return True
+    lo = t.lastOp
+    return (
+        (lo.op in ACCESS_OPS and not _essa_valid(profile, s.pages[lo.page]))
+        or (lo.op in ("GuestWriteback", "Writeback") and profile.storage_keys)
+        or lo.op == "Migrate"
+    )
+
+
+def SwapCopyFromFrameStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A page gains a swap copy only in a step that takes it out of its frame (sources 2, 6; D283)."""
+    return all(
+        a.swapped or not b.swapped or (a.valid and not b.valid) for a, b in zip(s.pages, t.pages)
+    )
+
+
+def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In KVM, Z goes from set to clear only when the PTE ESSA looks at is installed (classic) or
+    exchanged (the new gmap), in the new gmap's intercepted ESSA on the page, or on a migration's
+    arrival (sources 2, 3, 5; D283)."""
+    if not profile.kvm:
+        return True
+    lo = t.lastOp
+    gmap = profile.impl == "KVMGmap"
+    for p, (a, b) in enumerate(zip(s.pages, t.pages)):
+        if a.zbit and not b.zbit and not (
+            lo.op == "Migrate"
+            or (not gmap and not a.valid and b.valid)
+            or (gmap and a.gmapPte != b.gmapPte)
+            or (gmap and lo.page == p and 0 <= lo.orc <= 7 and lo.outcome == "Done")
+        ):
+            return False
+    return True
 
 
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
@@ -317,6 +391,10 @@ QueuedDiscardProp = boxed("QueuedDiscardProp", QueuedDiscardStep)
 ResultByteProp = boxed("ResultByteProp", ResultByteStep)
 CMMAResetProp = boxed("CMMAResetProp", CMMAResetStep)
 GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
+AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
+PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
+SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
+ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
@@ -324,10 +402,11 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
             UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
-            PaperContentStateInv),
+            GmapPteResidentInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
-            CMMAResetProp, GuestAccessInUseProp, GuestOrcProp, RefusalProp),
+            CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
+            SwapCopyFromFrameProp, ZeroBitClearedProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
