@@ -16,6 +16,7 @@ CInit ==
 AllStateInvariants ==
     /\ TypeOK
     /\ RemovedFromCacheAtMostOnceInv
+    /\ PgDiscardedOnlyIfDiscardedInv
     /\ NotFreedWhileFaultPendingInv
 
 =============================================================================

@@ -41,4 +41,20 @@ DiscardedAfterReuseStale(x) == hostDiscarded[x]
 \* Caught by SignOffOnceProp.
 SignOffRestarted == TRUE
 
+\* A discard fault on a page the host has not discarded (the exception taken
+\* for the wrong page, or a handler entered on any access): the handler
+\* throws a page the host still backs out of the page cache.  Its own
+\* specification (the fault's guard is no decision operator).  Caught by
+\* PgDiscardedOnlyIfDiscardedInv (D301).
+SpuriousDiscardFault(c, x) ==
+    /\ pc[c] = "Idle"
+    /\ x \in mapped[c] /\ ~hostDiscarded[x]
+    /\ pc' = [pc EXCEPT ![c] = "Window"]
+    /\ at' = [at EXCEPT ![c] = x]
+    /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, status, mapped,
+                   signOffMask, removals>>
+
+SpuriousDiscardFaultSpec ==
+    Init /\ [][Next \/ \E c \in CPUs, x \in Pages : SpuriousDiscardFault(c, x)]_vars
+
 =============================================================================

@@ -32,6 +32,22 @@ RemovedFromCacheAtMostOnceInv ==
     \A x \in Pages : removals[x] <= 1
 
 (***************************************************************************)
+(* PgDiscardedOnlyIfDiscardedInv.  "To prevent that a page gets removed    *)
+(* from the page cache more than once, the discard fault handler marks the *)
+(* page with the PG_discarded page flag"; the fault it handles is the      *)
+(* host's report that it discarded the page (paper 3.6: "the discard fault *)
+(* ... causes the page cache page to get removed from memory").  A page    *)
+(* marked PG_discarded is one the host discarded, until it is freed (which *)
+(* clears the flag): a handler that took a page the host still backs for a *)
+(* discarded one would throw a good page out of the page cache (D301).     *)
+(***************************************************************************)
+PgDiscardedOnlyIfDiscardedInv ==
+    \A x \in Pages : pgDiscarded[x] => hostDiscarded[x]
+
+\* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
+SomePageMarkedDiscarded == \E x \in Pages : pgDiscarded[x]
+
+(***************************************************************************)
 (* NotFreedWhileFaultPendingInv.  "the discard fault handler needs to make *)
 (* sure to get a valid page reference.  This is only possible if there are *)
 (* no pending discard faults for a page before the page is freed."  A      *)

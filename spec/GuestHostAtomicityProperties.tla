@@ -38,6 +38,24 @@ HostProgressProp == \A p \in Pages : (reclaim = p) ~> (resid[p] # "r")
 (***************************************************************************)
 LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
 
+(***************************************************************************)
+(* LockExcludesOthersProp.  Issue 14's finding 5 ("There is no mutual-     *)
+(* exclusion property"), D134: in the lock-based design the lock guards    *)
+(* the page states, so that the check and the set of a                    *)
+(* SetStableIfNotDiscarded under the lock see the same page.  While a CPU  *)
+(* holds the lock, a page's usage and residency change only by a step of  *)
+(* that CPU (its set under the lock): not by the host (which takes the     *)
+(* lock for its steps) and not by another CPU's instruction (D302).        *)
+(***************************************************************************)
+LockExcludesOthersProp ==
+    [][(SSINDImpl = "SharedLock" /\ lock \in CPUs /\ <<usage, resid>>' # <<usage, resid>>)
+          => pc'[lock] # pc[lock]]_allVars
+
+\* What LockExcludesOthersProp is about (its witness): the lock holder sets
+\* the usage it checked, under the lock.
+UsageSetUnderLock ==
+    \E c \in CPUs : lock = c /\ pc[c].step = "lockedChecked" /\ usage' # usage
+
 \* What LockReleasedProp is about (its witness): a CPU gives the lock back
 \* after its check found the page discarded.
 UnlockAfterFailedCheck ==

@@ -331,7 +331,6 @@ HeldPage(c) ==
 SetPageDirty(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
-        /\ "Dirty" \in UserOps
         /\ ~dirty[p]
         /\ dirty' = [dirty EXCEPT ![p] = TRUE]
         /\ UNCHANGED <<usage, discarded, inCache, backed, io, mlocked, writable,
@@ -341,7 +340,6 @@ SetPageDirty(c) ==
 LockPage(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
-        /\ UserOps \cap {"Lock", "Dirty", "Truncate"} # {}
         /\ ~Locked(p)
         /\ lockHeld' = [lockHeld EXCEPT ![c] = TRUE]
         /\ UNCHANGED <<pageVars, pc, pg, ret, ref>>
@@ -365,7 +363,6 @@ UnlockPage(c) ==
 SetPageWriteback(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
-        /\ "Dirty" \in UserOps
         /\ lockHeld[c] /\ dirty[p] /\ io[p] = "None"
         /\ backed[p]
         /\ dirty' = [dirty EXCEPT ![p] = FALSE]
@@ -378,7 +375,6 @@ SetPageWriteback(c) ==
 TruncatePage(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
-        /\ "Truncate" \in UserOps
         /\ lockHeld[c] /\ inCache[p] /\ io[p] = "None"
         /\ inCache' = [inCache EXCEPT ![p] = FALSE]
         /\ backed' = [backed EXCEPT ![p] = FALSE]
@@ -391,7 +387,6 @@ TruncatePage(c) ==
 MlockPage(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
-        /\ "Mlock" \in UserOps
         /\ ~mlocked[p]
         /\ mlocked' = [mlocked EXCEPT ![p] = TRUE]
         /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, writable,
@@ -403,7 +398,6 @@ MlockPage(c) ==
 MapPage(c, w) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
-        /\ IF w THEN "MapWritable" \in UserOps ELSE "Map" \in UserOps
         /\ ~lockHeld[c] /\ inCache[p] /\ maps[p] < MaxMaps
         /\ maps' = [maps EXCEPT ![p] = @ + 1]
         /\ writable' = [writable EXCEPT ![p] = @ \/ w]
@@ -456,7 +450,6 @@ ReadPage(c, p) ==
 \* whatever the modelled CPUs are doing (in make_stable, in make_volatile, in
 \* an interrupt handler).
 MinorFault(p) ==
-    /\ "Map" \in UserOps
     /\ inCache[p] /\ maps[p] < MaxMaps
     /\ maps' = [maps EXCEPT ![p] = @ + 1]
     /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
@@ -603,14 +596,32 @@ Init ==
     /\ ref         = [c \in CPUs |-> FALSE]
     /\ lockHeld    = [c \in CPUs |-> FALSE]
 
+(***************************************************************************)
+(* The model's environment (D37, D259): which of the users' operations a   *)
+(* model offers.  The kernel offers them all; a CI model offers the few    *)
+(* its races need, to stay small.  This is configuration, not protocol,   *)
+(* so it is kept apart from the steps: the manifest names these two       *)
+(* definitions `environment`, and `make mutate` leaves them alone (a       *)
+(* mutant here would choose another model, not plant a bug in a step).    *)
+(* They read no variable; they only choose among the steps.               *)
+(***************************************************************************)
+OfferedUserSteps(c) ==
+    \/ "Dirty" \in UserOps /\ SetPageDirty(c)
+    \/ UserOps \cap {"Lock", "Dirty", "Truncate"} # {} /\ LockPage(c)
+    \/ "Truncate" \in UserOps /\ TruncatePage(c)
+    \/ "Mlock" \in UserOps /\ MlockPage(c)
+    \/ "Map" \in UserOps /\ MapPage(c, FALSE)
+    \/ "MapWritable" \in UserOps /\ MapPage(c, TRUE)
+
+OfferedMinorFault(p) == "Map" \in UserOps /\ MinorFault(p)
+
 ProcNext(c) ==
     \/ \E p \in Pages : FindGetPage(c, p) \/ ReadPage(c, p)
     \/ MakeStableAcquireBit(c) \/ SetStableIfNotDiscarded(c) \/ MakeStableReleaseBit(c)
     \/ GetPageAfterMakeStable(c)
     \/ PageDiscard(c)
-    \/ SetPageDirty(c) \/ LockPage(c) \/ UnlockPage(c) \/ SetPageWriteback(c)
-    \/ TruncatePage(c) \/ MlockPage(c) \/ PageCacheRelease(c)
-    \/ \E w \in BOOLEAN : MapPage(c, w)
+    \/ UnlockPage(c) \/ SetPageWriteback(c) \/ PageCacheRelease(c)
+    \/ OfferedUserSteps(c)
 
 MakeVolatileNext(x) ==
     \/ MakeVolatileTryBit(x) \/ MakeVolatileSpin(x) \/ MakeVolatileCheck(x)
@@ -620,7 +631,7 @@ Next ==
     \/ \E c \in CPUs : ProcNext(c)
     \/ \E x \in Contexts : MakeVolatileNext(x)
     \/ \E c \in CPUs, p \in Pages : EndOfIOInterrupt(c, p)
-    \/ \E p \in Pages : MinorFault(p)
+    \/ \E p \in Pages : OfferedMinorFault(p)
     \/ \E p \in Pages : UnmapPage(p)
     \/ \E p \in Pages : HostDiscard(p)
 

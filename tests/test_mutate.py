@@ -81,6 +81,15 @@ def test_drop_conjunct_keeps_initial_assignments_and_splits_infix_guards() -> No
     ]
 
 
+def test_drop_conjunct_splits_an_infix_conjunction_inside_a_bullet() -> None:
+    """A guard written inline in a bullet, of a /\\ list or a \\/ list, is a guard (D300)."""
+    body = ("Inc == x < 2 /\\ x' = x + 1 /\\ y' = y\n"
+            "A ==\n    \\/ /\\ y < 3 /\\ x < 4\n       /\\ x' = x + 1 /\\ y' = y\n"
+            "    \\/ y > 5 /\\ Inc\n")
+    dropped = {m.before for m in mutants("M", module(body), ["drop-conjunct"]) if m.definition == "A"}
+    assert dropped == {"y < 3 /\\ x < 4", "y < 3", "x < 4", "y > 5"}
+
+
 def test_drop_conjunct_keeps_calls_of_actions() -> None:
     body = "Set == x' = 1 /\\ y' = y\nGo ==\n    /\\ x = 0\n    /\\ Set\n"
     assert changes(body, "drop-conjunct") == [body.replace("/\\ x = 0", "/\\ TRUE")]
@@ -127,7 +136,7 @@ def test_reading_extended_modules_keeps_every_other_mutant_and_its_id() -> None:
         removed += [m for m in alone if m.id not in ids]
     assert {(m.module, m.operator) for m in removed} == {("GuestHostAtomicity", "drop-conjunct")}
     assert sorted(m.before.split("(")[0] for m in removed if "\\" not in m.before) == [
-        "Init", "Record", "Record"]
+        "HostDiscard", "Init", "Record", "Record", "SetStableIfNotDiscarded"]  # D300: in bullets too
 
 
 def test_drop_update() -> None:
@@ -201,6 +210,38 @@ def test_witnesses_are_yardstick_wherever_they_are_defined() -> None:
     defs = lambda ws: {m.definition for m in mutants("M", module(body), witnesses=ws)}  # noqa: E731
     assert defs(frozenset()) == {"Big", "AtTop", "Go"}
     assert defs(frozenset({"AtTop"})) == {"Go"}
+
+
+def test_environment_definitions_are_left_alone_and_read_no_variable() -> None:
+    """The manifest's environment (D259) only chooses which steps a model offers: its
+    definitions are not mutated, the steps they call are, and one that reads a variable is a
+    step in disguise, refused."""
+    body = ("CONSTANT Ops\nInc == x < 2 /\\ x' = x + 1 /\\ y' = y\n"
+            "Dec == x > 0 /\\ x' = x - 1 /\\ y' = y\n"
+            "Offered == \"inc\" \\in Ops /\\ Inc\n")
+    defs = lambda env: {m.definition for m in mutants("M", module(body), environment=env)}  # noqa: E731
+    assert defs(frozenset()) == {"Inc", "Dec", "Offered"}
+    assert defs(frozenset({"Offered"})) == {"Inc", "Dec"}
+    with pytest.raises(ValueError, match="Inc is named environment .* reads the variable.*x"):
+        mutants("M", module(body), environment=frozenset({"Inc"}))
+
+
+def test_the_manifests_environment_must_be_defined(tmp_path: Path) -> None:
+    spec = tmp_path / "spec"
+    spec.mkdir()
+    (spec / "M.tla").write_text(module("Go == x < 2 /\\ x' = x + 1 /\\ y' = y\n"))
+    with pytest.raises(mutate.ManifestError, match="environment names Ofered"):
+        mutate.select_mutants(spec, modules=None, operators=None, seed=0, max_per_module=None,
+                              environment=frozenset({"Ofered"}))
+
+
+def test_the_catalogue_leaves_out_the_manifests_environment() -> None:
+    manifest = mutate.load_manifest(mutate.default_manifest())
+    assert set(manifest.environment) == {"OfferedUserSteps", "OfferedMinorFault"}
+    catalogue = mutate.whole_catalogue(manifest)
+    assert not any(m.definition in manifest.environment for m in catalogue)
+    # the steps they offer are still mutated
+    assert {"SetPageDirty", "MapPage", "MinorFault"} <= {m.definition for m in catalogue}
 
 
 def test_the_catalogue_leaves_out_every_witness_of_the_manifest() -> None:

@@ -489,7 +489,9 @@ GOOD_ENTRY = {
 
 BAD_MANIFESTS = [
     ("not json", "{", "not valid JSON: line 1"),
-    ("no models key", {"modles": []}, 'exactly the key "models"'),
+    ("no models key", {"modles": []}, 'the key "models"'),
+    ("environment not a list of names", {"models": [], "environment": "Offered"},
+     '"environment" must be a list of operator names'),
     ("models not a list", {"models": {}}, '"models" must be a list'),
     ("entry not object", {"models": [3]}, "models[0]: expected an object"),
     ("missing field", {"models": [{k: v for k, v in GOOD_ENTRY.items() if k != "depth"}]},

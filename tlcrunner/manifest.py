@@ -14,8 +14,11 @@ Format (paths relative to the manifest's directory)::
        "timeout": 300,                  optional, seconds
        "about": "one line",
        "witnesses": {"P": "W", ...}}    optional: for property P the model checks, W names the
-    ]}                                    states (an Inv) or steps (a Prop) P is about, which
+    ],                                    states (an Inv) or steps (a Prop) P is about, which
                                           this model must reach (tlcrunner.witness, D130)
+     "environment": ["OfferedSteps"]}   optional: the definitions that only choose which of the
+                                          spec's steps a model offers (configuration, D259);
+                                          `make mutate` leaves them alone
 
 Pins are only meaningful with one worker (TLC's breadth-first order is then fixed); that is why
 1 is the default. Anything malformed is rejected with the entry and field named: a manifest
@@ -78,6 +81,8 @@ class ModelEntry:
 class Manifest:
     path: Path
     entries: list[ModelEntry]
+    #: definitions that choose which steps a model offers (D259): not mutated
+    environment: tuple[str, ...] = ()
 
     @property
     def directory(self) -> Path:
@@ -108,9 +113,17 @@ def load_manifest(path: Path) -> Manifest:
         raise ManifestError(
             f"{path}: not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    if not isinstance(raw, dict) or set(raw) != {"models"}:
+    if not isinstance(raw, dict) or "models" not in raw or set(raw) - {"models", "environment"}:
         keys = sorted(raw) if isinstance(raw, dict) else type(raw).__name__
-        raise ManifestError(f'{path}: expected an object with exactly the key "models", got {keys}')
+        raise ManifestError(
+            f'{path}: expected an object with the key "models" (and optionally "environment"), '
+            f"got {keys}"
+        )
+    environment = raw.get("environment", [])
+    if not isinstance(environment, list) or not all(
+        isinstance(n, str) and _PROPERTY.fullmatch(n) and "!" not in n for n in environment
+    ):
+        raise ManifestError(f'{path}: "environment" must be a list of operator names')
     models = raw["models"]
     if not isinstance(models, list):
         raise ManifestError(f'{path}: "models" must be a list')
@@ -120,7 +133,7 @@ def load_manifest(path: Path) -> Manifest:
         if e.name in seen:
             raise ManifestError(f"{path}: model name {e.name!r} appears more than once")
         seen.add(e.name)
-    return Manifest(path, entries)
+    return Manifest(path, entries, tuple(environment))
 
 
 def _entry(path: Path, index: int, item: Any) -> ModelEntry:
@@ -220,9 +233,8 @@ def write_pins(path: Path, pins: dict[str, tuple[int | None, int | None]]) -> No
     for item in raw["models"]:
         if item["name"] in pins:
             item["distinct"], item["depth"] = pins[item["name"]]
-    ordered = {
-        "models": [{k: item[k] for k in KEY_ORDER if k in item} for item in raw["models"]]
-    }
+    ordered = {k: raw[k] for k in ("environment",) if k in raw}
+    ordered["models"] = [{k: item[k] for k in KEY_ORDER if k in item} for item in raw["models"]]
     text = json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

@@ -53,7 +53,7 @@ from .mutation_ops import CATALOGUE, Mutant, mutable_module, mutants
 from .process import sigterm_as_interrupt
 from .results import write_atomically
 from .run import RunResult, TlcSetupError, run_tlc, verify_setup
-from .tla_text import TlaSyntaxError, imported_modules
+from .tla_text import TlaSyntaxError, definitions, imported_modules, tokenize
 from .tool_output import VIOLATIONS, Outcome
 from .witness import WitnessResult, run_witnesses
 
@@ -290,17 +290,27 @@ def witness_names(manifest: Manifest) -> frozenset[str]:
 def select_mutants(
     library: Path, *, modules: str | None, operators: list[str] | None, seed: int,
     max_per_module: int | None, witnesses: frozenset[str] = frozenset(),
+    environment: frozenset[str] = frozenset(),
 ) -> list[Mutant]:
     """The mutants of this run, in a deterministic order: per module (alphabetical), either all
     of them or a sample of ``max_per_module`` drawn with ``seed``, in catalogue order; the
-    modules' lists interleaved. ``witnesses``: see ``witness_names``."""
+    modules' lists interleaved. ``witnesses``: see ``witness_names``; ``environment``: the
+    manifest's (D259), each of which some module must define (a misspelt name would silently
+    mutate what it meant to leave alone, or leave nothing out)."""
     patterns = [p.strip() for p in modules.split(",")] if modules else ["*"]
     per_module: list[list[Mutant]] = []
     texts = {f.stem: f.read_text(encoding="utf-8") for f in sorted(library.glob("*.tla"))}
+    undefined = environment - {d.name for t in texts.values() for d in definitions(tokenize(t))}
+    if undefined:
+        raise ManifestError(f"the manifest's environment names {', '.join(sorted(undefined))}, "
+                            f"which no module of {library} defines")
     for name, text in texts.items():
         if not mutable_module(name) or not any(fnmatch.fnmatchcase(name, p) for p in patterns):
             continue
-        all_of = mutants(name, text, operators, texts, witnesses)
+        try:
+            all_of = mutants(name, text, operators, texts, witnesses, environment)
+        except ValueError as exc:
+            raise ManifestError(f"{name}: {exc}") from None
         if max_per_module is not None and len(all_of) > max_per_module:
             picked = set(random.Random(f"{seed}:{name}").sample(range(len(all_of)), max_per_module))
             all_of = [m for k, m in enumerate(all_of) if k in picked]
@@ -317,7 +327,8 @@ def whole_catalogue(manifest: Manifest | None = None) -> list[Mutant]:
     if library is None:
         raise ManifestError(f"no spec/ beside {manifest.directory}")
     return select_mutants(library, modules=None, operators=None, seed=0, max_per_module=None,
-                          witnesses=witness_names(manifest))
+                          witnesses=witness_names(manifest),
+                          environment=frozenset(manifest.environment))
 
 
 # --- output ----------------------------------------------------------------------------------
@@ -441,8 +452,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
     try:
         chosen = select_mutants(library, modules=args.modules, operators=operators,
                                 seed=args.seed, max_per_module=args.max_per_module,
-                                witnesses=witness_names(manifest))  # fmt: skip
-    except TlaSyntaxError as exc:
+                                witnesses=witness_names(manifest),
+                                environment=frozenset(manifest.environment))  # fmt: skip
+    except (TlaSyntaxError, ManifestError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
     if args.ids:

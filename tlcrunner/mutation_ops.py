@@ -5,7 +5,10 @@ the module's text in one place and leaves every other character, comments includ
 Mutation applies to the machine, not to the yardstick: the definitions whose names end in
 ``Inv``, ``Prop`` or ``TypeOK`` (the properties), the reachability witnesses the manifest names
 (``witnesses``: what a property is about), the modules whose names end in ``Properties``, and
-the ``\\* @type:`` annotations (comments) are never mutated.
+the ``\\* @type:`` annotations (comments) are never mutated. Nor is the models' environment: the
+definitions the manifest names ``environment``, which only choose which steps a model offers
+(configuration, not machine: a mutant there would pick another model, D259). An environment
+definition must read no variable, so that it cannot be a step in disguise.
 
 A mutant's ``id`` is a hash of the module, the definition, the operator, the text replaced, the
 replacement and its rank among identical changes in that definition: it does not depend on line
@@ -192,11 +195,14 @@ def _end(ctx: Context, d: Definition, start: int, col: int, *, junctions: bool =
 
 def _conjuncts(ctx: Context, d: Definition) -> Iterator[tuple[int, int]]:
     """Token ranges of the conjuncts of a /\\ bullet list, of a definition body that is an
-    infix conjunction, and of an IF condition that is one."""
+    infix conjunction, of a bullet (of either list) that is one (``/\\ lockHeld[c] /\\ dirty[p]``
+    on one line, ``\\/ y > 5 /\\ Inc``: D300), and of an IF condition that is one."""
     for b in d.bullets:
         if b.kind == "/\\":
             yield b.start, b.end
     yield from _infix_parts(ctx, d, d.body, d.end)
+    for b in d.bullets:
+        yield from _infix_parts(ctx, d, b.start, b.end)
     for i in range(d.body, d.end):
         if ctx.tokens[i].text == "IF":
             then = _matching_then(ctx, i + 1, d.end)
@@ -571,6 +577,22 @@ def _type_sets(ctx: Context) -> set[str]:
     return out
 
 
+def _environment(ctx: Context, environment: frozenset[str]) -> set[str]:
+    """The module's definitions named in ``environment``; each must read no variable."""
+    out = set()
+    for d in ctx.defs:
+        if d.name in environment:
+            read = sorted({t.text for t in ctx.tokens[d.body : d.end]
+                           if t.kind == "ident" and t.text in ctx.variables})  # fmt: skip
+            if read:
+                raise ValueError(
+                    f"{d.name} is named environment in the manifest but reads the variable(s) "
+                    f"{', '.join(read)}: an environment definition only chooses among steps"
+                )
+            out.add(d.name)
+    return out
+
+
 def _temporal(t: list[Token], d: Definition) -> bool:
     """A temporal formula (Spec, fairness): the assembly of the machine, not a step of it."""
     return any(
@@ -584,12 +606,15 @@ def _temporal(t: list[Token], d: Definition) -> bool:
 
 def mutants(module: str, text: str, operators: list[str] | None = None,
             library: Mapping[str, str] | None = None,
-            witnesses: frozenset[str] = frozenset()) -> list[Mutant]:  # fmt: skip
+            witnesses: frozenset[str] = frozenset(),
+            environment: frozenset[str] = frozenset()) -> list[Mutant]:  # fmt: skip
     """Every mutant of a module, in catalogue order then text order; none for a Properties
     module or a module that declares no variable. ``library`` (module name -> text) holds the
     modules it may EXTEND, whose actions it calls. ``witnesses`` names the reachability
     witnesses (D130), yardstick like the properties wherever they are defined: a mutated witness
-    would measure the witness, not the machine."""
+    would measure the witness, not the machine. ``environment`` names the definitions that only
+    choose which steps a model offers (D259): left alone, and a ValueError if one reads a
+    variable (then it is a step, and a step is mutated)."""
     if not mutable_module(module):
         return []
     tokens = tokenize(text)
@@ -599,7 +624,7 @@ def mutants(module: str, text: str, operators: list[str] | None = None,
     actions, initials = inherited(tokens, library or {})
     ctx.actions = _actions(tokens, ctx.defs, actions)
     ctx.initials = initials | _initials(tokens, ctx.defs)
-    skipped = _type_sets(ctx) | _yardstick(ctx, witnesses)
+    skipped = _type_sets(ctx) | _yardstick(ctx, witnesses) | _environment(ctx, environment)
     ctx.defs = [d for d in ctx.defs if not (d.name in skipped
                                           or _temporal(tokens, d))]
     out: list[Mutant] = []
