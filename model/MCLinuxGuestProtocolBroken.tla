@@ -145,6 +145,20 @@ WritebackWithoutBacking(c) ==
 WritebackWithoutBackingSpec ==
     Init /\ [][Next \/ \E c \in CPUs : WritebackWithoutBacking(c)]_vars
 
+\* A set_page_writeback that starts while the page's writeback is still in
+\* flight (no wait_on_page_writeback): the page dirtied again meanwhile is
+\* marked clean though its new content is in no I/O.  Caught by
+\* DirtyClearedByWriteProp (D275).
+WritebackWhileInFlight(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ HeldPage(c)
+        /\ lockHeld[c] /\ dirty[p] /\ io[p] = "Write" /\ backed[p]
+        /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+        /\ UNCHANGED <<usage, discarded, inCache, backed, io, mlocked, writable,
+                       pgDiscarded, maps, stateChange, ctxVars>>
+WritebackWhileInFlightSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : WritebackWhileInFlight(c)]_vars
+
 \* A do_no_page that maps the page and forgets that the user's reference became
 \* the mapping's: the user goes back to its idle loop still holding it.
 \* Caught by PageRefsCountedInv (D272).

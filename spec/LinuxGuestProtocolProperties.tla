@@ -246,6 +246,29 @@ WritebackFinishes == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None"
 WritebackEndsClean == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None" /\ ~dirty[p]
 
 (***************************************************************************)
+(* DirtyClearedByWriteProp.  Paper 3.1, condition 2: "The page is marked   *)
+(* dirty ... The page content is more recent than the data on the backing  *)
+(* device.  The page content needs to get written to the backing device    *)
+(* first before the page can be removed or discarded."  PG_dirty goes from *)
+(* set to clear only in a step that starts a write of the page (the write  *)
+(* then carries the content the flag stood for: clear_page_dirty_for_io    *)
+(* and set_page_writeback), or for a fresh page read in.  A page dirtied   *)
+(* again while a write is in flight is not cleaned by that write: its new  *)
+(* content is in no I/O, and a page cleaned without one could be made      *)
+(* volatile and discarded with data the backing device never got (D275).   *)
+(***************************************************************************)
+DirtyClearedByWriteStep ==
+    \A p \in Pages :
+        (dirty[p] /\ ~dirty'[p]) =>
+            \/ io[p] # "Write" /\ io'[p] = "Write"      \* a write of the page starts
+            \/ ~inCache[p] /\ inCache'[p]                \* a fresh page is read in
+DirtyClearedByWriteProp == [][DirtyClearedByWriteStep]_vars
+
+\* What DirtyClearedByWriteProp is about (its witness): a page is dirtied again
+\* while its writeback is in flight.
+DirtiedUnderWriteback == \E p \in Pages : io[p] = "Write" /\ dirty[p]
+
+(***************************************************************************)
 (* PageLockExclusiveProp.  Paper 3.1, condition 4: "The page is locked.   *)
 (* As long as the page is locked the code that acquired the lock has       *)
 (* exclusive access to the page."  The two things a user does to a page   *)
