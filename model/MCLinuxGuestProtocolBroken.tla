@@ -138,6 +138,49 @@ UnmapResetsWritableEarly(p) ==
 UnmapResetsWritableEarlySpec ==
     Init /\ [][Next \/ \E p \in Pages : UnmapResetsWritableEarly(p)]_vars
 
+\* A writeback of a page that truncation left without a backing (the spec
+\* before D270): the page leaves the cache dirty, is written back to nowhere,
+\* and is freed and read in again while the write is in flight.  Caught by
+\* FreshPageProp.
+WritebackWithoutBacking(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ HeldPage(c)
+        /\ lockHeld[c] /\ dirty[p] /\ io[p] = "None" /\ ~backed[p]
+        /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+        /\ io' = [io EXCEPT ![p] = "Write"]
+        /\ UNCHANGED <<usage, discarded, inCache, backed, mlocked, writable,
+                       pgDiscarded, maps, stateChange, ctxVars>>
+WritebackWithoutBackingSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : WritebackWithoutBacking(c)]_vars
+
+\* A set_page_writeback that starts while the page's writeback is still in
+\* flight (no wait_on_page_writeback): the page dirtied again meanwhile is
+\* marked clean though its new content is in no I/O.  Caught by
+\* DirtyClearedByWriteProp (D275).
+WritebackWhileInFlight(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ HeldPage(c)
+        /\ lockHeld[c] /\ dirty[p] /\ io[p] = "Write" /\ backed[p]
+        /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+        /\ UNCHANGED <<usage, discarded, inCache, backed, io, mlocked, writable,
+                       pgDiscarded, maps, stateChange, ctxVars>>
+WritebackWhileInFlightSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : WritebackWhileInFlight(c)]_vars
+
+\* A do_no_page that maps the page and forgets that the user's reference became
+\* the mapping's: the user goes back to its idle loop still holding it.
+\* Caught by PageRefsCountedInv (D272).
+MapKeepsReference(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ HeldPage(c)
+        /\ ~lockHeld[c] /\ inCache[p] /\ maps[p] < MaxMaps
+        /\ maps' = [maps EXCEPT ![p] = @ + 1]
+        /\ CallMakeVolatile(Proc(c), p, "Idle")
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+                       pgDiscarded, stateChange, ref, lockHeld>>
+MapKeepsReferenceSpec ==
+    Init /\ [][Next \/ \E c \in CPUs : MapKeepsReference(c)]_vars
+
 \* A user that takes a page it holds for a discarded one and runs the discard
 \* path on it (D195 addendum).  Caught by PgDiscardedOnlyIfDiscardedInv.
 SpuriousDiscardSpec ==

@@ -348,10 +348,16 @@ UnlockPage(c) ==
 
 \* Start writeback of a dirty page (clear_page_dirty_for_io, then
 \* set_page_writeback), under the page lock.  The end-of-I/O interrupt ends it.
+\* Only a page with a backing is written back: writeback writes to the backing
+\* device (condition 2), which a truncated page no longer has ("the page has no
+\* backing", conditions 5 and 6); a write to nowhere would leave the page in
+\* writeback after its last reference went, freed and read in again under a
+\* write still in flight (D270).
 SetPageWriteback(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
         /\ lockHeld[c] /\ dirty[p] /\ io[p] = "None"
+        /\ backed[p]
         /\ dirty' = [dirty EXCEPT ![p] = FALSE]
         /\ io' = [io EXCEPT ![p] = "Write"]
         /\ UNCHANGED <<usage, discarded, inCache, backed, mlocked, writable,

@@ -250,6 +250,12 @@ MappedWithoutAttempt ==
     \E p \in Pages : maps'[p] > maps[p] /\ \A x \in Contexts : pc'[x] = pc[x]
 UnmappedWithoutAttempt ==
     \E p \in Pages : maps'[p] < maps[p] /\ inCache'[p] /\ \A x \in Contexts : pc'[x] = pc[x]
+\* ... and the fourth check point itself: a make_volatile starts in a step in
+\* which its page's map counter is increased ("when the page map counter is
+\* increased", 3.2; a user's do_no_page, D271).
+AttemptOnMapping ==
+    \E x \in Contexts, p \in Pages :
+        pc[x] \notin MVPCs /\ pc'[x] = "MVTry" /\ pg'[x] = p /\ maps'[p] > maps[p]
 
 (***************************************************************************)
 (* VolatileRetriedProp.  "After the memory management removed a condition  *)
@@ -280,6 +286,34 @@ VolatileRetriedProp == [][VolatileRetriedStep]_vars
 
 \* What VolatileRetriedProp is about (its witness): a page finishes writeback.
 WritebackFinishes == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None"
+\* ... and one that ends with the page clean: the writeback removed conditions 2
+\* and 3 together (clear_page_dirty_for_io cleared PG_dirty as it started), so
+\* the attempt may succeed: "all clean, read-only pages ... would be volatile"
+\* (3.1; D273).
+WritebackEndsClean == \E p \in Pages : io[p] = "Write" /\ io'[p] = "None" /\ ~dirty[p]
+
+(***************************************************************************)
+(* DirtyClearedByWriteProp.  Paper 3.1, condition 2: "The page is marked   *)
+(* dirty ... The page content is more recent than the data on the backing  *)
+(* device.  The page content needs to get written to the backing device    *)
+(* first before the page can be removed or discarded."  PG_dirty goes from *)
+(* set to clear only in a step that starts a write of the page (the write  *)
+(* then carries the content the flag stood for: clear_page_dirty_for_io    *)
+(* and set_page_writeback), or for a fresh page read in.  A page dirtied   *)
+(* again while a write is in flight is not cleaned by that write: its new  *)
+(* content is in no I/O, and a page cleaned without one could be made      *)
+(* volatile and discarded with data the backing device never got (D275).   *)
+(***************************************************************************)
+DirtyClearedByWriteStep ==
+    \A p \in Pages :
+        (dirty[p] /\ ~dirty'[p]) =>
+            \/ io[p] # "Write" /\ io'[p] = "Write"      \* a write of the page starts
+            \/ ~inCache[p] /\ inCache'[p]                \* a fresh page is read in
+DirtyClearedByWriteProp == [][DirtyClearedByWriteStep]_vars
+
+\* What DirtyClearedByWriteProp is about (its witness): a page is dirtied again
+\* while its writeback is in flight.
+DirtiedUnderWriteback == \E p \in Pages : io[p] = "Write" /\ dirty[p]
 
 (***************************************************************************)
 (* PageLockExclusiveProp.  Paper 3.1, condition 4: "The page is locked.   *)
@@ -369,6 +403,56 @@ NoUseAfterFreeProp == [][NoUseAfterFreeStep]_vars
 \* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
 FreePageTaken ==
     \E p \in Pages : ~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0
+
+(***************************************************************************)
+(* FreshPageProp.  A page enters the page cache only as a new page read    *)
+(* from its file, and nothing of the page's former life comes with it      *)
+(* (D270).  It was free, and "each page address involved in an I/O         *)
+(* operation represents a user" (3.1): no I/O of its former life is still  *)
+(* in flight (condition 3: "The page content is still needed until the     *)
+(* I/O operation has finished").  "the allocation operation makes the      *)
+(* pages stable again" (3): it is stable, and not discarded.  It holds     *)
+(* what its backing device holds, so it is clean (condition 2: dirty is    *)
+(* "more recent than the data on the backing device"), and it has that     *)
+(* backing (conditions 5 and 6).  It has no page-table entry yet, so no     *)
+(* PG_writable, "set with the creation of the first writable mapping"      *)
+(* (3.5).  A flag carried over from a truncated, dirty or writably mapped  *)
+(* former page keeps the new page stable or potentially volatile for no    *)
+(* reason of its own, and I/O carried over writes a freed page.            *)
+(***************************************************************************)
+FreshPageStep ==
+    \A p \in Pages :
+        (~inCache[p] /\ inCache'[p]) =>
+            /\ io[p] = "None"
+            /\ usage'[p] = "S" /\ ~discarded'[p]
+            /\ ~dirty'[p] /\ backed'[p]
+            /\ ~writable'[p] /\ maps'[p] = 0
+FreshPageProp == [][FreshPageStep]_vars
+
+\* What FreshPageProp is about (its witness): a page is read in again where
+\* a page left the cache dirty, truncated or with PG_writable set.
+StalePageReadIn ==
+    \E p \in Pages : ~inCache[p] /\ inCache'[p] /\ (dirty[p] \/ ~backed[p] \/ writable[p])
+\* ... the last of the three, in the model whose users map writably and truncate.
+WritablePageReadIn == \E p \in Pages : ~inCache[p] /\ inCache'[p] /\ writable[p]
+
+(***************************************************************************)
+(* PageRefsCountedInv.  Paper 3.1, condition 10: "There is one reference   *)
+(* for the cache itself and one for each mapping of the page to a user     *)
+(* space process.  The discard fault handler can remove the cache entry    *)
+(* and the user space mappings but not the references of any other user   *)
+(* of the page."  Every reference a process context holds is one that      *)
+(* page_count counts: it is a reference to the page the context works on   *)
+(* (D32).  A reference held by a context that has gone back to its idle    *)
+(* loop is one nobody will drop: the kernel's page_count would stay raised *)
+(* and condition 10 would keep the page stable for good, while this        *)
+(* model's count would silently forget it (D272).                          *)
+(***************************************************************************)
+PageRefsCountedInv == \A c \in CPUs : ref[c] => pg[Proc(c)] \in Pages
+
+\* What PageRefsCountedInv is about (its witness): a user's reference is held
+\* while its make_volatile reads the counts (after its unlock_page).
+ReferenceHeldAtCheck == \E c \in CPUs : ref[c] /\ pc[Proc(c)] \in MVPCs
 
 (***************************************************************************)
 (* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)
