@@ -394,3 +394,17 @@ def test_resume_runs_only_what_the_earlier_run_left(tiny: Path, tmp_path: Path) 
     spec.write_text(spec.read_text().replace("Next == Inc \\/ Finish", "Next == Finish \\/ Inc"))
     code, _, _ = run_tool(tiny, tmp_path, "--operators", "drop-conjunct", "--resume", str(earlier))
     assert code == exitcodes.USAGE
+
+
+def test_a_run_judges_the_tree_as_it_was_when_it_started(tiny: Path, tmp_path: Path) -> None:
+    """A run copies spec/ and the models once (D305): an edit made while it goes on (a helper's
+    commit, a re-pin) changes neither what it runs nor the subject its results record."""
+    manifest = mutate.load_manifest(tiny / "model" / "manifest.json")
+    library = tiny / "spec"
+    before = mutate.subject_digest(library, manifest)
+    copy_lib, copy_manifest = mutate.snapshot_tree(library, manifest, tmp_path / "snap")
+    assert mutate.subject_digest(copy_lib, copy_manifest) == before
+    assert copy_manifest.entries[0].module.is_relative_to(tmp_path / "snap")
+    (library / "Tiny.tla").write_text((library / "Tiny.tla").read_text() + "\n\\* edited\n")
+    assert mutate.subject_digest(copy_lib, copy_manifest) == before
+    assert mutate.subject_digest(library, manifest) != before

@@ -233,6 +233,14 @@ def subject_digest(library: Path, manifest: Manifest) -> str:
     return h.hexdigest()[:16]
 
 
+def snapshot_tree(library: Path, manifest: Manifest, into: Path) -> tuple[Path, Manifest]:
+    """Copy spec/ and the models' directory into ``into`` (same names, so the subject digest
+    is the same) and return the copy's library and manifest."""
+    spec = shutil.copytree(library, into / library.name)
+    models = shutil.copytree(manifest.directory, into / manifest.directory.name)
+    return Path(spec), load_manifest(Path(models) / manifest.path.name)
+
+
 class ResumeError(Exception):
     pass
 
@@ -481,6 +489,11 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         print(f"error: {exc}\nno mutant was run.", file=sys.stderr)
         return exitcodes.SETUP
 
+    # The run reads the tree as it is now, not as it is when each mutant starts: spec/ and the
+    # models are copied once (an edit made while a long run goes on would otherwise judge
+    # later mutants against another spec or other pins, D305).
+    snapshot = tempfile.TemporaryDirectory(prefix="mutate-tree-")  # removed when the run ends
+    library, manifest = snapshot_tree(library, manifest, Path(snapshot.name))
     subject = subject_digest(library, manifest)
     try:
         resumed = load_resumed(args.resume, subject, chosen) if args.resume else {}
