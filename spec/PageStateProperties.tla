@@ -284,4 +284,9 @@ PDiscardedAsV      == LET p == lastOp'.page
 \* (ExtractReportsStateProp.)  An Extract of a page that is not resident.
 ExtractNotResident == lastOp'.op = "Extract" /\ resid[lastOp'.page] # "r"
 
+\* (StableContentKeptInv, its P half.)  A P page the guest stored to and has not written
+\* back, preserved with content other than zero: content the host must keep although the
+\* page is potentially volatile ("as long as the page has not been modified"; D294).
+ModifiedPPreserved == \E p \in Pages : usage[p] = "P" /\ modified[p] /\ resid[p] = "p" /\ intended[p] # 0
+
 =============================================================================
