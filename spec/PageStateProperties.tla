@@ -289,4 +289,12 @@ ExtractNotResident == lastOp'.op = "Extract" /\ resid[lastOp'.page] # "r"
 \* page is potentially volatile ("as long as the page has not been modified"; D294).
 ModifiedPPreserved == \E p \in Pages : usage[p] = "P" /\ modified[p] /\ resid[p] = "p" /\ intended[p] # 0
 
+\* (StableContentKeptInv, across a primitive.)  A guest primitive other than SetUnused has just
+\* completed on a page that holds content the guest is owed, other than zero: the primitives
+\* change the usage, not what the guest may read back (D10; D296).
+OwedAcrossPrimitive ==
+    /\ lastOp.op \in GuestPrimitives \ {"SetUnused"}
+    /\ lastOp.outcome # "Failure"
+    /\ intended[lastOp.page] \notin {NoValue, 0}
+
 =============================================================================
