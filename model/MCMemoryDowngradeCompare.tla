@@ -34,4 +34,18 @@ BothRunsDoneModifiedP == Done /\ \E p \in Pages : usage[p] = "P" /\ bModified[p]
 \* are still to be asked for: from here it must stop, as the bulk run did.
 IncrRejectedFramesLeft == iReq.state = "rejected" /\ todo # {}
 
+
+\* The bulk request had just as many free frames outside it as pinned pages to
+\* move, and an unpinned stable page to move as well, and it completed: the
+\* case FittingRequestNotRejectedInv is about, where copying the unpinned page
+\* would spend the frame the pinned page needs (D290).  The incremental run
+\* has not started, so its copy is the memory the request was made in.
+BulkCompletedJustFitting ==
+    /\ bReq.state = "completed" /\ iReq.state = "idle"
+    /\ LET R     == bReq.frames
+           pinR  == {p \in Pages : iFrame[p] \in R /\ pinned[p]}
+           keptR == {p \in Pages : iFrame[p] \in R /\ ~pinned[p] /\ usage[p] = "S"}
+           frees == {f \in Frames \ R : \A p \in Pages : iFrame[p] # f}
+       IN  pinR # {} /\ keptR # {} /\ Cardinality(frees) = Cardinality(pinR)
+
 =============================================================================

@@ -21,4 +21,12 @@ MayDiscardIgnoresChangeBit(p) == ~pinned[p] /\ usage[p] \in {"U", "V", "P"}
 \* check deadlock, so that the property, not TLC's check, catches it).
 GivesUpNever == FALSE
 
+
+\* A removal that copies every stable page it must move, whatever the pinned
+\* pages of the request still need (MayCopy without its spare-frame test; in
+\* a model of stable pages, Keep is usage S).  Caught by
+\* FittingRequestNotRejectedInv: a request that fitted is rejected once the
+\* last free frame went to a page that could have been paged out (D290).
+MayCopyStableAlways(p) == pinned[p] \/ usage[p] = "S"
+
 =============================================================================

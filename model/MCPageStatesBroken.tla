@@ -61,4 +61,24 @@ UnusedAccessOutcomeStale(r, x) ==
 \* outside the architecture's four.  Caught by TypeOK.
 DiscardWithOwnCode(u) == [u |-> "D", r |-> "z", dropped |-> TRUE]
 
+\* A machine without Pp whose host preserves a clean P page too, as Sp: the
+\* dirty-bit test of the Pp rule dropped ("If the page is clean the host can
+\* discard the page").  The host takes away the guest's consent to lose the
+\* page.  Caught by HostKeepsUsageProp.
+NormalisePreservingCleanP(u, r, d) ==
+    IF HasState(u, r) THEN Keep(u, r)
+    ELSE IF u = "P" /\ r = "z" THEN Keep("V", "z")
+    ELSE IF u = "P" /\ r = "p" THEN Keep("S", "p")
+    ELSE IF r = "p" /\ Discardable(u, d) THEN Discard(u)
+    ELSE Keep(u, r)
+
+\* An Extract that reports a preserved stable page as logically zero and a
+\* logically zero one as preserved (two names exchanged).  Caught by
+\* ExtractReportsStateProp.
+StateNameSpSzExchanged(u, r) ==
+    CASE u = "S" /\ r = "r" -> "Sr" [] u = "S" /\ r = "p" -> "Sz" [] u = "S" /\ r = "z" -> "Sp"
+      [] u = "U" /\ r = "r" -> "Ur" [] u = "U" /\ r = "p" -> "Up" [] u = "U" /\ r = "z" -> "Uz"
+      [] u = "V" /\ r = "r" -> "Vr" [] u = "V" /\ r = "p" -> "Vp" [] u = "V" /\ r = "z" -> "Vz"
+      [] u = "P" /\ r = "r" -> "Pr" [] u = "P" /\ r = "p" -> "Pp" [] u = "P" /\ r = "z" -> "Pz"
+
 =============================================================================

@@ -299,6 +299,27 @@ EachRunIsADowngradeInv ==
 (***************************************************************************)
 BothRunsEndInv == ~Done => ENABLED RunStep
 
+(***************************************************************************)
+(* FittingRequestNotRejectedInv.  A request "is rejected cleanly ... when  *)
+(* there is not room enough in free frames plus paging slots" (issue 4,    *)
+(* D66), and the removal makes the room it needs as it goes ([Z2]: "there  *)
+(* might be a temporary spike in paging to make more frames available"):   *)
+(* its own steps never spend room the request still needs, so where        *)
+(* nothing else takes frames (the guest and the host are idle here) a      *)
+(* request that fitted when it was made is never rejected (D66: "with an   *)
+(* idle guest a request is rejected only if it did not fit at the start"). *)
+(* A removal that copies an unpinned page into the last free frame a       *)
+(* pinned page of the same request still needs breaks it: the pinned page  *)
+(* cannot be paged out, and the request is rejected though the unpinned    *)
+(* page could have gone to a slot (D290).  Judged on the bulk request,     *)
+(* made in the initial memory: the incremental run asks for its first      *)
+(* frame only once the bulk run has ended (IncrRequest), so while iReq is  *)
+(* idle the incremental copy is still that memory.  (Each incremental      *)
+(* request obeys the same rule; the memory it was made in is not kept.)    *)
+(***************************************************************************)
+FittingRequestNotRejectedInv ==
+    (bReq.state = "rejected" /\ iReq.state = "idle") => ~IP!FitsIn(bReq.frames)
+
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 BothRunsDone         == Done

@@ -163,6 +163,26 @@ CleanRejectionInv ==
 RequestRejected == req.state = "rejected"
 
 (***************************************************************************)
+(* FitsIn(R): what a request naming the frames R must move fits in the     *)
+(* memory as it is, "room enough in free frames plus paging slots" (issue  *)
+(* 4, D66): the pinned pages in R fit in the free frames outside R (a      *)
+(* pinned page can only be copied, D63), and those plus the other pages in *)
+(* R whose content is kept (stable, or P and modified) fit in those frames *)
+(* plus the free slots.  Judged when a request is made, when no copy is in *)
+(* progress (copies belong to an active request).  Written from the pages  *)
+(* and frames, not through Room or Keep, so that a property judging the    *)
+(* machine's rejection shares no text with it (D290).                      *)
+(***************************************************************************)
+FitsIn(R) ==
+    LET inR    == {p \in Pages : frame[p] \in R}
+        pinR   == {p \in inR : pinned[p]}
+        keptR  == {p \in inR : ~pinned[p] /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]))}
+        frees  == {f \in Frames \ R : online[f] /\ \A p \in Pages : frame[p] # f}
+        slots  == Slots - Cardinality({p \in Pages : paged[p]})
+    IN  /\ Cardinality(pinR) <= Cardinality(frees)
+        /\ Cardinality(pinR) + Cardinality(keptR) <= Cardinality(frees) + slots
+
+(***************************************************************************)
 (* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
 (* (nothing half-done, every frame back in service)" (issue 4, D66): the   *)
 (* frames back in service are the request's.  A frame an earlier request   *)

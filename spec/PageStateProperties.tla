@@ -205,6 +205,59 @@ GuestResidencyStep ==
 
 GuestKeepsResidencyProp == [][GuestResidencyStep]_vars
 
+(***************************************************************************)
+(* HostKeepsUsageProp.  "While the usage state of a page is primarily     *)
+(* modified by the guest, the page residency state is only to be modified *)
+(* by the host"; "host page transitions can cause implicit guest state    *)
+(* transitions" (paper, section 2), and the simplifications name which:   *)
+(* "Collapse the two discarded states Vz and Pz to a single discarded     *)
+(* state Vz"; "Remove the Pp state.  ... If the page dirty bit is set, the *)
+(* host needs to preserve the page and will set the combined target state *)
+(* to Sp.  If the page is clean the host can discard the page."  A host   *)
+(* step changes no page's usage but by those: a P page it discards shows  *)
+(* V in a machine whose discarded states are collapsed, and a dirty P page *)
+(* it preserves becomes S in a machine without Pp.  A host that turned a   *)
+(* clean P page stable would take away the guest's consent to lose it,    *)
+(* which only the guest gives (D291).  The machines are named here, as in  *)
+(* VariantStatesInv, not through HasPp or CollapseDiscarded.               *)
+(***************************************************************************)
+HostUsageStep ==
+    lastOp'.op \in HostOps =>
+        \A p \in Pages :
+            usage'[p] # usage[p] =>
+                /\ usage[p] = "P"
+                /\ \/ /\ Variant \in {"OneDiscardedState", "ZVMPrototype"}
+                      /\ resid'[p] = "z" /\ usage'[p] = "V"
+                   \/ /\ Variant \in {"NoPp", "ZVMPrototype"}
+                      /\ resid'[p] = "p" /\ dirty[p] /\ usage'[p] = "S"
+
+HostKeepsUsageProp == [][HostUsageStep]_vars
+
+(***************************************************************************)
+(* ExtractReportsStateProp.  "the page residency state is only to be      *)
+(* modified by the host, though the guest can query it"; "The page state  *)
+(* ... defined by the cross product of the page usage state and the page  *)
+(* residency state" (paper, section 2), queried with ESSA's extract       *)
+(* operation (D15).  Extract reports the page's state as it is, by the    *)
+(* paper's two-letter name, and changes nothing.  The names are written    *)
+(* out here, not taken from StateName, so that a machine that names a     *)
+(* state wrongly (and with it VariantStatesInv's view) is caught (D293).   *)
+(***************************************************************************)
+PaperNames ==
+    {<<"S", "r", "Sr">>, <<"S", "p", "Sp">>, <<"S", "z", "Sz">>,
+     <<"U", "r", "Ur">>, <<"U", "p", "Up">>, <<"U", "z", "Uz">>,
+     <<"V", "r", "Vr">>, <<"V", "p", "Vp">>, <<"V", "z", "Vz">>,
+     <<"P", "r", "Pr">>, <<"P", "p", "Pp">>, <<"P", "z", "Pz">>}
+
+ExtractStep ==
+    lastOp'.op = "Extract" =>
+        LET p == lastOp'.page
+        IN  /\ <<usage[p], resid[p], lastOp'.outcome>> \in PaperNames
+            /\ <<usage', resid', dirty', data', intended', modified'>>
+               = <<usage, resid, dirty, data, intended, modified>>
+
+ExtractReportsStateProp == [][ExtractStep]_vars
+
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 ReadOfOwedValue       == Obs.op = "Read" /\ Obs.outcome = "Value" /\ intended[ObsPage] # NoValue
@@ -221,5 +274,27 @@ GuestChangesResidency == lastOp'.op \in GuestOps /\ \E p \in Pages : resid'[p] #
 \* (StableContentKeptInv, and IndInv of PageStatesInductive.tla, which implies it.)
 StableContentAtStake ==
     \E p \in Pages : intended[p] \notin {NoValue, 0} /\ usage[p] = "S" /\ resid[p] # "r"
+
+\* (HostKeepsUsageProp.)  The two implicit usage transitions of a host step: a dirty P page
+\* preserved as Sp in a machine without Pp; a P page discarded as Vz in a collapsed machine.
+DirtyPPreservedAsS == LET p == lastOp'.page
+                      IN  lastOp'.op = "HostPreserve" /\ usage[p] = "P" /\ usage'[p] = "S"
+PDiscardedAsV      == LET p == lastOp'.page
+                      IN  lastOp'.op = "HostDiscard" /\ usage[p] = "P" /\ usage'[p] = "V"
+\* (ExtractReportsStateProp.)  An Extract of a page that is not resident.
+ExtractNotResident == lastOp'.op = "Extract" /\ resid[lastOp'.page] # "r"
+
+\* (StableContentKeptInv, its P half.)  A P page the guest stored to and has not written
+\* back, preserved with content other than zero: content the host must keep although the
+\* page is potentially volatile ("as long as the page has not been modified"; D294).
+ModifiedPPreserved == \E p \in Pages : usage[p] = "P" /\ modified[p] /\ resid[p] = "p" /\ intended[p] # 0
+
+\* (StableContentKeptInv, across a primitive.)  A guest primitive other than SetUnused has just
+\* completed on a page that holds content the guest is owed, other than zero: the primitives
+\* change the usage, not what the guest may read back (D10; D296).
+OwedAcrossPrimitive ==
+    /\ lastOp.op \in GuestPrimitives \ {"SetUnused"}
+    /\ lastOp.outcome # "Failure"
+    /\ intended[lastOp.page] \notin {NoValue, 0}
 
 =============================================================================

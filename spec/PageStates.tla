@@ -123,9 +123,6 @@ HasState(u, r) ==
 IsDiscarded(u, r) == u \in {"V", "P"} /\ r = "z"
 Discarded(p) == IsDiscarded(usage[p], resid[p])
 
-\* What a page holds, as the guest would see it: z pages are logically zero.
-Content(p) == IF resid[p] = "z" THEN Zero ELSE data[p]
-
 (***************************************************************************)
 (* The decisions the broken twins replace, one small operator each.        *)
 (***************************************************************************)
@@ -178,6 +175,11 @@ AccessOutcome(u, r, x) ==
 (*                    the combined target state to Sp")                    *)
 (*   Pp clean -> Pz, itself normalised ("the host can discard the page")  *)
 (* The result is a record: the state and whether content was dropped.     *)
+(* Each IF names its states in full, though the callers imply part of it:  *)
+(* the only lacking state passed with r = "z" is Pz (NoP is never passed a *)
+(* P state: SetPotentialVolatile is not offered there), and what reaches   *)
+(* the fourth IF is Up, Vp or a clean Pp, each preserved and discardable,  *)
+(* so the last ELSE is never taken (D292).                                 *)
 (***************************************************************************)
 Discard(u) == [u |-> IF u = "P" /\ CollapseDiscarded THEN "V" ELSE u, r |-> "z", dropped |-> TRUE]
 Keep(u, r) == [u |-> u, r |-> r, dropped |-> FALSE]
@@ -226,7 +228,8 @@ ApplyPrimitive(op, p, target, outcome) ==
         /\ Record(op, p, NoValue, outcome, NoValue)
 
 \* (Each is written as a conjunction with its offer condition so that TLC
-\* labels the step with the primitive's name, not with ApplyPrimitive.)
+\* labels the step with the primitive's name, not with ApplyPrimitive.  For
+\* S, U and V the condition is TRUE: only Offered("P") filters, D292.)
 Offered(target) == target = "P" => HasP
 
 SetStable(p)            == Offered("S") /\ ApplyPrimitive("SetStable", p, "S", "Done")
