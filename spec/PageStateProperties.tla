@@ -289,6 +289,14 @@ ExtractNotResident == lastOp'.op = "Extract" /\ resid[lastOp'.page] # "r"
 \* page is potentially volatile ("as long as the page has not been modified"; D294).
 ModifiedPPreserved == \E p \in Pages : usage[p] = "P" /\ modified[p] /\ resid[p] = "p" /\ intended[p] # 0
 
+\* (StableContentKeptInv, its P half, across a primitive.)  A guest primitive other than
+\* SetUnused has just completed on a page the guest had stored to: the store stays recorded,
+\* so a P page made from it is one that "has been modified" (paper 2; D307).
+ModifiedAcrossPrimitive ==
+    /\ lastOp.op \in GuestPrimitives \ {"SetUnused"}
+    /\ lastOp.outcome # "Failure"
+    /\ modified[lastOp.page]
+
 \* (StableContentKeptInv, across a primitive.)  A guest primitive other than SetUnused has just
 \* completed on a page that holds content the guest is owed, other than zero: the primitives
 \* change the usage, not what the guest may read back (D10; D296).
