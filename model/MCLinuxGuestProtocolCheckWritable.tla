@@ -138,6 +138,14 @@ CheckWritableNext ==
 
 CheckWritableSpec == CheckWritableInit /\ [][CheckWritableNext]_cwVars
 
+\* Broken twin (D308): the spec's unmap taken for any mapping, a writable one
+\* included, without counting it off the writable ones: more writable mappings
+\* are counted than there are mappings.  Caught by CheckWritableTypeOK.
+SpecStepUncounted ==
+    /\ Next
+    /\ wmaps' = [p \in Pages |-> IF maps'[p] = 0 THEN 0 ELSE wmaps[p]]
+UncountedUnmapSpec == CheckWritableInit /\ [][CheckWritableNext \/ SpecStepUncounted]_cwVars
+
 (***************************************************************************)
 (* WritableMappedNotVInv.  Paper 3.5: "For platforms without the ability   *)
 (* to access the guest page dirty bit information from the host, the       *)
