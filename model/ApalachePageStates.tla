@@ -24,6 +24,7 @@ AllStateInvariants ==
     /\ ReadResultInv
     /\ DiscardFaultOnlyWhenDiscardedInv
     /\ UnusedAccessInv
+    /\ PrimitiveOutcomeInv
 
 \* The action properties' step predicates, as an action invariant.
 AllStepInvariants == SSINDStep /\ DiscardStep /\ GuestResidencyStep

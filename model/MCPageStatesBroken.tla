@@ -81,4 +81,8 @@ StateNameSpSzExchanged(u, r) ==
       [] u = "V" /\ r = "r" -> "Vr" [] u = "V" /\ r = "p" -> "Vp" [] u = "V" /\ r = "z" -> "Vz"
       [] u = "P" /\ r = "r" -> "Pr" [] u = "P" /\ r = "p" -> "Pp" [] u = "P" /\ r = "z" -> "Pz"
 
+\* An engine that answers an unconditional primitive as it answers the conditional
+\* one: SetVolatile reports Success.  Caught by PrimitiveOutcomeInv.
+SetVolatileAnsweringSuccess(p) == Offered("V") /\ ApplyPrimitive("SetVolatile", p, "V", "Success")
+
 =============================================================================

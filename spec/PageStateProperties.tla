@@ -258,6 +258,26 @@ ExtractStep ==
 
 ExtractReportsStateProp == [][ExtractStep]_vars
 
+(***************************************************************************)
+(* PrimitiveOutcomeInv.  Paper 2: the host provides "SetStable,            *)
+(* SetUnused, SetVolatile, and SetPotentialVolatile which set the page     *)
+(* usage state to the requested target state (S, U, V, or P), and         *)
+(* SetStableIfNotDiscarded which only makes a page stable if it has not    *)
+(* been discarded".  The four set a state without a condition: they cannot *)
+(* fail, and their only answer is that they were performed (Done).  Only   *)
+(* SetStableIfNotDiscarded answers whether it did what was asked (Success  *)
+(* or Failure), and the guest acts on that answer (it must refill the      *)
+(* page after a Failure).  An engine that answered an unconditional         *)
+(* primitive with Success would tell the guest that SetVolatile could have *)
+(* failed.  The guest's write-back (ClearDirty) and the host's actions are *)
+(* performed steps too (D309).                                             *)
+(***************************************************************************)
+PerformedOps == (GuestPrimitives \ {"SetStableIfNotDiscarded"}) \cup {"ClearDirty"} \cup HostOps
+
+PrimitiveOutcomeInv ==
+    /\ Obs.op \in PerformedOps => Obs.outcome = "Done"
+    /\ Obs.op = "SetStableIfNotDiscarded" => Obs.outcome \in {"Success", "Failure"}
+
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 ReadOfOwedValue       == Obs.op = "Read" /\ Obs.outcome = "Value" /\ intended[ObsPage] # NoValue
@@ -281,6 +301,8 @@ DirtyPPreservedAsS == LET p == lastOp'.page
                       IN  lastOp'.op = "HostPreserve" /\ usage[p] = "P" /\ usage'[p] = "S"
 PDiscardedAsV      == LET p == lastOp'.page
                       IN  lastOp'.op = "HostDiscard" /\ usage[p] = "P" /\ usage'[p] = "V"
+\* (PrimitiveOutcomeInv.)  An unconditional primitive has just answered the guest.
+UnconditionalPrimitiveAnswered == Obs.op \in GuestPrimitives \ {"SetStableIfNotDiscarded"}
 \* (ExtractReportsStateProp.)  An Extract of a page that is not resident.
 ExtractNotResident == lastOp'.op = "Extract" /\ resid[lastOp'.page] # "r"
 
