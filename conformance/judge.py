@@ -179,6 +179,16 @@ def _explain_residency(profile: Profile, s: State, t: State) -> str:
     return "a guest step changed residency"
 
 
+def _explain_outcome(profile: Profile, s: State, t: State) -> str:
+    lo = t.lastOp
+    if lo.op == "SetStableIfNotDiscarded":
+        return f"SetStableIfNotDiscarded answered {lo.outcome!r}: it answers Success or Failure"
+    return (
+        f"{lo.op} answered {lo.outcome!r}, not 'Done': it is performed without a condition and "
+        "cannot fail; only SetStableIfNotDiscarded answers Success or Failure"
+    )
+
+
 _Explain = Callable[[Profile, State, State], str]
 EXPLAIN: Final[dict[str, _Explain]] = {
     "TypeOK": _explain_type_ok,
@@ -187,6 +197,7 @@ EXPLAIN: Final[dict[str, _Explain]] = {
     "ReadResultInv": _explain_read_result,
     "DiscardFaultOnlyWhenDiscardedInv": _explain_discard_fault,
     "UnusedAccessInv": _explain_unused,
+    "PrimitiveOutcomeInv": _explain_outcome,
     "SetStableIfNotDiscardedProp": _explain_ssind,
     "HostDiscardsOnlyDiscardableProp": _explain_discard,
     "GuestKeepsResidencyProp": _explain_residency,

@@ -26,7 +26,7 @@ from refimpl.pagestates.profile import Profile, all_profiles
 from refimpl.pagestates.properties import (
     ACTION_PROPERTIES, INVARIANTS, PROPERTIES,
 )  # fmt: skip
-from refimpl.pagestates.state import OPS, State
+from refimpl.pagestates.state import OPS, Page, State
 
 # Both inherit the profile tests/conftest.py loaded (D107): derandomized without a database when
 # CI is set, the example database otherwise.
@@ -137,12 +137,22 @@ def _discarded_reads_zero(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rules, "access_outcome", broken)
 
 
+def _volatile_answers_success(mp: pytest.MonkeyPatch) -> None:
+    real = rules.apply_primitive
+
+    def broken(profile: Profile, pg: Page, target: str, outcome: str) -> rules.Effect:
+        return real(profile, pg, target, "Success" if target == "V" else outcome)
+
+    mp.setattr(rules, "apply_primitive", broken)
+
+
 TWINS: list[tuple[str, Callable[[pytest.MonkeyPatch], None], str]] = [
     ("DiscardDirtyP", _discard_ignoring_dirty, "HostDiscardsOnlyDiscardableProp"),
     ("SSIND", _ssind_always, "SetStableIfNotDiscardedProp"),
     ("PageInDirty", _page_in_forgets_dirty, "StableContentKeptInv"),
     ("GuestResidency", _guest_pages_in, "GuestKeepsResidencyProp"),
     ("ReadResult", _discarded_reads_zero, "ReadResultInv"),
+    ("PrimitiveOutcome", _volatile_answers_success, "PrimitiveOutcomeInv"),
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Final
 
 from ..core.properties import PropertySet, boxed, by_name
 from .profile import ADDRESSING_EXCEPTION, NO_PAGE, NO_VALUE, Profile
-from .state import GUEST_OPS, HOST_OPS, OUTCOMES, RESIDENCIES, USAGES, State
+from .state import GUEST_OPS, GUEST_PRIMITIVES, HOST_OPS, OUTCOMES, RESIDENCIES, USAGES, State
 
 # ruff: noqa: N802 - the spec's names
 
@@ -103,6 +103,20 @@ def VariantStatesInv(profile: Profile, s: State) -> bool:
     return all(pg.name in VARIANT_STATES[profile.variant] for pg in s.pages)
 
 
+#: The steps that are performed without a condition and answer "Done" (spec: PerformedOps).
+PERFORMED_OPS: Final = (
+    tuple(op for op in GUEST_PRIMITIVES if op != "SetStableIfNotDiscarded") + ("ClearDirty",) + HOST_OPS
+)
+
+
+def PrimitiveOutcomeInv(profile: Profile, s: State) -> bool:
+    """The unconditional steps answer Done; only SetStableIfNotDiscarded answers Success or Failure."""
+    lo = s.lastOp
+    if lo.op == "SetStableIfNotDiscarded":
+        return lo.outcome in ("Success", "Failure")
+    return lo.op not in PERFORMED_OPS or lo.outcome == "Done"
+
+
 def _content(resid: str, data: int) -> int:
     return 0 if resid == "z" else data
 
@@ -161,7 +175,7 @@ GuestKeepsResidencyProp = boxed("GuestKeepsResidencyProp", GuestResidencyStep)
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[Profile, State](
     by_name(TypeOK, VariantStatesInv, StableContentKeptInv, ReadResultInv,
-            DiscardFaultOnlyWhenDiscardedInv, UnusedAccessInv),
+            DiscardFaultOnlyWhenDiscardedInv, UnusedAccessInv, PrimitiveOutcomeInv),
     by_name(SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp, GuestKeepsResidencyProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
