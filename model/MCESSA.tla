@@ -141,6 +141,17 @@ AgeWithoutPte(p) ==
     /\ UNCHANGED GuestVars
 AgeWithoutPteSpec == Init /\ [][Next \/ \E p \in Pages : AgeWithoutPte(p)]_vars
 
+\* Broken twin of UnusedBitPresentInv (D311): KVM's helper setting _PAGE_UNUSED on the host PTE of an
+\* unused page the host holds in no frame (a swap entry), which the CVE-2026-72412 fix forbids
+\* ("sets it only on present PTEs").
+UnusedBitOnAbsentPte(p) ==
+    /\ Gmap /\ ~valid[p] /\ usage[p] = "U"
+    /\ pteUnused' = [pteUnused EXCEPT ![p] = TRUE]
+    /\ Record("HostUnmapGmap", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl, pageTable, gmapPte>>
+    /\ UNCHANGED GuestVars
+UnusedBitOnAbsentPteSpec == Init /\ [][Next \/ \E p \in Pages : UnusedBitOnAbsentPte(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

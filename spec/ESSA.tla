@@ -514,6 +514,9 @@ HostUnmapGmap(p) ==
 
 \* KVMGmap: aging (gmap_clear_young_pte) sets the gmap PTE's invalid bit and
 \* leaves it present: ESSA sees a resident page as not valid (sources 3.4; D105).
+\* Its exchange clears Z, which is already clear on a page whose gmap PTE is
+\* valid (the fault-in that made it valid cleared it); the update says what the
+\* kernel does (D310).
 AgedPte == "Aged"
 HostAge(p) ==
     /\ Gmap

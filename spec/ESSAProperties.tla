@@ -410,6 +410,35 @@ ZeroBitClearedStep ==
 ZeroBitClearedProp == [][ZeroBitClearedStep]_vars
 
 (***************************************************************************)
+(* PteExchangeClearsZeroProp.  Sources 2: "Z is cleared only by            *)
+(* ptep_set_pte_at, when a PTE is installed (a fault-in)"; sources 3.3:    *)
+(* "A second fix clears Z on every _gmap_ptep_xchg: without it a page      *)
+(* freed and quickly reused could be discarded by a later CBRL pass."      *)
+(* ZeroBitClearedProp says where Z may go; this is where it must: in KVM a *)
+(* step that installs the PTE ESSA looks at (classic: the host PTE of a    *)
+(* fault-in) or changes the gmap PTE in any way (a fault-in, an unmap, a   *)
+(* reclaim, aging) leaves Z clear, so that a discard queued before the     *)
+(* exchange is never carried out on content the host holds after it.  The  *)
+(* new gmap before the fix (StickyZero) breaks it (D310).                  *)
+(***************************************************************************)
+PteExchanged(p) == IF Gmap THEN gmapPte'[p] # gmapPte[p] ELSE ~valid[p] /\ valid'[p]
+PteExchangeClearsZeroStep == \A p \in Pages : (KVM /\ PteExchanged(p)) => ~zbit'[p]
+PteExchangeClearsZeroProp == [][PteExchangeClearsZeroStep]_vars
+
+(***************************************************************************)
+(* UnusedBitPresentInv.  Sources 3.3: KVM's MMU notifier "tries to set     *)
+(* _PAGE_UNUSED on the host PTE so that core mm drops the page (S10)", and *)
+(* the CVE-2026-72412 fix "sets the bit only on present PTEs"; sources 2:  *)
+(* reclaim (S10) then drops the page or swaps it out, replacing the PTE.   *)
+(* _PAGE_UNUSED is a bit of the present host PTE of a resident page: a    *)
+(* page the host holds in no frame has none, so no bit outlives a reclaim *)
+(* into the page's next life in a frame.  It holds with the stale bit of  *)
+(* StaleUnusedBit too (that bit outlives a set_pte of a present PTE, not  *)
+(* the PTE itself) (D311).                                                 *)
+(***************************************************************************)
+UnusedBitPresentInv == Gmap => \A p \in Pages : pteUnused[p] => valid[p]
+
+(***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
 (* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
 (* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
@@ -523,6 +552,11 @@ PageSwappedOut == \E p \in Pages : ~swapped[p] /\ swapped'[p]
 \* of the gmap PTE).
 ZeroBitClearedByHost ==
     \E p \in Pages : zbit[p] /\ ~zbit'[p] /\ lastOp'.orc = NoValue /\ lastOp'.op # "Migrate"
+\* (PteExchangeClearsZeroProp.)  The PTE ESSA looks at is installed or exchanged while Z is set:
+\* a discard queued before may still be on the CBRL.
+PteExchangedOnZeroBitPage == \E p \in Pages : zbit[p] /\ PteExchanged(p)
+\* (UnusedBitPresentInv.)  A page whose host PTE carries _PAGE_UNUSED (StaleUnusedBit).
+UnusedBitSet == \E p \in Pages : pteUnused[p]
 \* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
 AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).

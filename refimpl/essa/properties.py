@@ -138,6 +138,12 @@ def GmapPteResidentInv(profile: EssaProfile, s: EssaState) -> bool:
     return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.gmapPte != "Empty")
 
 
+def UnusedBitPresentInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In the new gmap _PAGE_UNUSED is a bit of the present host PTE of a resident page: a page
+    in no host frame has none (sources 3.3; D311)."""
+    return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.pteUnused)
+
+
 def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
     """In the 2007 model a page is never both in a frame and in swap."""
     return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
@@ -340,6 +346,19 @@ def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool
     return True
 
 
+def PteExchangeClearsZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In KVM a step that installs the PTE ESSA looks at (classic: the host PTE of a fault-in) or
+    changes the gmap PTE leaves Z clear (sources 2, 3.3; D310)."""
+    if not profile.kvm:
+        return True
+    gmap = profile.impl == "KVMGmap"
+    return all(
+        not b.zbit
+        for a, b in zip(s.pages, t.pages)
+        if (a.gmapPte != b.gmapPte if gmap else not a.valid and b.valid)
+    )
+
+
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
 GUEST_ORCS: Final = {
     "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
@@ -395,6 +414,7 @@ AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
+PteExchangeClearsZeroProp = boxed("PteExchangeClearsZeroProp", PteExchangeClearsZeroStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
@@ -402,11 +422,12 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
             UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
-            GmapPteResidentInv, PaperContentStateInv),
+            GmapPteResidentInv, UnusedBitPresentInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            SwapCopyFromFrameProp, ZeroBitClearedProp, GuestOrcProp, RefusalProp),
+            SwapCopyFromFrameProp, ZeroBitClearedProp, PteExchangeClearsZeroProp, GuestOrcProp,
+            RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
