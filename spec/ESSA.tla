@@ -429,6 +429,11 @@ ResetChangeBit(op, p) ==
     /\ Record(op, p, NoValue, NoValue, "Done", NoValue)
     /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl, gmapPte, pteUnused>>
 
+\* A read of a page the guest holds content of.  On the discard fault the handler
+\* drops the page (sources 6: it "removes the page from the cache"): the guest is
+\* owed nothing of it.  A guest that kept it would only fault again, and its next
+\* make_stable fails on Vz and drops it then (paper 3.2): no property objects, and
+\* the drop stays as the 2007 handler's (D312).
 GuestRead(p) ==
     /\ owed[p] # NoValue
     /\ ReadAccess("GuestRead", p)
