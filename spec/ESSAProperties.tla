@@ -183,9 +183,12 @@ UnallocatedUnchangedInv ==
 (* the page; 3.4: aging "sets the hardware invalid bit and leaves the page *)
 (* present".  A gmap PTE that is present (valid or aged) maps a page that  *)
 (* is in a host frame: nothing makes one for a page the host does not hold *)
-(* (D283).                                                                  *)
+(* (D283).  Sources 2: classic KVM keeps the PGSTEs in the host process's  *)
+(* page tables and ESSA looks at the host PTE; sources 3 brings KVM's own  *)
+(* guest page tables: outside the new gmap (classic KVM, the 2007 machine) *)
+(* no gmap PTE exists at all (D313).                                       *)
 (***************************************************************************)
-GmapPteResidentInv == Gmap => \A p \in Pages : gmapPte[p] # "Empty" => valid[p]
+GmapPteResidentInv == \A p \in Pages : gmapPte[p] # "Empty" => Gmap /\ valid[p]
 
 (***************************************************************************)
 (* PaperContentStateInv.  Sources 6: the content states are resident,      *)

@@ -134,8 +134,10 @@ def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
 
 
 def GmapPteResidentInv(profile: EssaProfile, s: EssaState) -> bool:
-    """In the new gmap a present gmap PTE (valid or aged) maps a page in a host frame (D283)."""
-    return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.gmapPte != "Empty")
+    """A present gmap PTE (valid or aged) exists only in the new gmap, and maps a page in a host
+    frame (D283, D313)."""
+    gmap = profile.impl == "KVMGmap"
+    return all(gmap and pg.valid for pg in s.pages if pg.gmapPte != "Empty")
 
 
 def UnusedBitPresentInv(profile: EssaProfile, s: EssaState) -> bool:
