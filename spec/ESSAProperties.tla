@@ -191,13 +191,19 @@ UnallocatedUnchangedInv ==
 GmapPteResidentInv == \A p \in Pages : gmapPte[p] # "Empty" => Gmap /\ valid[p]
 
 (***************************************************************************)
-(* PaperContentStateInv.  Sources 6: the content states are resident,      *)
-(* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
-(* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
-(* host's swap (D104).                                                       *)
+(* PaperContentStateInv.  Sources 6: "Valid states: Sr Sp Sz Ur Uz Vr Vz  *)
+(* Pr (no Up: an unused page is discarded, not paged out; no Vp: a         *)
+(* volatile page is discarded on eviction; no Pp: a dirty P page is        *)
+(* evicted as Sp, a clean one discarded to Vz; no Pz: Vz instead)".  In    *)
+(* the 2007 model the content states are one at a time: a page is never    *)
+(* both in a frame and in the host's swap (D104); only a stable page is    *)
+(* preserved; a P page is resident (D314).                                 *)
 (***************************************************************************)
 PaperContentStateInv ==
-    Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
+    Impl = "Paper2007" => \A p \in Pages :
+        /\ ~(valid[p] /\ swapped[p])
+        /\ swapped[p] => usage[p] = "S"
+        /\ usage[p] = "P" => valid[p]
 
 (***************************************************************************)
 (* StableIfNotDiscardedProp.  Paper, section 3.2: "The state transitions   *)

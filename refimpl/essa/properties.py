@@ -147,8 +147,14 @@ def UnusedBitPresentInv(profile: EssaProfile, s: EssaState) -> bool:
 
 
 def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
-    """In the 2007 model a page is never both in a frame and in swap."""
-    return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
+    """In the 2007 model a page is in one of sources 6's states Sr Sp Sz Ur Uz Vr Vz Pr: never
+    both in a frame and in swap, preserved only if stable, P only if resident (D104, D314)."""
+    return profile.impl != "Paper2007" or all(
+        not (pg.valid and pg.swapped)
+        and (not pg.swapped or pg.usage == "S")
+        and (pg.usage != "P" or pg.valid)
+        for pg in s.pages
+    )
 
 
 def _host_unchanged(s: EssaState, t: EssaState) -> bool:
