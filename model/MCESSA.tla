@@ -152,6 +152,18 @@ UnusedBitOnAbsentPte(p) ==
     /\ UNCHANGED GuestVars
 UnusedBitOnAbsentPteSpec == Init /\ [][Next \/ \E p \in Pages : UnusedBitOnAbsentPte(p)]_vars
 
+\* Broken twin of UnusedNotSwappedProp (D315): classic KVM's reclaim of an unused page writing it
+\* to swap, as before "mm: add support for discard of unused ptes" (S4).
+ReclaimSwappingUnused(p) ==
+    /\ Impl = "KVMClassic" /\ valid[p] /\ usage[p] = "U"
+    /\ valid' = [valid EXCEPT ![p] = FALSE]
+    /\ swapped' = [swapped EXCEPT ![p] = TRUE]
+    /\ gc' = [gc EXCEPT ![p] = SavedGC(p)]
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, zbit, nodat, data, keyDirty, cbrl, pageTable, gmapPte, pteUnused>>
+    /\ UNCHANGED GuestVars
+ReclaimSwappingUnusedSpec == Init /\ [][Next \/ \E p \in Pages : ReclaimSwappingUnused(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

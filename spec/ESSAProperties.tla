@@ -419,6 +419,23 @@ ZeroBitClearedStep ==
 ZeroBitClearedProp == [][ZeroBitClearedStep]_vars
 
 (***************************************************************************)
+(* UnusedNotSwappedProp.  Sources 2: "Reclaim (ptep_xchg_commit, S10): a   *)
+(* page whose usage is U is dropped, not swapped ('a future reference will *)
+(* then fault in a new zero page')"; sources 3.3: KVM sets _PAGE_UNUSED on *)
+(* the host PTE "so that core mm drops the page (S10)"; [Z1]: the host     *)
+(* steals unused pages first.  What CMMA saves the host: in KVM a reclaim  *)
+(* never writes to swap a page core mm is told is unused (classic KVM:     *)
+(* every U page, ptep_xchg_commit hands back _PAGE_UNUSED; the new gmap: a *)
+(* page whose host PTE carries the bit) (D315).                            *)
+(***************************************************************************)
+UnusedNotSwappedStep ==
+    \A p \in Pages :
+        (/\ KVM /\ lastOp'.op = "HostReclaim" /\ lastOp'.page = p
+         /\ IF Gmap THEN pteUnused[p] ELSE usage[p] = "U")
+        => ~swapped'[p]
+UnusedNotSwappedProp == [][UnusedNotSwappedStep]_vars
+
+(***************************************************************************)
 (* PteExchangeClearsZeroProp.  Sources 2: "Z is cleared only by            *)
 (* ptep_set_pte_at, when a PTE is installed (a fault-in)"; sources 3.3:    *)
 (* "A second fix clears Z on every _gmap_ptep_xchg: without it a page      *)
@@ -566,6 +583,10 @@ ZeroBitClearedByHost ==
 PteExchangedOnZeroBitPage == \E p \in Pages : zbit[p] /\ PteExchanged(p)
 \* (UnusedBitPresentInv.)  A page whose host PTE carries _PAGE_UNUSED (StaleUnusedBit).
 UnusedBitSet == \E p \in Pages : pteUnused[p]
+\* (UnusedNotSwappedProp.)  The host reclaims a page core mm is told is unused.
+ReclaimOfUnusedPage ==
+    /\ lastOp'.op = "HostReclaim" /\ lastOp'.page \in Pages
+    /\ IF Gmap THEN pteUnused[lastOp'.page] ELSE usage[lastOp'.page] = "U"
 \* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
 AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).

@@ -354,6 +354,17 @@ def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool
     return True
 
 
+def UnusedNotSwappedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In KVM a reclaim never writes to swap a page core mm is told is unused: classic KVM, a U
+    page; the new gmap, a page whose host PTE carries _PAGE_UNUSED (sources 2, 3.3; D315)."""
+    lo = t.lastOp
+    if not profile.kvm or lo.op != "HostReclaim":
+        return True
+    a = s.pages[lo.page]
+    unused = a.pteUnused if profile.impl == "KVMGmap" else a.usage == "U"
+    return not unused or not t.pages[lo.page].swapped
+
+
 def PteExchangeClearsZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """In KVM a step that installs the PTE ESSA looks at (classic: the host PTE of a fault-in) or
     changes the gmap PTE leaves Z clear (sources 2, 3.3; D310)."""
@@ -422,6 +433,7 @@ AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
+UnusedNotSwappedProp = boxed("UnusedNotSwappedProp", UnusedNotSwappedStep)
 PteExchangeClearsZeroProp = boxed("PteExchangeClearsZeroProp", PteExchangeClearsZeroStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
@@ -434,8 +446,8 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            SwapCopyFromFrameProp, ZeroBitClearedProp, PteExchangeClearsZeroProp, GuestOrcProp,
-            RefusalProp),
+            SwapCopyFromFrameProp, ZeroBitClearedProp, UnusedNotSwappedProp,
+            PteExchangeClearsZeroProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
