@@ -164,6 +164,19 @@ ReclaimSwappingUnused(p) ==
     /\ UNCHANGED GuestVars
 ReclaimSwappingUnusedSpec == Init /\ [][Next \/ \E p \in Pages : ReclaimSwappingUnused(p)]_vars
 
+\* Broken twin of UnusedBitMarksUnusedProp (D317): KVM's MMU notifier setting _PAGE_UNUSED as it
+\* unmaps the present gmap PTE of a page in use.
+UnmapMarkingUsedPage(p) ==
+    /\ Gmap /\ gmapPte[p] # "Empty" /\ usage[p] # "U"
+    /\ gmapPte' = [gmapPte EXCEPT ![p] = "Empty"]
+    /\ zbit' = [zbit EXCEPT ![p] = XchgZ(p)]
+    /\ gc' = [gc EXCEPT ![p] = SavedGC(p)]
+    /\ pteUnused' = [pteUnused EXCEPT ![p] = TRUE]
+    /\ Record("HostUnmapGmap", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, nodat, data, keyDirty, cbrl, pageTable>>
+    /\ UNCHANGED GuestVars
+UnmapMarkingUsedPageSpec == Init /\ [][Next \/ \E p \in Pages : UnmapMarkingUsedPage(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

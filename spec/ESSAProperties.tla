@@ -465,6 +465,20 @@ PteExchangeClearsZeroProp == [][PteExchangeClearsZeroStep]_vars
 UnusedBitPresentInv == Gmap => \A p \in Pages : pteUnused[p] => valid[p]
 
 (***************************************************************************)
+(* UnusedBitMarksUnusedProp.  Sources 3.3: "Reclaim (_gmap_unmap_pte, S8): *)
+(* unmapping a present U page tries to set _PAGE_UNUSED on the host PTE so *)
+(* that core mm drops the page (S10)."  The bit tells core mm that the     *)
+(* guest does not need the page: it is set only where KVM unmaps the       *)
+(* present gmap PTE of a page whose usage is U, never on a page in use.    *)
+(* (The stale bit of CVE-2026-72412 was set that way; it went wrong by     *)
+(* staying, D311.)  (D317)                                                  *)
+(***************************************************************************)
+UnusedBitMarksUnusedStep ==
+    \A p \in Pages :
+        (Gmap /\ ~pteUnused[p] /\ pteUnused'[p]) => (usage[p] = "U" /\ gmapPte[p] # "Empty")
+UnusedBitMarksUnusedProp == [][UnusedBitMarksUnusedStep]_vars
+
+(***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
 (* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
 (* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
@@ -515,7 +529,10 @@ OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ beli
 \* (UnwrittenContentKeptInv.)  Content the guest stored and has not written back, away from
 \* any frame.
 UnwrittenContentAway     == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ modified[p] /\ ~valid[p]
-ModifiedPPage            == \E p \in Pages : owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]
+\* (ModifiedPContentKeptInv.)  The guest has just stored to a page it made potentially volatile:
+\* a store through a writable mapping, which sets only the change bit (paper 2: why P exists).
+StoredToPPage ==
+    lastOp.op = "GuestWrite" /\ lastOp.page \in Pages /\ belief[lastOp.page] = "P"
 ReadOfNonZero            == lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
 SomeReportedZero         == \E p \in Pages : ReportedZero(p)
 SomePageSwapped          == \E p \in Pages : swapped[p]
@@ -587,6 +604,8 @@ UnusedBitSet == \E p \in Pages : pteUnused[p]
 ReclaimOfUnusedPage ==
     /\ lastOp'.op = "HostReclaim" /\ lastOp'.page \in Pages
     /\ IF Gmap THEN pteUnused[lastOp'.page] ELSE usage[lastOp'.page] = "U"
+\* (UnusedBitMarksUnusedProp.)  KVM sets _PAGE_UNUSED on a host PTE.
+UnusedBitMarked == \E p \in Pages : ~pteUnused[p] /\ pteUnused'[p]
 \* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
 AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).

@@ -354,6 +354,15 @@ def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool
     return True
 
 
+def UnusedBitMarksUnusedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In the new gmap _PAGE_UNUSED is set only where KVM unmaps the present gmap PTE of a U page
+    (sources 3.3; D317)."""
+    return profile.impl != "KVMGmap" or all(
+        a.pteUnused or not b.pteUnused or (a.usage == "U" and a.gmapPte != "Empty")
+        for a, b in zip(s.pages, t.pages)
+    )
+
+
 def UnusedNotSwappedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """In KVM a reclaim never writes to swap a page core mm is told is unused: classic KVM, a U
     page; the new gmap, a page whose host PTE carries _PAGE_UNUSED (sources 2, 3.3; D315)."""
@@ -434,6 +443,7 @@ PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
 UnusedNotSwappedProp = boxed("UnusedNotSwappedProp", UnusedNotSwappedStep)
+UnusedBitMarksUnusedProp = boxed("UnusedBitMarksUnusedProp", UnusedBitMarksUnusedStep)
 PteExchangeClearsZeroProp = boxed("PteExchangeClearsZeroProp", PteExchangeClearsZeroStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
@@ -447,7 +457,7 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
             SwapCopyFromFrameProp, ZeroBitClearedProp, UnusedNotSwappedProp,
-            PteExchangeClearsZeroProp, GuestOrcProp, RefusalProp),
+            PteExchangeClearsZeroProp, UnusedBitMarksUnusedProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
