@@ -141,6 +141,42 @@ AgeWithoutPte(p) ==
     /\ UNCHANGED GuestVars
 AgeWithoutPteSpec == Init /\ [][Next \/ \E p \in Pages : AgeWithoutPte(p)]_vars
 
+\* Broken twin of UnusedBitPresentInv (D311): KVM's helper setting _PAGE_UNUSED on the host PTE of an
+\* unused page the host holds in no frame (a swap entry), which the CVE-2026-72412 fix forbids
+\* ("sets it only on present PTEs").
+UnusedBitOnAbsentPte(p) ==
+    /\ Gmap /\ ~valid[p] /\ usage[p] = "U"
+    /\ pteUnused' = [pteUnused EXCEPT ![p] = TRUE]
+    /\ Record("HostUnmapGmap", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl, pageTable, gmapPte>>
+    /\ UNCHANGED GuestVars
+UnusedBitOnAbsentPteSpec == Init /\ [][Next \/ \E p \in Pages : UnusedBitOnAbsentPte(p)]_vars
+
+\* Broken twin of UnusedNotSwappedProp (D315): classic KVM's reclaim of an unused page writing it
+\* to swap, as before "mm: add support for discard of unused ptes" (S4).
+ReclaimSwappingUnused(p) ==
+    /\ Impl = "KVMClassic" /\ valid[p] /\ usage[p] = "U"
+    /\ valid' = [valid EXCEPT ![p] = FALSE]
+    /\ swapped' = [swapped EXCEPT ![p] = TRUE]
+    /\ gc' = [gc EXCEPT ![p] = SavedGC(p)]
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, zbit, nodat, data, keyDirty, cbrl, pageTable, gmapPte, pteUnused>>
+    /\ UNCHANGED GuestVars
+ReclaimSwappingUnusedSpec == Init /\ [][Next \/ \E p \in Pages : ReclaimSwappingUnused(p)]_vars
+
+\* Broken twin of UnusedBitMarksUnusedProp (D317): KVM's MMU notifier setting _PAGE_UNUSED as it
+\* unmaps the present gmap PTE of a page in use.
+UnmapMarkingUsedPage(p) ==
+    /\ Gmap /\ gmapPte[p] # "Empty" /\ usage[p] # "U"
+    /\ gmapPte' = [gmapPte EXCEPT ![p] = "Empty"]
+    /\ zbit' = [zbit EXCEPT ![p] = XchgZ(p)]
+    /\ gc' = [gc EXCEPT ![p] = SavedGC(p)]
+    /\ pteUnused' = [pteUnused EXCEPT ![p] = TRUE]
+    /\ Record("HostUnmapGmap", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, nodat, data, keyDirty, cbrl, pageTable>>
+    /\ UNCHANGED GuestVars
+UnmapMarkingUsedPageSpec == Init /\ [][Next \/ \E p \in Pages : UnmapMarkingUsedPage(p)]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

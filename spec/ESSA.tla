@@ -429,6 +429,11 @@ ResetChangeBit(op, p) ==
     /\ Record(op, p, NoValue, NoValue, "Done", NoValue)
     /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, cbrl, gmapPte, pteUnused>>
 
+\* A read of a page the guest holds content of.  On the discard fault the handler
+\* drops the page (sources 6: it "removes the page from the cache"): the guest is
+\* owed nothing of it.  A guest that kept it would only fault again, and its next
+\* make_stable fails on Vz and drops it then (paper 3.2): no property objects, and
+\* the drop stays as the 2007 handler's (D312).
 GuestRead(p) ==
     /\ owed[p] # NoValue
     /\ ReadAccess("GuestRead", p)
@@ -514,6 +519,9 @@ HostUnmapGmap(p) ==
 
 \* KVMGmap: aging (gmap_clear_young_pte) sets the gmap PTE's invalid bit and
 \* leaves it present: ESSA sees a resident page as not valid (sources 3.4; D105).
+\* Its exchange clears Z, which is already clear on a page whose gmap PTE is
+\* valid (the fault-in that made it valid cleared it); the update says what the
+\* kernel does (D310).
 AgedPte == "Aged"
 HostAge(p) ==
     /\ Gmap

@@ -183,18 +183,27 @@ UnallocatedUnchangedInv ==
 (* the page; 3.4: aging "sets the hardware invalid bit and leaves the page *)
 (* present".  A gmap PTE that is present (valid or aged) maps a page that  *)
 (* is in a host frame: nothing makes one for a page the host does not hold *)
-(* (D283).                                                                  *)
+(* (D283).  Sources 2: classic KVM keeps the PGSTEs in the host process's  *)
+(* page tables and ESSA looks at the host PTE; sources 3 brings KVM's own  *)
+(* guest page tables: outside the new gmap (classic KVM, the 2007 machine) *)
+(* no gmap PTE exists at all (D313).                                       *)
 (***************************************************************************)
-GmapPteResidentInv == Gmap => \A p \in Pages : gmapPte[p] # "Empty" => valid[p]
+GmapPteResidentInv == \A p \in Pages : gmapPte[p] # "Empty" => Gmap /\ valid[p]
 
 (***************************************************************************)
-(* PaperContentStateInv.  Sources 6: the content states are resident,      *)
-(* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
-(* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
-(* host's swap (D104).                                                       *)
+(* PaperContentStateInv.  Sources 6: "Valid states: Sr Sp Sz Ur Uz Vr Vz  *)
+(* Pr (no Up: an unused page is discarded, not paged out; no Vp: a         *)
+(* volatile page is discarded on eviction; no Pp: a dirty P page is        *)
+(* evicted as Sp, a clean one discarded to Vz; no Pz: Vz instead)".  In    *)
+(* the 2007 model the content states are one at a time: a page is never    *)
+(* both in a frame and in the host's swap (D104); only a stable page is    *)
+(* preserved; a P page is resident (D314).                                 *)
 (***************************************************************************)
 PaperContentStateInv ==
-    Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
+    Impl = "Paper2007" => \A p \in Pages :
+        /\ ~(valid[p] /\ swapped[p])
+        /\ swapped[p] => usage[p] = "S"
+        /\ usage[p] = "P" => valid[p]
 
 (***************************************************************************)
 (* StableIfNotDiscardedProp.  Paper, section 3.2: "The state transitions   *)
@@ -410,6 +419,66 @@ ZeroBitClearedStep ==
 ZeroBitClearedProp == [][ZeroBitClearedStep]_vars
 
 (***************************************************************************)
+(* UnusedNotSwappedProp.  Sources 2: "Reclaim (ptep_xchg_commit, S10): a   *)
+(* page whose usage is U is dropped, not swapped ('a future reference will *)
+(* then fault in a new zero page')"; sources 3.3: KVM sets _PAGE_UNUSED on *)
+(* the host PTE "so that core mm drops the page (S10)"; [Z1]: the host     *)
+(* steals unused pages first.  What CMMA saves the host: in KVM a reclaim  *)
+(* never writes to swap a page core mm is told is unused (classic KVM:     *)
+(* every U page, ptep_xchg_commit hands back _PAGE_UNUSED; the new gmap: a *)
+(* page whose host PTE carries the bit) (D315).                            *)
+(***************************************************************************)
+UnusedNotSwappedStep ==
+    \A p \in Pages :
+        (/\ KVM /\ lastOp'.op = "HostReclaim" /\ lastOp'.page = p
+         /\ IF Gmap THEN pteUnused[p] ELSE usage[p] = "U")
+        => ~swapped'[p]
+UnusedNotSwappedProp == [][UnusedNotSwappedStep]_vars
+
+(***************************************************************************)
+(* PteExchangeClearsZeroProp.  Sources 2: "Z is cleared only by            *)
+(* ptep_set_pte_at, when a PTE is installed (a fault-in)"; sources 3.3:    *)
+(* "A second fix clears Z on every _gmap_ptep_xchg: without it a page      *)
+(* freed and quickly reused could be discarded by a later CBRL pass."      *)
+(* ZeroBitClearedProp says where Z may go; this is where it must: in KVM a *)
+(* step that installs the PTE ESSA looks at (classic: the host PTE of a    *)
+(* fault-in) or changes the gmap PTE in any way (a fault-in, an unmap, a   *)
+(* reclaim, aging) leaves Z clear, so that a discard queued before the     *)
+(* exchange is never carried out on content the host holds after it.  The  *)
+(* new gmap before the fix (StickyZero) breaks it (D310).                  *)
+(***************************************************************************)
+PteExchanged(p) == IF Gmap THEN gmapPte'[p] # gmapPte[p] ELSE ~valid[p] /\ valid'[p]
+PteExchangeClearsZeroStep == \A p \in Pages : (KVM /\ PteExchanged(p)) => ~zbit'[p]
+PteExchangeClearsZeroProp == [][PteExchangeClearsZeroStep]_vars
+
+(***************************************************************************)
+(* UnusedBitPresentInv.  Sources 3.3: KVM's MMU notifier "tries to set     *)
+(* _PAGE_UNUSED on the host PTE so that core mm drops the page (S10)", and *)
+(* the CVE-2026-72412 fix "sets the bit only on present PTEs"; sources 2:  *)
+(* reclaim (S10) then drops the page or swaps it out, replacing the PTE.   *)
+(* _PAGE_UNUSED is a bit of the present host PTE of a resident page: a    *)
+(* page the host holds in no frame has none, so no bit outlives a reclaim *)
+(* into the page's next life in a frame.  It holds with the stale bit of  *)
+(* StaleUnusedBit too (that bit outlives a set_pte of a present PTE, not  *)
+(* the PTE itself) (D311).                                                 *)
+(***************************************************************************)
+UnusedBitPresentInv == Gmap => \A p \in Pages : pteUnused[p] => valid[p]
+
+(***************************************************************************)
+(* UnusedBitMarksUnusedProp.  Sources 3.3: "Reclaim (_gmap_unmap_pte, S8): *)
+(* unmapping a present U page tries to set _PAGE_UNUSED on the host PTE so *)
+(* that core mm drops the page (S10)."  The bit tells core mm that the     *)
+(* guest does not need the page: it is set only where KVM unmaps the       *)
+(* present gmap PTE of a page whose usage is U, never on a page in use.    *)
+(* (The stale bit of CVE-2026-72412 was set that way; it went wrong by     *)
+(* staying, D311.)  (D317)                                                  *)
+(***************************************************************************)
+UnusedBitMarksUnusedStep ==
+    \A p \in Pages :
+        (Gmap /\ ~pteUnused[p] /\ pteUnused'[p]) => (usage[p] = "U" /\ gmapPte[p] # "Empty")
+UnusedBitMarksUnusedProp == [][UnusedBitMarksUnusedStep]_vars
+
+(***************************************************************************)
 (* GuestOrcProp.  Sources 4: "arch_free_page issues ORC 2 per page;        *)
 (* arch_alloc_page ORC 1, or ORC 7 with facility 147"; sources 1: ORC 3    *)
 (* SET_VOLATILE, 4 SET_POT_VOLATILE, 6 the 2007 SET_STABLE_IF_NOT_DISCARDED; *)
@@ -460,7 +529,10 @@ OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ beli
 \* (UnwrittenContentKeptInv.)  Content the guest stored and has not written back, away from
 \* any frame.
 UnwrittenContentAway     == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ modified[p] /\ ~valid[p]
-ModifiedPPage            == \E p \in Pages : owed[p] # NoValue /\ belief[p] = "P" /\ modified[p]
+\* (ModifiedPContentKeptInv.)  The guest has just stored to a page it made potentially volatile:
+\* a store through a writable mapping, which sets only the change bit (paper 2: why P exists).
+StoredToPPage ==
+    lastOp.op = "GuestWrite" /\ lastOp.page \in Pages /\ belief[lastOp.page] = "P"
 ReadOfNonZero            == lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
 SomeReportedZero         == \E p \in Pages : ReportedZero(p)
 SomePageSwapped          == \E p \in Pages : swapped[p]
@@ -523,6 +595,17 @@ PageSwappedOut == \E p \in Pages : ~swapped[p] /\ swapped'[p]
 \* of the gmap PTE).
 ZeroBitClearedByHost ==
     \E p \in Pages : zbit[p] /\ ~zbit'[p] /\ lastOp'.orc = NoValue /\ lastOp'.op # "Migrate"
+\* (PteExchangeClearsZeroProp.)  The PTE ESSA looks at is installed or exchanged while Z is set:
+\* a discard queued before may still be on the CBRL.
+PteExchangedOnZeroBitPage == \E p \in Pages : zbit[p] /\ PteExchanged(p)
+\* (UnusedBitPresentInv.)  A page whose host PTE carries _PAGE_UNUSED (StaleUnusedBit).
+UnusedBitSet == \E p \in Pages : pteUnused[p]
+\* (UnusedNotSwappedProp.)  The host reclaims a page core mm is told is unused.
+ReclaimOfUnusedPage ==
+    /\ lastOp'.op = "HostReclaim" /\ lastOp'.page \in Pages
+    /\ IF Gmap THEN pteUnused[lastOp'.page] ELSE usage[lastOp'.page] = "U"
+\* (UnusedBitMarksUnusedProp.)  KVM sets _PAGE_UNUSED on a host PTE.
+UnusedBitMarked == \E p \in Pages : ~pteUnused[p] /\ pteUnused'[p]
 \* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
 AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 \* ORC 6 on a page that is not discarded and not stable (an unused or a volatile page).

@@ -134,13 +134,27 @@ def UnallocatedUnchangedInv(profile: EssaProfile, s: EssaState) -> bool:
 
 
 def GmapPteResidentInv(profile: EssaProfile, s: EssaState) -> bool:
-    """In the new gmap a present gmap PTE (valid or aged) maps a page in a host frame (D283)."""
-    return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.gmapPte != "Empty")
+    """A present gmap PTE (valid or aged) exists only in the new gmap, and maps a page in a host
+    frame (D283, D313)."""
+    gmap = profile.impl == "KVMGmap"
+    return all(gmap and pg.valid for pg in s.pages if pg.gmapPte != "Empty")
+
+
+def UnusedBitPresentInv(profile: EssaProfile, s: EssaState) -> bool:
+    """In the new gmap _PAGE_UNUSED is a bit of the present host PTE of a resident page: a page
+    in no host frame has none (sources 3.3; D311)."""
+    return profile.impl != "KVMGmap" or all(pg.valid for pg in s.pages if pg.pteUnused)
 
 
 def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
-    """In the 2007 model a page is never both in a frame and in swap."""
-    return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
+    """In the 2007 model a page is in one of sources 6's states Sr Sp Sz Ur Uz Vr Vz Pr: never
+    both in a frame and in swap, preserved only if stable, P only if resident (D104, D314)."""
+    return profile.impl != "Paper2007" or all(
+        not (pg.valid and pg.swapped)
+        and (not pg.swapped or pg.usage == "S")
+        and (pg.usage != "P" or pg.valid)
+        for pg in s.pages
+    )
 
 
 def _host_unchanged(s: EssaState, t: EssaState) -> bool:
@@ -340,6 +354,39 @@ def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool
     return True
 
 
+def UnusedBitMarksUnusedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In the new gmap _PAGE_UNUSED is set only where KVM unmaps the present gmap PTE of a U page
+    (sources 3.3; D317)."""
+    return profile.impl != "KVMGmap" or all(
+        a.pteUnused or not b.pteUnused or (a.usage == "U" and a.gmapPte != "Empty")
+        for a, b in zip(s.pages, t.pages)
+    )
+
+
+def UnusedNotSwappedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In KVM a reclaim never writes to swap a page core mm is told is unused: classic KVM, a U
+    page; the new gmap, a page whose host PTE carries _PAGE_UNUSED (sources 2, 3.3; D315)."""
+    lo = t.lastOp
+    if not profile.kvm or lo.op != "HostReclaim":
+        return True
+    a = s.pages[lo.page]
+    unused = a.pteUnused if profile.impl == "KVMGmap" else a.usage == "U"
+    return not unused or not t.pages[lo.page].swapped
+
+
+def PteExchangeClearsZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """In KVM a step that installs the PTE ESSA looks at (classic: the host PTE of a fault-in) or
+    changes the gmap PTE leaves Z clear (sources 2, 3.3; D310)."""
+    if not profile.kvm:
+        return True
+    gmap = profile.impl == "KVMGmap"
+    return all(
+        not b.zbit
+        for a, b in zip(s.pages, t.pages)
+        if (a.gmapPte != b.gmapPte if gmap else not a.valid and b.valid)
+    )
+
+
 #: The ORC each guest operation issues (sources 1, 4, 6; D235).
 GUEST_ORCS: Final = {
     "GuestAlloc": 1, "GuestFree": 2, "GuestMakeVolatile": 3, "GuestMakePotentiallyVolatile": 4,
@@ -395,6 +442,9 @@ AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
+UnusedNotSwappedProp = boxed("UnusedNotSwappedProp", UnusedNotSwappedStep)
+UnusedBitMarksUnusedProp = boxed("UnusedBitMarksUnusedProp", UnusedBitMarksUnusedStep)
+PteExchangeClearsZeroProp = boxed("PteExchangeClearsZeroProp", PteExchangeClearsZeroStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
@@ -402,11 +452,12 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
             UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
-            GmapPteResidentInv, PaperContentStateInv),
+            GmapPteResidentInv, UnusedBitPresentInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            SwapCopyFromFrameProp, ZeroBitClearedProp, GuestOrcProp, RefusalProp),
+            SwapCopyFromFrameProp, ZeroBitClearedProp, UnusedNotSwappedProp,
+            PteExchangeClearsZeroProp, UnusedBitMarksUnusedProp, GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
