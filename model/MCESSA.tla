@@ -141,6 +141,20 @@ AgeWithoutPte(p) ==
     /\ UNCHANGED GuestVars
 AgeWithoutPteSpec == Init /\ [][Next \/ \E p \in Pages : AgeWithoutPte(p)]_vars
 
+\* Broken twin of DiscardLeavesZeroProp (D321): CBRL processing that throws away the content of a
+\* discarded page but keeps its swap slot (the slot is not freed).
+ZapKeepingSwapSlot ==
+    /\ cbrl # <<>>
+    /\ LET p == Head(cbrl)
+       IN  /\ ~valid[p] /\ swapped[p] /\ (usage[p] = "U" \/ zbit[p])
+           /\ data' = [data EXCEPT ![p] = 0]
+           /\ Record("HostProcessCBRL", p, NoValue, NoValue, "Zapped", NoValue)
+    /\ cbrl' = Tail(cbrl)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, keyDirty, gc, pageTable, gmapPte,
+                   pteUnused>>
+    /\ UNCHANGED GuestVars
+ZapKeepingSwapSlotSpec == Init /\ [][Next \/ ZapKeepingSwapSlot]_vars
+
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"
 

@@ -134,14 +134,23 @@ MigrationKeepsStableContentProp == [][MigrationStep]_vars
 (* zero page not; so content state 0 or 2 (in the new gmap always 2: no    *)
 (* gmap PTE exists yet), never 3 (logically zero).                         *)
 (* So a page that was Uz or Vz arrives as U or V + preserved (0x06, 0x0E), *)
-(* and a 2007 guest's page_discarded test no longer sees it.               *)
+(* and a 2007 guest's page_discarded test no longer sees it.  The          *)
+(* destination's CBRL is empty (no pending entry travels), its host PTEs   *)
+(* are its own, so none carries the source's _PAGE_UNUSED (residency does  *)
+(* not travel; sources 3.3: the bit is set only on a present PTE, when KVM *)
+(* unmaps it), and the gmap page table exists: sources 5, QEMU applies the *)
+(* bytes "through KVM_S390_SET_CMMA_BITS"; sources 3, "A segment's page    *)
+(* table is created by a fault-in, SSKE or SET_CMMA_BITS" (D320).          *)
 (***************************************************************************)
 MigrationArrivalStep ==
     lastOp'.op = "Migrate" =>
-        \A p \in Pages :
+        /\ cbrl' = <<>>
+        /\ pageTable'
+        /\ \A p \in Pages :
             /\ usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
             /\ ~zbit'[p] /\ ~swapped'[p]
             /\ valid'[p] = (data'[p] # 0)
+            /\ gmapPte'[p] = "Empty" /\ ~pteUnused'[p]
 MigrationArrivalProp == [][MigrationArrivalStep]_vars
 
 (***************************************************************************)
@@ -391,6 +400,22 @@ SwapCopyFromFrameStep ==
 SwapCopyFromFrameProp == [][SwapCopyFromFrameStep]_vars
 
 (***************************************************************************)
+(* DiscardLeavesZeroProp.  Paper, section 2: "Logically zero (z): There is *)
+(* no associated frame or backed content.  The content of the page is      *)
+(* considered to be zero"; sources 2: CBRL processing, "if the usage is U  *)
+(* or Z is set, the swap slot is freed and the PTE cleared", and reclaim   *)
+(* drops a U page, "not swapped"; sources 3.2: the zap "drops the host PTE *)
+(* if it is a swap entry"; sources 6: "a guest's U or V on Sp frees" the   *)
+(* swap copy.  A step that drops a page's content (a discard: no store     *)
+(* writes zero here) leaves the page logically zero, with neither a frame  *)
+(* nor a swap copy: the host frees what held the content, it never keeps a *)
+(* backing whose content it threw away (D321).                             *)
+(***************************************************************************)
+DiscardLeavesZeroStep ==
+    \A p \in Pages : (Readable(p) # 0 /\ data'[p] = 0) => (~valid'[p] /\ ~swapped'[p])
+DiscardLeavesZeroProp == [][DiscardLeavesZeroStep]_vars
+
+(***************************************************************************)
 (* ZeroBitClearedProp.  Sources 2: "Z is cleared only by ptep_set_pte_at,  *)
 (* when a PTE is installed (a fault-in)"; sources 3: dat_perform_essa      *)
 (* "assigns Z = 'this call queued a discard'", and the fix "clears Z on    *)
@@ -434,6 +459,12 @@ GuestOrcProp == [][GuestOrcStep]_vars
 (* ESSA from problem state is refused with PIC 2 when CMMA is enabled,     *)
 (* every ESSA with PIC 1 when it is not, and a refused ESSA (any program   *)
 (* interruption or the exception indication 0x10) changes nothing (D103).   *)
+(* Sources 2: "A frame without a host mapping raises an addressing         *)
+(* exception (PIC 5)"; sources 3: when the gmap walk finds nothing, "R1 =  *)
+(* 0x10 for every ORC"; D103: the 2007 model raises an addressing          *)
+(* exception.  With CMMA enabled, an ESSA on an address beyond guest       *)
+(* memory is refused with the exception indication in the new gmap and an  *)
+(* addressing exception elsewhere (D326).                                  *)
 (***************************************************************************)
 EssaOps == {"GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
             "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -444,6 +475,9 @@ RefusalStep ==
     /\ (lastOp'.op \in EssaOps /\ ~CMMAEnabled) => lastOp'.outcome = "OperationException"
     /\ (lastOp'.op = "GuestEssaProblemState" /\ CMMAEnabled)
          => lastOp'.outcome = "PrivilegedOperation"
+    /\ (lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled)
+         => lastOp'.outcome = IF Impl = "KVMGmap" THEN "ExceptionIndication"
+                              ELSE "AddressingException"
     /\ (lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals)
          => UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl,
                        pageTable, gmapPte, pteUnused>>
@@ -456,7 +490,6 @@ RefusalProp == [][RefusalStep]_vars
 MadeStableNotInFrame ==
     /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
     /\ belief[lastOp.page] = "S" /\ ~valid[lastOp.page]
-OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ belief[p] = "S" /\ ~valid[p]
 \* (UnwrittenContentKeptInv.)  Content the guest stored and has not written back, away from
 \* any frame.
 UnwrittenContentAway     == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ modified[p] /\ ~valid[p]
@@ -529,5 +562,39 @@ AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}
     /\ usage[lastOp'.page] # "S" /\ ~(usage[lastOp'.page] \in {"V", "P"} /\ ReportedZero(lastOp'.page))
+\* (DiscardLeavesZeroProp.)  The host discards content the guest stored (a reclaim of an unused
+\* page, a CBRL entry's zap, the 2007 model's discard on a request).
+ContentDiscarded == \E p \in Pages : Readable(p) # 0 /\ data'[p] = 0
+\* (MigrationArrivalProp, D320.)  A migration while a discard is queued on the CBRL, of a new VM
+\* of the new gmap (no page table yet), of a host PTE that carries _PAGE_UNUSED.
+MigrationOfQueuedDiscard == lastOp'.op = "Migrate" /\ cbrl # <<>>
+MigrationOfNewVM         == lastOp'.op = "Migrate" /\ ~pageTable
+MigrationOfUnusedBit     == lastOp'.op = "Migrate" /\ \E p \in Pages : pteUnused[p]
+\* (ReadResultInv, D322.)  After the VM migrated, the guest reads on the destination content it
+\* stored.
+ReadOnDestination ==
+    migrated /\ lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
+\* (QueuedDiscardProp, D323.)  A discard queued for a page whose Z an earlier queued discard set:
+\* ORC 2 or 3 on a page that is not valid queues whatever Z says, once the CBRL has room again.
+DiscardQueuedAgain ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 0 .. 7 /\ zbit[lastOp'.page] /\ Len(cbrl') = Len(cbrl) + 1
+\* (StableContentOwedInv, D327.)  Content the guest is owed, of a page make_stable has just made
+\* stable again, away from any frame (the host swapped it out while it was P): what the guest is
+\* owed survives make_stable's success.
+MadeStableOwedAway ==
+    /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
+    /\ belief[lastOp.page] = "S" /\ owed[lastOp.page] \notin {NoValue, 0} /\ ~valid[lastOp.page]
+\* (RefusalProp, D326.)  An ESSA on an address beyond guest memory, with CMMA enabled.
+EssaBeyondMemory == lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled
+\* (GuestStableBeliefInv, D324.)  The guest allocates a page the host held unused (R1 reports U)
+\* and believes it stable.
+ReallocatedPage ==
+    /\ lastOp.op = "GuestAlloc" /\ lastOp.outcome \in {"Done", "Interpreted"}
+    /\ lastOp.result % 16 \in 4 .. 7 /\ belief[lastOp.page] = "S"
+\* (CMMAResetProp, D324.)  A CMMA reset makes stable a page that was not, and the guest, which the
+\* reset restarts, believes it stable: what GuestStableBeliefInv then checks of the reset.
+ResetOfUnstablePage ==
+    lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : usage[p] # "S" /\ belief'[p] = "S"
 
 =============================================================================

@@ -171,10 +171,11 @@ def MigrationStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
 def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     if t.lastOp.op != "Migrate":
         return True
-    return all(
+    return not t.cbrl and t.pageTable and all(
         b.usage == a.usage and b.nodat == a.nodat
         and not b.zbit and not b.swapped
         and b.valid == (b.data != 0)
+        and b.gmapPte == "Empty" and not b.pteUnused
         for a, b in zip(s.pages, t.pages)
     )  # fmt: skip
 
@@ -321,6 +322,16 @@ def SwapCopyFromFrameStep(profile: EssaProfile, s: EssaState, t: EssaState) -> b
     )
 
 
+def DiscardLeavesZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A step that drops a page's content leaves it logically zero: neither a frame nor a swap
+    copy is kept (paper 2: "no associated frame or backed content"; sources 2: CBRL processing
+    frees the swap slot; D321)."""
+    return all(
+        not (Readable(s, p) != 0 and b.data == 0) or (not b.valid and not b.swapped)
+        for p, b in enumerate(t.pages)
+    )
+
+
 def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """In KVM, Z goes from set to clear only when the PTE ESSA looks at is installed (classic) or
     exchanged (the new gmap), in the new gmap's intercepted ESSA on the page, or on a migration's
@@ -370,6 +381,9 @@ def RefusalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         return False
     if lo.op == "GuestEssaProblemState" and profile.cmma_enabled and lo.outcome != "PrivilegedOperation":
         return False
+    beyond = "ExceptionIndication" if profile.impl == "KVMGmap" else "AddressingException"
+    if lo.op == "GuestEssaBeyondMemory" and profile.cmma_enabled and lo.outcome != beyond:
+        return False
     if lo.op in ESSA_OPS and lo.outcome in REFUSALS:
         return s.cbrl == t.cbrl and s.pageTable == t.pageTable and all(
             (a.usage, a.valid, a.swapped, a.zbit, a.nodat, a.data, a.keyDirty, a.gc, a.gmapPte,
@@ -394,6 +408,7 @@ GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
 AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
+DiscardLeavesZeroProp = boxed("DiscardLeavesZeroProp", DiscardLeavesZeroStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
@@ -406,7 +421,8 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            SwapCopyFromFrameProp, ZeroBitClearedProp, GuestOrcProp, RefusalProp),
+            SwapCopyFromFrameProp, DiscardLeavesZeroProp, ZeroBitClearedProp, GuestOrcProp,
+            RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
