@@ -416,6 +416,25 @@ DiscardLeavesZeroStep ==
 DiscardLeavesZeroProp == [][DiscardLeavesZeroStep]_vars
 
 (***************************************************************************)
+(* CBRLOutcomeProp.  Sources 2: CBRL processing, "only a swap entry is     *)
+(* acted on; if the usage is U or Z is set, the swap slot is freed and the *)
+(* PTE cleared.  A present or empty PTE is left alone"; sources 3.2: until *)
+(* the 2026 fix the zap was handed the wrong address, "at best nothing was *)
+(* discarded, at worst the wrong pages".  A step that processes a CBRL      *)
+(* entry records what its zap did, as an engine reports it: "Zapped" when  *)
+(* it dropped the swap copy of the entry's page, "ZappedOtherPage" when of *)
+(* another page, "Kept" when it dropped nothing (D329).                    *)
+(***************************************************************************)
+Zapped(q) == swapped[q] /\ ~swapped'[q]
+CBRLOutcomeStep ==
+    LET p == lastOp'.page
+    IN  lastOp'.op = "HostProcessCBRL" =>
+            lastOp'.outcome = IF Zapped(p) THEN "Zapped"
+                              ELSE IF \E q \in Pages \ {p} : Zapped(q) THEN "ZappedOtherPage"
+                              ELSE "Kept"
+CBRLOutcomeProp == [][CBRLOutcomeStep]_vars
+
+(***************************************************************************)
 (* ZeroBitClearedProp.  Sources 2: "Z is cleared only by ptep_set_pte_at,  *)
 (* when a PTE is installed (a fault-in)"; sources 3: dat_perform_essa      *)
 (* "assigns Z = 'this call queued a discard'", and the fix "clears Z on    *)
@@ -565,6 +584,14 @@ StableIfNotDiscardedTaken ==
 \* (DiscardLeavesZeroProp.)  The host discards content the guest stored (a reclaim of an unused
 \* page, a CBRL entry's zap, the 2007 model's discard on a request).
 ContentDiscarded == \E p \in Pages : Readable(p) # 0 /\ data'[p] = 0
+\* (CBRLOutcomeProp, D329.)  The host carries out a queued discard: processing an entry drops the
+\* swap copy of the entry's page, holding content the guest stored.  Under the CBRLGuestAddress
+\* bug: the zap of an entry drops another page's swap copy.
+QueuedDiscardCarriedOut ==
+    LET p == lastOp'.page
+    IN  lastOp'.op = "HostProcessCBRL" /\ p \in Pages /\ Zapped(p) /\ Readable(p) # 0
+ZapOfOtherPage ==
+    lastOp'.op = "HostProcessCBRL" /\ \E q \in Pages \ {lastOp'.page} : Zapped(q)
 \* (MigrationArrivalProp, D320.)  A migration while a discard is queued on the CBRL, of a new VM
 \* of the new gmap (no page table yet), of a host PTE that carries _PAGE_UNUSED.
 MigrationOfQueuedDiscard == lastOp'.op = "Migrate" /\ cbrl # <<>>

@@ -332,6 +332,21 @@ def DiscardLeavesZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> b
     )
 
 
+def CBRLOutcomeStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A step that processes a CBRL entry records what its zap did: "Zapped" (the entry's page lost
+    its swap copy), "ZappedOtherPage" (another page did: the CBRLGuestAddress bug) or "Kept"
+    (sources 2, 3.2; D329)."""
+    lo = t.lastOp
+    if lo.op != "HostProcessCBRL":
+        return True
+    zapped = [a.swapped and not b.swapped for a, b in zip(s.pages, t.pages)]
+    if zapped[lo.page]:
+        return lo.outcome == "Zapped"
+    if any(z for q, z in enumerate(zapped) if q != lo.page):
+        return lo.outcome == "ZappedOtherPage"
+    return lo.outcome == "Kept"
+
+
 def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """In KVM, Z goes from set to clear only when the PTE ESSA looks at is installed (classic) or
     exchanged (the new gmap), in the new gmap's intercepted ESSA on the page, or on a migration's
@@ -409,6 +424,7 @@ AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
 DiscardLeavesZeroProp = boxed("DiscardLeavesZeroProp", DiscardLeavesZeroStep)
+CBRLOutcomeProp = boxed("CBRLOutcomeProp", CBRLOutcomeStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
 GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
@@ -421,8 +437,8 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            SwapCopyFromFrameProp, DiscardLeavesZeroProp, ZeroBitClearedProp, GuestOrcProp,
-            RefusalProp),
+            SwapCopyFromFrameProp, DiscardLeavesZeroProp, CBRLOutcomeProp, ZeroBitClearedProp,
+            GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
