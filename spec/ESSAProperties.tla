@@ -199,11 +199,16 @@ GmapPteResidentInv == Gmap => \A p \in Pages : gmapPte[p] # "Empty" => valid[p]
 (***************************************************************************)
 (* PaperContentStateInv.  Sources 6: the content states are resident,      *)
 (* preserved and zero, one at a time (valid combinations Sr Sp Sz Ur Uz Vr *)
-(* Vz Pr).  In the 2007 model a page is never both in a frame and in the   *)
-(* host's swap (D104).                                                       *)
+(* Vz Pr: "no Up ..., no Vp ..., no Pp: a dirty P page is evicted as Sp,  *)
+(* a clean one discarded to Vz; no Pz: Vz instead").  In the 2007 model a  *)
+(* page is never both in a frame and in the host's swap (D104), a page on  *)
+(* swap is stable, and a potentially volatile page is in a frame.         *)
 (***************************************************************************)
 PaperContentStateInv ==
-    Impl = "Paper2007" => \A p \in Pages : ~(valid[p] /\ swapped[p])
+    Impl = "Paper2007" =>
+        \A p \in Pages : /\ ~(valid[p] /\ swapped[p])
+                         /\ swapped[p] => usage[p] = "S"
+                         /\ usage[p] = "P" => valid[p]
 
 (***************************************************************************)
 (* StableIfNotDiscardedProp.  Paper, section 3.2: "The state transitions   *)
@@ -234,7 +239,11 @@ StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
 (* while the 2007 ORC 5 is SET_STABLE_MAKE_RESIDENT (sources 1, 6);       *)
 (* sources 2, 3, 6: P is what a resident                                   *)
 (* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
-(* (elsewhere the host's dirty bit decides).  An ESSA                      *)
+(* (elsewhere the host's dirty bit decides: the paper, section 2, "If the *)
+(* page dirty bit is set, the host needs to preserve the page and will set *)
+(* the combined target state to Sp"; sources 2, "not valid, Z clear, GC    *)
+(* set: S"; sources 3, "ORC 4 on a non-resident, changed page leaves the   *)
+(* usage as it was"; D329).  An ESSA                                      *)
 (* that completes does to the usage and N what its code's name says, in    *)
 (* every implementation (D199).                                            *)
 (***************************************************************************)
@@ -251,6 +260,8 @@ OrcContractStep ==
             /\ o = 3 => usage'[p] = "V"
             /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
             /\ (o = 4 /\ ReportedZero(p)) => usage'[p] = "V"
+            /\ (o = 4 /\ ~EssaValid(p) /\ ~ReportedZero(p) /\ (IF KVM THEN gc[p] ELSE keyDirty[p]))
+                 => usage'[p] = IF Gmap THEN usage[p] ELSE "S"
             /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
 OrcContractProp == [][OrcContractStep]_vars
 
@@ -597,7 +608,7 @@ ZapOfOtherPage ==
 MigrationOfQueuedDiscard == lastOp'.op = "Migrate" /\ cbrl # <<>>
 MigrationOfNewVM         == lastOp'.op = "Migrate" /\ ~pageTable
 MigrationOfUnusedBit     == lastOp'.op = "Migrate" /\ \E p \in Pages : pteUnused[p]
-\* (ReadResultInv, D322.)  After the VM migrated, the guest reads on the destination content it
+\* (ReadResultInv, D320.)  After the VM migrated, the guest reads on the destination content it
 \* stored.
 ReadOnDestination ==
     migrated /\ lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0

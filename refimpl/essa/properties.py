@@ -139,8 +139,13 @@ def GmapPteResidentInv(profile: EssaProfile, s: EssaState) -> bool:
 
 
 def PaperContentStateInv(profile: EssaProfile, s: EssaState) -> bool:
-    """In the 2007 model a page is never both in a frame and in swap."""
-    return profile.impl != "Paper2007" or not any(pg.valid and pg.swapped for pg in s.pages)
+    """In the 2007 model a page is never both in a frame and in swap, a page on swap is S and a P
+    page is in a frame (sources 6: Sr Sp Sz Ur Uz Vr Vz Pr)."""
+    return profile.impl != "Paper2007" or not any(
+        (pg.valid and pg.swapped) or (pg.swapped and pg.usage != "S")
+        or (pg.usage == "P" and not pg.valid)
+        for pg in s.pages
+    )
 
 
 def _host_unchanged(s: EssaState, t: EssaState) -> bool:
@@ -208,6 +213,9 @@ def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         and (o != 3 or b.usage == "V")
         and (o != 4 or not valid or b.usage == "P")
         and (o != 4 or not ReportedZero(profile, s, p) or b.usage == "V")
+        and (o != 4 or valid or ReportedZero(profile, s, p)
+             or not (a.gc if profile.kvm else a.keyDirty)
+             or b.usage == (a.usage if profile.gmap else "S"))
         and (o != 6 or not profile.kvm or b.usage == ("S" if valid else a.usage))
     )
 
