@@ -603,6 +603,12 @@ QueuedDiscardCarriedOut ==
     IN  lastOp'.op = "HostProcessCBRL" /\ p \in Pages /\ Zapped(p) /\ Readable(p) # 0
 ZapOfOtherPage ==
     lastOp'.op = "HostProcessCBRL" /\ \E q \in Pages \ {lastOp'.page} : Zapped(q)
+\* (QueuedDiscardProp and ResultByteProp where the machine may interpret ESSA, D323.)  The
+\* intercepted path (dat_perform_essa) on a page whose Z is set, queueing nothing: where it clears Z
+\* and the machine keeps it; and the machine's own ESSA reporting a page with N set that is not
+\* valid for ESSA.
+InterceptedEssaOnZeroBitPage == EssaOnZeroBitPage /\ lastOp'.outcome = "Done"
+InterpretedEssaReportsNoDat == EssaReportsNoDatNotValid /\ lastOp'.outcome = "Interpreted"
 \* (MigrationArrivalProp, D320.)  A migration while a discard is queued on the CBRL, of a new VM
 \* of the new gmap (no page table yet), of a host PTE that carries _PAGE_UNUSED.
 MigrationOfQueuedDiscard == lastOp'.op = "Migrate" /\ cbrl # <<>>
@@ -623,8 +629,11 @@ DiscardQueuedAgain ==
 MadeStableOwedAway ==
     /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
     /\ belief[lastOp.page] = "S" /\ owed[lastOp.page] \notin {NoValue, 0} /\ ~valid[lastOp.page]
-\* (RefusalProp, D326.)  An ESSA on an address beyond guest memory, with CMMA enabled.
-EssaBeyondMemory == lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled
+\* (RefusalProp, D326.)  An ESSA on an address beyond guest memory, with CMMA enabled: one that
+\* would change the page (ORC 1), and an extract (ORC 0), refused too ("for every ORC, including
+\* 0", sources 3).
+EssaBeyondMemory == lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled /\ lastOp'.orc = 1
+ExtractBeyondMemory == lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled /\ lastOp'.orc = 0
 \* (GuestStableBeliefInv, D324.)  The guest allocates a page the host held unused (R1 reports U)
 \* and believes it stable.
 ReallocatedPage ==
