@@ -434,15 +434,20 @@ DiscardLeavesZeroProp == [][DiscardLeavesZeroStep]_vars
 (* discarded, at worst the wrong pages".  A step that processes a CBRL      *)
 (* entry records what its zap did, as an engine reports it: "Zapped" when  *)
 (* it dropped the swap copy of the entry's page, "ZappedOtherPage" when of *)
-(* another page, "Kept" when it dropped nothing (D329).                    *)
+(* another page, "Kept" when it dropped nothing; and an entry whose page   *)
+(* has a present PTE (the host PTE in classic KVM, sources 2; the gmap PTE *)
+(* in the new gmap, sources 3.2: "skip an entry with no PTE or a present   *)
+(* PTE") is left alone, whatever address the zap is handed (D329).         *)
 (***************************************************************************)
 Zapped(q) == swapped[q] /\ ~swapped'[q]
+EntryPresent(p) == IF Gmap THEN gmapPte[p] # "Empty" ELSE valid[p]
 CBRLOutcomeStep ==
     LET p == lastOp'.page
     IN  lastOp'.op = "HostProcessCBRL" =>
-            lastOp'.outcome = IF Zapped(p) THEN "Zapped"
-                              ELSE IF \E q \in Pages \ {p} : Zapped(q) THEN "ZappedOtherPage"
-                              ELSE "Kept"
+            /\ lastOp'.outcome = IF Zapped(p) THEN "Zapped"
+                                 ELSE IF \E q \in Pages \ {p} : Zapped(q) THEN "ZappedOtherPage"
+                                 ELSE "Kept"
+            /\ EntryPresent(p) => lastOp'.outcome = "Kept"
 CBRLOutcomeProp == [][CBRLOutcomeStep]_vars
 
 (***************************************************************************)

@@ -343,11 +343,16 @@ def DiscardLeavesZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> b
 def CBRLOutcomeStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """A step that processes a CBRL entry records what its zap did: "Zapped" (the entry's page lost
     its swap copy), "ZappedOtherPage" (another page did: the CBRLGuestAddress bug) or "Kept"
-    (sources 2, 3.2; D329)."""
+    (sources 2, 3.2; D329). An entry whose page has a present PTE (the gmap PTE in the new gmap)
+    is left alone."""
     lo = t.lastOp
     if lo.op != "HostProcessCBRL":
         return True
+    entry = s.pages[lo.page]
+    present = entry.gmapPte != "Empty" if profile.gmap else entry.valid
     zapped = [a.swapped and not b.swapped for a, b in zip(s.pages, t.pages)]
+    if present and lo.outcome != "Kept":
+        return False
     if zapped[lo.page]:
         return lo.outcome == "Zapped"
     if any(z for q, z in enumerate(zapped) if q != lo.page):
