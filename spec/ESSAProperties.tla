@@ -634,6 +634,9 @@ DiscardQueuedAgain ==
 MadeStableOwedAway ==
     /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
     /\ belief[lastOp.page] = "S" /\ owed[lastOp.page] \notin {NoValue, 0} /\ ~valid[lastOp.page]
+\* (SpecificationExceptionProp, D326.)  ORC 7 without facility 147 in KVM.
+NoDatWithoutFacility ==
+    lastOp'.orc = 7 /\ ~Facility147 /\ Impl # "Paper2007" /\ lastOp'.page \in Pages
 \* (RefusalProp, D326.)  An ESSA on an address beyond guest memory, with CMMA enabled: one that
 \* would change the page (ORC 1), and an extract (ORC 0), refused too ("for every ORC, including
 \* 0", sources 3).
