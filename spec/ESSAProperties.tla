@@ -606,6 +606,9 @@ ContentDiscarded == \E p \in Pages : Readable(p) # 0 /\ data'[p] = 0
 QueuedDiscardCarriedOut ==
     LET p == lastOp'.page
     IN  lastOp'.op = "HostProcessCBRL" /\ p \in Pages /\ Zapped(p) /\ Readable(p) # 0
+\* A queued discard of a volatile page carried out: CBRL processing acts on Z as well as on U
+\* (sources 2: "if the usage is U or Z is set").
+VolatileDiscardCarriedOut == QueuedDiscardCarriedOut /\ usage[lastOp'.page] = "V"
 ZapOfOtherPage ==
     lastOp'.op = "HostProcessCBRL" /\ \E q \in Pages \ {lastOp'.page} : Zapped(q)
 \* (QueuedDiscardProp and ResultByteProp where the machine may interpret ESSA, D323.)  The
