@@ -181,6 +181,8 @@ def _explain_residency(profile: Profile, s: State, t: State) -> str:
 
 def _explain_outcome(profile: Profile, s: State, t: State) -> str:
     lo = t.lastOp
+    if lo.outcome == "None":
+        return f"{lo.op} answered 'None': every step answers the guest ('None' is no answer)"
     if lo.op == "SetStableIfNotDiscarded":
         return f"SetStableIfNotDiscarded answered {lo.outcome!r}: it answers Success or Failure"
     return (

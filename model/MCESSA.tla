@@ -26,6 +26,15 @@ ContractSpec ==
               \/ \E p \in Pages : BareAccess(p) \/ HostReclaim(p) \/ HostUnmapGmap(p) \/ HostAge(p)
               \/ HostProcessCBRL]_vars
 
+\* The CBRL alone, small enough for two pages at CI size: stores, allocation (ORC 1) and freeing
+\* (ORC 2) as bare instructions, the host's reclaim and CBRL processing, nothing else; what a
+\* zap of another page needs (D329).
+CBRLSpec ==
+    Init /\ [][\/ \E p \in Pages :
+                  \/ ESSAInstruction(p, 1) \/ ESSAInstruction(p, 2) \/ HostReclaim(p)
+                  \/ WriteAccess("Write", p, Written) /\ UNCHANGED GuestVars
+              \/ HostProcessCBRL]_vars
+
 \* Broken twin of SpecificationExceptionProp: ORC 7 accepted without facility 147.
 SpecificationExceptionIgnoringFacility(orc) == orc > 7
 
@@ -176,6 +185,22 @@ UnmapMarkingUsedPage(p) ==
     /\ UNCHANGED <<usage, valid, swapped, nodat, data, keyDirty, cbrl, pageTable>>
     /\ UNCHANGED GuestVars
 UnmapMarkingUsedPageSpec == Init /\ [][Next \/ \E p \in Pages : UnmapMarkingUsedPage(p)]_vars
+
+\* Broken twins of DiscardLeavesZeroProp (D321) and CBRLOutcomeProp (D329): CBRL processing that
+\* throws away the content of a discarded page and keeps its swap slot (keepSlot), or records
+\* the zap it carried out as "Kept".
+TwinZap(keepSlot, outcome) ==
+    /\ cbrl # <<>>
+    /\ LET p == Head(cbrl)
+       IN  /\ ~valid[p] /\ swapped[p] /\ (usage[p] = "U" \/ zbit[p])
+           /\ swapped' = IF keepSlot THEN swapped ELSE [swapped EXCEPT ![p] = FALSE]
+           /\ data' = [data EXCEPT ![p] = 0]
+           /\ Record("HostProcessCBRL", p, NoValue, NoValue, outcome, NoValue)
+    /\ cbrl' = Tail(cbrl)
+    /\ UNCHANGED <<usage, valid, zbit, nodat, keyDirty, gc, pageTable, gmapPte, pteUnused>>
+    /\ UNCHANGED GuestVars
+ZapKeepingSwapSlotSpec == Init /\ [][Next \/ TwinZap(TRUE, "Zapped")]_vars
+ZapRecordedKeptSpec == Init /\ [][Next \/ TwinZap(FALSE, "Kept")]_vars
 
 \* Twin of the aging scenario: aging that leaves the gmap PTE valid.
 AgedPteValid == "Valid"

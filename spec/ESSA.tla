@@ -224,6 +224,10 @@ GmapEffect(orc, p) ==
        ELSE IF orc = 7 THEN Effect("S", TRUE, FALSE, FALSE, FALSE)
        ELSE Effect(u, n, FALSE, FALSE, FALSE)
 
+\* ESSA reads these tables only for an ORC it does not refuse (SpecificationException
+\* first): 0 .. 6, and 7 with facility 147 outside the 2007 model.  So each table's ORC 7 row
+\* (the 2007 table's ORC 6 row) is reached with effect by that ORC alone, and the final ELSE
+\* by none (D325).
 EssaEffect(orc, p) ==
     IF Impl = "Paper2007" THEN Paper2007Effect(orc, p)
     ELSE IF Impl = "KVMClassic" THEN ClassicEffect(orc, p)
@@ -590,6 +594,9 @@ HostResetCMMA ==
 (* with storage keys (D99).  Modelled as one step at the end of migration, *)
 (* when QEMU applies the attributes ("DONE").                               *)
 (***************************************************************************)
+\* A page with neither a frame nor a swap copy holds 0 in every reachable state, so the content
+\* Migrate moves is data itself; it is written out to say that the content travels by RAM
+\* migration, read as the guest would read it (D325).
 MigratedContent(p) == IF valid[p] \/ swapped[p] THEN data[p] ELSE 0
 \* Z on arrival: the attributes carry none.
 ArrivalZ(p) == FALSE

@@ -134,14 +134,23 @@ MigrationKeepsStableContentProp == [][MigrationStep]_vars
 (* zero page not; so content state 0 or 2 (in the new gmap always 2: no    *)
 (* gmap PTE exists yet), never 3 (logically zero).                         *)
 (* So a page that was Uz or Vz arrives as U or V + preserved (0x06, 0x0E), *)
-(* and a 2007 guest's page_discarded test no longer sees it.               *)
+(* and a 2007 guest's page_discarded test no longer sees it.  The          *)
+(* destination's CBRL is empty (no pending entry travels), its host PTEs   *)
+(* are its own, so none carries the source's _PAGE_UNUSED (residency does  *)
+(* not travel; sources 3.3: the bit is set only on a present PTE, when KVM *)
+(* unmaps it), and the gmap page table exists: sources 5, QEMU applies the *)
+(* bytes "through KVM_S390_SET_CMMA_BITS"; sources 3, "A segment's page    *)
+(* table is created by a fault-in, SSKE or SET_CMMA_BITS" (D320).          *)
 (***************************************************************************)
 MigrationArrivalStep ==
     lastOp'.op = "Migrate" =>
-        \A p \in Pages :
+        /\ cbrl' = <<>>
+        /\ pageTable'
+        /\ \A p \in Pages :
             /\ usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
             /\ ~zbit'[p] /\ ~swapped'[p]
             /\ valid'[p] = (data'[p] # 0)
+            /\ gmapPte'[p] = "Empty" /\ ~pteUnused'[p]
 MigrationArrivalProp == [][MigrationArrivalStep]_vars
 
 (***************************************************************************)
@@ -234,7 +243,11 @@ StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
 (* while the 2007 ORC 5 is SET_STABLE_MAKE_RESIDENT (sources 1, 6);       *)
 (* sources 2, 3, 6: P is what a resident                                   *)
 (* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
-(* (elsewhere the host's dirty bit decides).  An ESSA                      *)
+(* (elsewhere the host's dirty bit decides: the paper, section 2, "If the *)
+(* page dirty bit is set, the host needs to preserve the page and will set *)
+(* the combined target state to Sp"; sources 2, "not valid, Z clear, GC    *)
+(* set: S"; sources 3, "ORC 4 on a non-resident, changed page leaves the   *)
+(* usage as it was"; D329).  An ESSA                                      *)
 (* that completes does to the usage and N what its code's name says, in    *)
 (* every implementation (D199).                                            *)
 (***************************************************************************)
@@ -251,6 +264,8 @@ OrcContractStep ==
             /\ o = 3 => usage'[p] = "V"
             /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
             /\ (o = 4 /\ ReportedZero(p)) => usage'[p] = "V"
+            /\ (o = 4 /\ ~EssaValid(p) /\ ~ReportedZero(p) /\ (IF KVM THEN gc[p] ELSE keyDirty[p]))
+                 => usage'[p] = IF Gmap THEN usage[p] ELSE "S"
             /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
 OrcContractProp == [][OrcContractStep]_vars
 
@@ -400,6 +415,46 @@ SwapCopyFromFrameStep ==
 SwapCopyFromFrameProp == [][SwapCopyFromFrameStep]_vars
 
 (***************************************************************************)
+(* DiscardLeavesZeroProp.  Paper, section 2: "Logically zero (z): There is *)
+(* no associated frame or backed content.  The content of the page is      *)
+(* considered to be zero"; sources 2: CBRL processing, "if the usage is U  *)
+(* or Z is set, the swap slot is freed and the PTE cleared", and reclaim   *)
+(* drops a U page, "not swapped"; sources 3.2: the zap "drops the host PTE *)
+(* if it is a swap entry"; sources 6: "a guest's U or V on Sp frees" the   *)
+(* swap copy.  A step that drops a page's content (a discard: no store     *)
+(* writes zero here) leaves the page logically zero, with neither a frame  *)
+(* nor a swap copy: the host frees what held the content, it never keeps a *)
+(* backing whose content it threw away (D321).                             *)
+(***************************************************************************)
+DiscardLeavesZeroStep ==
+    \A p \in Pages : (Readable(p) # 0 /\ data'[p] = 0) => (~valid'[p] /\ ~swapped'[p])
+DiscardLeavesZeroProp == [][DiscardLeavesZeroStep]_vars
+
+(***************************************************************************)
+(* CBRLOutcomeProp.  Sources 2: CBRL processing, "only a swap entry is     *)
+(* acted on; if the usage is U or Z is set, the swap slot is freed and the *)
+(* PTE cleared.  A present or empty PTE is left alone"; sources 3.2: until *)
+(* the 2026 fix the zap was handed the wrong address, "at best nothing was *)
+(* discarded, at worst the wrong pages".  A step that processes a CBRL      *)
+(* entry records what its zap did, as an engine reports it: "Zapped" when  *)
+(* it dropped the swap copy of the entry's page, "ZappedOtherPage" when of *)
+(* another page, "Kept" when it dropped nothing; and an entry whose page   *)
+(* has a present PTE (the host PTE in classic KVM, sources 2; the gmap PTE *)
+(* in the new gmap, sources 3.2: "skip an entry with no PTE or a present   *)
+(* PTE") is left alone, whatever address the zap is handed (D329).         *)
+(***************************************************************************)
+Zapped(q) == swapped[q] /\ ~swapped'[q]
+EntryPresent(p) == IF Gmap THEN gmapPte[p] # "Empty" ELSE valid[p]
+CBRLOutcomeStep ==
+    LET p == lastOp'.page
+    IN  lastOp'.op = "HostProcessCBRL" =>
+            /\ lastOp'.outcome = IF Zapped(p) THEN "Zapped"
+                                 ELSE IF \E q \in Pages \ {p} : Zapped(q) THEN "ZappedOtherPage"
+                                 ELSE "Kept"
+            /\ EntryPresent(p) => lastOp'.outcome = "Kept"
+CBRLOutcomeProp == [][CBRLOutcomeStep]_vars
+
+(***************************************************************************)
 (* ZeroBitClearedProp.  Sources 2: "Z is cleared only by ptep_set_pte_at,  *)
 (* when a PTE is installed (a fault-in)"; sources 3: dat_perform_essa      *)
 (* "assigns Z = 'this call queued a discard'", and the fix "clears Z on    *)
@@ -503,6 +558,12 @@ GuestOrcProp == [][GuestOrcStep]_vars
 (* ESSA from problem state is refused with PIC 2 when CMMA is enabled,     *)
 (* every ESSA with PIC 1 when it is not, and a refused ESSA (any program   *)
 (* interruption or the exception indication 0x10) changes nothing (D103).   *)
+(* Sources 2: "A frame without a host mapping raises an addressing         *)
+(* exception (PIC 5)"; sources 3: when the gmap walk finds nothing, "R1 =  *)
+(* 0x10 for every ORC"; D103: the 2007 model raises an addressing          *)
+(* exception.  With CMMA enabled, an ESSA on an address beyond guest       *)
+(* memory is refused with the exception indication in the new gmap and an  *)
+(* addressing exception elsewhere (D326).                                  *)
 (***************************************************************************)
 EssaOps == {"GuestAlloc", "GuestFree", "GuestMakeVolatile", "GuestMakePotentiallyVolatile",
             "GuestMakeStable", "GuestExtract", "GuestSetStableNoDat", "GuestBadOrc",
@@ -513,6 +574,9 @@ RefusalStep ==
     /\ (lastOp'.op \in EssaOps /\ ~CMMAEnabled) => lastOp'.outcome = "OperationException"
     /\ (lastOp'.op = "GuestEssaProblemState" /\ CMMAEnabled)
          => lastOp'.outcome = "PrivilegedOperation"
+    /\ (lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled)
+         => lastOp'.outcome = IF Impl = "KVMGmap" THEN "ExceptionIndication"
+                              ELSE "AddressingException"
     /\ (lastOp'.op \in EssaOps /\ lastOp'.outcome \in Refusals)
          => UNCHANGED <<usage, valid, swapped, zbit, nodat, data, keyDirty, gc, cbrl,
                        pageTable, gmapPte, pteUnused>>
@@ -525,7 +589,6 @@ RefusalProp == [][RefusalStep]_vars
 MadeStableNotInFrame ==
     /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
     /\ belief[lastOp.page] = "S" /\ ~valid[lastOp.page]
-OwedStableContentAway    == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ belief[p] = "S" /\ ~valid[p]
 \* (UnwrittenContentKeptInv.)  Content the guest stored and has not written back, away from
 \* any frame.
 UnwrittenContentAway     == \E p \in Pages : owed[p] \notin {NoValue, 0} /\ modified[p] /\ ~valid[p]
@@ -612,5 +675,62 @@ AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
 StableIfNotDiscardedTaken ==
     /\ lastOp'.orc = 6 /\ lastOp'.outcome \in {"Done", "Interpreted"}
     /\ usage[lastOp'.page] # "S" /\ ~(usage[lastOp'.page] \in {"V", "P"} /\ ReportedZero(lastOp'.page))
+\* (DiscardLeavesZeroProp.)  The host discards content the guest stored (a reclaim of an unused
+\* page, a CBRL entry's zap, the 2007 model's discard on a request).
+ContentDiscarded == \E p \in Pages : Readable(p) # 0 /\ data'[p] = 0
+\* (CBRLOutcomeProp, D329.)  The host carries out a queued discard: processing an entry drops the
+\* swap copy of the entry's page, holding content the guest stored.  Under the CBRLGuestAddress
+\* bug: the zap of an entry drops another page's swap copy.
+QueuedDiscardCarriedOut ==
+    LET p == lastOp'.page
+    IN  lastOp'.op = "HostProcessCBRL" /\ p \in Pages /\ Zapped(p) /\ Readable(p) # 0
+\* A queued discard of a volatile page carried out: CBRL processing acts on Z as well as on U
+\* (sources 2: "if the usage is U or Z is set").
+VolatileDiscardCarriedOut == QueuedDiscardCarriedOut /\ usage[lastOp'.page] = "V"
+ZapOfOtherPage ==
+    lastOp'.op = "HostProcessCBRL" /\ \E q \in Pages \ {lastOp'.page} : Zapped(q)
+\* (QueuedDiscardProp and ResultByteProp where the machine may interpret ESSA, D323.)  The
+\* intercepted path (dat_perform_essa) on a page whose Z is set, queueing nothing: where it clears Z
+\* and the machine keeps it; and the machine's own ESSA reporting a page with N set that is not
+\* valid for ESSA.
+InterceptedEssaOnZeroBitPage == EssaOnZeroBitPage /\ lastOp'.outcome = "Done"
+InterpretedEssaReportsNoDat == EssaReportsNoDatNotValid /\ lastOp'.outcome = "Interpreted"
+\* (MigrationArrivalProp, D320.)  A migration while a discard is queued on the CBRL, of a new VM
+\* of the new gmap (no page table yet), of a host PTE that carries _PAGE_UNUSED.
+MigrationOfQueuedDiscard == lastOp'.op = "Migrate" /\ cbrl # <<>>
+MigrationOfNewVM         == lastOp'.op = "Migrate" /\ ~pageTable
+MigrationOfUnusedBit     == lastOp'.op = "Migrate" /\ \E p \in Pages : pteUnused[p]
+\* (ReadResultInv, D320.)  After the VM migrated, the guest reads on the destination content it
+\* stored.
+ReadOnDestination ==
+    migrated /\ lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
+\* (QueuedDiscardProp, D323.)  A discard queued for a page whose Z an earlier queued discard set:
+\* ORC 2 or 3 on a page that is not valid queues whatever Z says, once the CBRL has room again.
+DiscardQueuedAgain ==
+    /\ lastOp'.outcome \in {"Done", "Interpreted"} /\ lastOp'.page \in Pages
+    /\ lastOp'.orc \in 0 .. 7 /\ zbit[lastOp'.page] /\ Len(cbrl') = Len(cbrl) + 1
+\* (StableContentOwedInv, D327.)  Content the guest is owed, of a page make_stable has just made
+\* stable again, away from any frame (the host swapped it out while it was P): what the guest is
+\* owed survives make_stable's success.
+MadeStableOwedAway ==
+    /\ lastOp.op = "GuestMakeStable" /\ lastOp.page \in Pages
+    /\ belief[lastOp.page] = "S" /\ owed[lastOp.page] \notin {NoValue, 0} /\ ~valid[lastOp.page]
+\* (SpecificationExceptionProp, D326.)  ORC 7 without facility 147 in KVM.
+NoDatWithoutFacility ==
+    lastOp'.orc = 7 /\ ~Facility147 /\ Impl # "Paper2007" /\ lastOp'.page \in Pages
+\* (RefusalProp, D326.)  An ESSA on an address beyond guest memory, with CMMA enabled: one that
+\* would change the page (ORC 1), and an extract (ORC 0), refused too ("for every ORC, including
+\* 0", sources 3).
+EssaBeyondMemory == lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled /\ lastOp'.orc = 1
+ExtractBeyondMemory == lastOp'.op = "GuestEssaBeyondMemory" /\ CMMAEnabled /\ lastOp'.orc = 0
+\* (GuestStableBeliefInv, D324.)  The guest allocates a page the host held unused (R1 reports U)
+\* and believes it stable.
+ReallocatedPage ==
+    /\ lastOp.op = "GuestAlloc" /\ lastOp.outcome \in {"Done", "Interpreted"}
+    /\ lastOp.result % 16 \in 4 .. 7 /\ belief[lastOp.page] = "S"
+\* (CMMAResetProp, D324.)  A CMMA reset makes stable a page that was not, and the guest, which the
+\* reset restarts, believes it stable: what GuestStableBeliefInv then checks of the reset.
+ResetOfUnstablePage ==
+    lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : usage[p] # "S" /\ belief'[p] = "S"
 
 =============================================================================

@@ -270,13 +270,15 @@ ExtractReportsStateProp == [][ExtractStep]_vars
 (* page after a Failure).  An engine that answered an unconditional         *)
 (* primitive with Success would tell the guest that SetVolatile could have *)
 (* failed.  The guest's write-back (ClearDirty) and the host's actions are *)
-(* performed steps too (D309).                                             *)
+(* performed steps too (D309).  Every step answers the guest: "None" is   *)
+(* the observation of Init alone, where nothing has been asked yet (D330). *)
 (***************************************************************************)
 PerformedOps == (GuestPrimitives \ {"SetStableIfNotDiscarded"}) \cup {"ClearDirty"} \cup HostOps
 
 PrimitiveOutcomeInv ==
     /\ Obs.op \in PerformedOps => Obs.outcome = "Done"
     /\ Obs.op = "SetStableIfNotDiscarded" => Obs.outcome \in {"Success", "Failure"}
+    /\ Obs.outcome = "None" <=> Obs.op = "Init"
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

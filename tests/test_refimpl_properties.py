@@ -172,3 +172,19 @@ def test_broken_rules_violate_their_property(
         for name in violated_action_properties(profile, s, g.states[j])
     }
     assert expected in violated
+
+
+@pytest.mark.parametrize(
+    ("op", "outcome"), [("Init", "Done"), ("SetStable", "None"), ("Write", "None")]
+)
+def test_primitive_outcome_inv_says_every_step_answers(op: str, outcome: str) -> None:
+    """'None' is Init's observation alone (D330): Init answering, or a step not answering, breaks
+    PrimitiveOutcomeInv, as the spec's third conjunct says."""
+    from refimpl.pagestates.state import INIT_LAST_OP, INIT_PAGE
+
+    profile = Profile("Full", True, "AddressingException", pages=1)
+    ok = State((INIT_PAGE,), INIT_LAST_OP)
+    assert INVARIANTS["PrimitiveOutcomeInv"](profile, ok)
+    page = 0 if op != "Init" else INIT_LAST_OP.page
+    bad = State((INIT_PAGE,), INIT_LAST_OP._replace(op=op, page=page, outcome=outcome))
+    assert not INVARIANTS["PrimitiveOutcomeInv"](profile, bad)

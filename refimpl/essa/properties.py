@@ -185,10 +185,11 @@ def MigrationStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
 def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     if t.lastOp.op != "Migrate":
         return True
-    return all(
+    return not t.cbrl and t.pageTable and all(
         b.usage == a.usage and b.nodat == a.nodat
         and not b.zbit and not b.swapped
         and b.valid == (b.data != 0)
+        and b.gmapPte == "Empty" and not b.pteUnused
         for a, b in zip(s.pages, t.pages)
     )  # fmt: skip
 
@@ -221,6 +222,9 @@ def OrcContractStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         and (o != 3 or b.usage == "V")
         and (o != 4 or not valid or b.usage == "P")
         and (o != 4 or not ReportedZero(profile, s, p) or b.usage == "V")
+        and (o != 4 or valid or ReportedZero(profile, s, p)
+             or not (a.gc if profile.kvm else a.keyDirty)
+             or b.usage == (a.usage if profile.gmap else "S"))
         and (o != 6 or not profile.kvm or b.usage == ("S" if valid else a.usage))
     )
 
@@ -335,6 +339,36 @@ def SwapCopyFromFrameStep(profile: EssaProfile, s: EssaState, t: EssaState) -> b
     )
 
 
+def DiscardLeavesZeroStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A step that drops a page's content leaves it logically zero: neither a frame nor a swap
+    copy is kept (paper 2: "no associated frame or backed content"; sources 2: CBRL processing
+    frees the swap slot; D321)."""
+    return all(
+        not (Readable(s, p) != 0 and b.data == 0) or (not b.valid and not b.swapped)
+        for p, b in enumerate(t.pages)
+    )
+
+
+def CBRLOutcomeStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """A step that processes a CBRL entry records what its zap did: "Zapped" (the entry's page lost
+    its swap copy), "ZappedOtherPage" (another page did: the CBRLGuestAddress bug) or "Kept"
+    (sources 2, 3.2; D329). An entry whose page has a present PTE (the gmap PTE in the new gmap)
+    is left alone."""
+    lo = t.lastOp
+    if lo.op != "HostProcessCBRL":
+        return True
+    entry = s.pages[lo.page]
+    present = entry.gmapPte != "Empty" if profile.gmap else entry.valid
+    zapped = [a.swapped and not b.swapped for a, b in zip(s.pages, t.pages)]
+    if present and lo.outcome != "Kept":
+        return False
+    if zapped[lo.page]:
+        return lo.outcome == "Zapped"
+    if any(z for q, z in enumerate(zapped) if q != lo.page):
+        return lo.outcome == "ZappedOtherPage"
+    return lo.outcome == "Kept"
+
+
 def ZeroBitClearedStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
     """In KVM, Z goes from set to clear only when the PTE ESSA looks at is installed (classic) or
     exchanged (the new gmap), in the new gmap's intercepted ESSA on the page, or on a migration's
@@ -417,6 +451,9 @@ def RefusalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
         return False
     if lo.op == "GuestEssaProblemState" and profile.cmma_enabled and lo.outcome != "PrivilegedOperation":
         return False
+    beyond = "ExceptionIndication" if profile.impl == "KVMGmap" else "AddressingException"
+    if lo.op == "GuestEssaBeyondMemory" and profile.cmma_enabled and lo.outcome != beyond:
+        return False
     if lo.op in ESSA_OPS and lo.outcome in REFUSALS:
         return s.cbrl == t.cbrl and s.pageTable == t.pageTable and all(
             (a.usage, a.valid, a.swapped, a.zbit, a.nodat, a.data, a.keyDirty, a.gc, a.gmapPte,
@@ -441,6 +478,8 @@ GuestAccessInUseProp = boxed("GuestAccessInUseProp", GuestAccessInUseStep)
 AccessOutcomeProp = boxed("AccessOutcomeProp", AccessOutcomeStep)
 PageTableCreatedProp = boxed("PageTableCreatedProp", PageTableCreatedStep)
 SwapCopyFromFrameProp = boxed("SwapCopyFromFrameProp", SwapCopyFromFrameStep)
+DiscardLeavesZeroProp = boxed("DiscardLeavesZeroProp", DiscardLeavesZeroStep)
+CBRLOutcomeProp = boxed("CBRLOutcomeProp", CBRLOutcomeStep)
 ZeroBitClearedProp = boxed("ZeroBitClearedProp", ZeroBitClearedStep)
 UnusedNotSwappedProp = boxed("UnusedNotSwappedProp", UnusedNotSwappedStep)
 UnusedBitMarksUnusedProp = boxed("UnusedBitMarksUnusedProp", UnusedBitMarksUnusedStep)
@@ -456,8 +495,9 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
-            SwapCopyFromFrameProp, ZeroBitClearedProp, UnusedNotSwappedProp,
-            PteExchangeClearsZeroProp, UnusedBitMarksUnusedProp, GuestOrcProp, RefusalProp),
+            SwapCopyFromFrameProp, DiscardLeavesZeroProp, CBRLOutcomeProp, ZeroBitClearedProp,
+            UnusedNotSwappedProp, PteExchangeClearsZeroProp, UnusedBitMarksUnusedProp,
+            GuestOrcProp, RefusalProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties

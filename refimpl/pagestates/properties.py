@@ -110,8 +110,11 @@ PERFORMED_OPS: Final = (
 
 
 def PrimitiveOutcomeInv(profile: Profile, s: State) -> bool:
-    """The unconditional steps answer Done; only SetStableIfNotDiscarded answers Success or Failure."""
+    """The unconditional steps answer Done; only SetStableIfNotDiscarded answers Success or Failure;
+    every step answers (None is Init's observation alone)."""
     lo = s.lastOp
+    if (lo.outcome == "None") != (lo.op == "Init"):
+        return False
     if lo.op == "SetStableIfNotDiscarded":
         return lo.outcome in ("Success", "Failure")
     return lo.op not in PERFORMED_OPS or lo.outcome == "Done"
