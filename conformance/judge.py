@@ -179,6 +179,35 @@ def _explain_residency(profile: Profile, s: State, t: State) -> str:
     return "a guest step changed residency"
 
 
+def _explain_primitive_usage(profile: Profile, s: State, t: State) -> str:
+    lo = t.lastOp
+    asked = {"SetStable": "S", "SetUnused": "U", "SetVolatile": "V", "SetPotentialVolatile": "P"}[lo.op]
+    return (
+        f"{lo.op} of page {lo.page} left it {t.pages[lo.page].name}: the primitive sets the usage to "
+        f"{asked}" + (" (or V or S by an implicit transition)" if asked == "P" else "")
+    )
+
+
+def _explain_host_usage(profile: Profile, s: State, t: State) -> str:
+    lo = t.lastOp
+    for p, (b, a) in enumerate(zip(s.pages, t.pages)):
+        if b.usage != a.usage:
+            return (
+                f"the host's {lo.op} changed page {p}'s usage from {b.usage} to {a.usage} "
+                f"({_describe(b)} -> {a.name}); the usage is the guest's, and the {profile.variant} "
+                "machine names no implicit transition for this step"
+            )
+    return "a host step changed a usage"
+
+
+def _explain_extract(profile: Profile, s: State, t: State) -> str:
+    lo = t.lastOp
+    b = s.pages[lo.page]
+    if lo.outcome != b.usage + b.resid:
+        return f"Extract of page {lo.page} reported {lo.outcome!r}, but the page was {b.name}"
+    return f"Extract of page {lo.page} changed the machine: it only reports the page's state"
+
+
 def _explain_outcome(profile: Profile, s: State, t: State) -> str:
     lo = t.lastOp
     if lo.outcome == "None":
@@ -200,9 +229,12 @@ EXPLAIN: Final[dict[str, _Explain]] = {
     "DiscardFaultOnlyWhenDiscardedInv": _explain_discard_fault,
     "UnusedAccessInv": _explain_unused,
     "PrimitiveOutcomeInv": _explain_outcome,
+    "PrimitiveSetsUsageProp": _explain_primitive_usage,
     "SetStableIfNotDiscardedProp": _explain_ssind,
     "HostDiscardsOnlyDiscardableProp": _explain_discard,
     "GuestKeepsResidencyProp": _explain_residency,
+    "HostKeepsUsageProp": _explain_host_usage,
+    "ExtractReportsStateProp": _explain_extract,
 }
 
 

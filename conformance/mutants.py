@@ -89,7 +89,7 @@ class DiscardedReadsZero(Mutant):
 class ExtractReportsResident(Mutant):
     """Extract encodes a preserved page's residency as resident (a wrong bit in the result)."""
 
-    breaks = "Extract"
+    breaks = "ExtractReportsStateProp"
 
     def _perform(self, state: State, op: str, page: int, arg: int) -> State | Refused:
         pg = state.pages[page]
@@ -115,7 +115,7 @@ class LosesSetStableAfterSetVolatile(Mutant):
     """A state change lost under one sequence: SetStable right after SetVolatile on the same
     page is answered but not applied (a stale cached copy of the page's state is written back)."""
 
-    breaks = "SetStable"
+    breaks = "PrimitiveSetsUsageProp"
 
     def __init__(self) -> None:
         super().__init__()
@@ -247,7 +247,7 @@ class SetUnusedKeepsBacking(Mutant):
 class CollapsesDiscardedStates(Mutant):
     """The full machine shows a discarded P page as Vz, as only the collapsed machines may."""
 
-    breaks = "HostDiscard"
+    breaks = "HostKeepsUsageProp"
 
     def _perform(self, state: State, op: str, page: int, arg: int) -> State | Refused:
         result = self._spec(state, op, page, arg)

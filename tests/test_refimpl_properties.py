@@ -146,7 +146,35 @@ def _volatile_answers_success(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(rules, "apply_primitive", broken)
 
 
+def _volatile_keeps_usage(mp: pytest.MonkeyPatch) -> None:
+    real = rules.primitive_result
+
+    def broken(profile: Profile, pg: Page, target: str) -> rules.Target:
+        res = real(profile, pg, target)
+        return res._replace(u=pg.usage) if target == "V" else res
+
+    mp.setattr(rules, "primitive_result", broken)
+
+
+def _discard_shows_p_as_v(mp: pytest.MonkeyPatch) -> None:
+    # A full machine (Pz exists) whose discard collapses P to V, as only OneDiscardedState may.
+    mp.setattr(rules, "discard", lambda f, u: rules.Target("V" if u == "P" else u, "z", True))
+
+
+def _extract_misnames_pr(mp: pytest.MonkeyPatch) -> None:
+    real = rules.extract
+
+    def broken(pg: Page) -> rules.Result:
+        eff = real(pg)
+        return eff._replace(outcome="Vr") if pg.name == "Pr" else eff
+
+    mp.setattr(rules, "extract", broken)
+
+
 TWINS: list[tuple[str, Callable[[pytest.MonkeyPatch], None], str]] = [
+    ("PrimitiveUsage", _volatile_keeps_usage, "PrimitiveSetsUsageProp"),
+    ("HostUsage", _discard_shows_p_as_v, "HostKeepsUsageProp"),
+    ("ExtractName", _extract_misnames_pr, "ExtractReportsStateProp"),
     ("DiscardDirtyP", _discard_ignoring_dirty, "HostDiscardsOnlyDiscardableProp"),
     ("SSIND", _ssind_always, "SetStableIfNotDiscardedProp"),
     ("PageInDirty", _page_in_forgets_dirty, "StableContentKeptInv"),

@@ -171,15 +171,59 @@ def GuestResidencyStep(profile: Profile, s: State, t: State) -> bool:
     )
 
 
+def PrimitiveUsageStep(profile: Profile, s: State, t: State) -> bool:
+    """SetStable, SetUnused and SetVolatile leave the usage asked for; SetPotentialVolatile leaves
+    P, or V or S by an implicit transition the paper names (paper 2)."""
+    lo = t.lastOp
+    allowed = {
+        "SetStable": ("S",), "SetUnused": ("U",), "SetVolatile": ("V",),
+        "SetPotentialVolatile": ("P", "V", "S"),
+    }.get(lo.op)  # fmt: skip
+    return allowed is None or t.pages[lo.page].usage in allowed
+
+
+def HostUsageStep(profile: Profile, s: State, t: State) -> bool:
+    """A host step changes no usage but the paper's implicit transitions of a P page: discarded
+    as V where the discarded states are collapsed, preserved dirty as S where there is no Pp."""
+    if t.lastOp.op not in HOST_OPS:
+        return True
+    v = profile.variant
+    return all(
+        after.usage == before.usage
+        or (
+            before.usage == "P"
+            and (
+                (v in ("OneDiscardedState", "ZVMPrototype") and after.resid == "z" and after.usage == "V")
+                or (v in ("NoPp", "ZVMPrototype") and after.resid == "p" and before.dirty and after.usage == "S")
+            )
+        )
+        for before, after in zip(s.pages, t.pages)
+    )
+
+
+def ExtractStep(profile: Profile, s: State, t: State) -> bool:
+    """Extract reports the page's state by the paper's two-letter name and changes nothing. The
+    name is spelled out here (usage then residency), not looked up in the machine's table."""
+    lo = t.lastOp
+    if lo.op != "Extract":
+        return True
+    before = s.pages[lo.page]
+    return lo.outcome == before.usage + before.resid and t.pages == s.pages
+
+
+PrimitiveSetsUsageProp = boxed("PrimitiveSetsUsageProp", PrimitiveUsageStep)
 SetStableIfNotDiscardedProp = boxed("SetStableIfNotDiscardedProp", SSINDStep)
 HostDiscardsOnlyDiscardableProp = boxed("HostDiscardsOnlyDiscardableProp", DiscardStep)
 GuestKeepsResidencyProp = boxed("GuestKeepsResidencyProp", GuestResidencyStep)
+HostKeepsUsageProp = boxed("HostKeepsUsageProp", HostUsageStep)
+ExtractReportsStateProp = boxed("ExtractReportsStateProp", ExtractStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[Profile, State](
     by_name(TypeOK, VariantStatesInv, StableContentKeptInv, ReadResultInv,
             DiscardFaultOnlyWhenDiscardedInv, UnusedAccessInv, PrimitiveOutcomeInv),
-    by_name(SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp, GuestKeepsResidencyProp),
+    by_name(PrimitiveSetsUsageProp, SetStableIfNotDiscardedProp, HostDiscardsOnlyDiscardableProp,
+            GuestKeepsResidencyProp, HostKeepsUsageProp, ExtractReportsStateProp),
 )  # fmt: skip
 INVARIANTS: Final = PROPERTIES.invariants
 ACTION_PROPERTIES: Final = PROPERTIES.action_properties
