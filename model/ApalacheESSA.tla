@@ -54,19 +54,24 @@ EssaTypeOKBounded ==
 
 \* The state invariants of model/MCESSA_KVMGmapFixed.cfg.
 KVMGmapInvariants ==
+    /\ GmapPteResidentInv
     /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
     /\ StableContentOwedInv
     /\ ReadResultInv
     /\ ChangeBitTrackedInv
     /\ UnallocatedUnchangedInv
+    /\ GuestDirtyRecordInv
 
 \* The state invariants of model/MCESSA_Paper2007.cfg.
 Paper2007Invariants ==
+    /\ GmapPteResidentInv
     /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
     /\ StableContentOwedInv
     /\ ModifiedPContentKeptInv
+    /\ UnwrittenContentKeptInv
+    /\ GuestDirtyRecordInv
     /\ ReadResultInv
     /\ ReportedZeroReadsZeroInv
     /\ PaperContentStateInv
@@ -76,6 +81,7 @@ AllStepInvariants ==
     [/\ SpecificationExceptionStep
      /\ RefusalStep
      /\ MigrationStep
-     /\ MigrationArrivalStep]_vars
+     /\ MigrationArrivalStep
+     /\ CMMAResetStep]_vars
 
 =============================================================================

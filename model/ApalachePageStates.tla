@@ -20,6 +20,7 @@ CInitZVM  == CInitCommon /\ Variant = "ZVMPrototype"
 \* Every state invariant of PageStateProperties, as one (Apalache takes one --inv).
 AllStateInvariants ==
     /\ TypeOK
+    /\ VariantStatesInv
     /\ StableContentKeptInv
     /\ ReadResultInv
     /\ DiscardFaultOnlyWhenDiscardedInv
@@ -27,6 +28,8 @@ AllStateInvariants ==
     /\ PrimitiveOutcomeInv
 
 \* The action properties' step predicates, as an action invariant.
-AllStepInvariants == SSINDStep /\ DiscardStep /\ GuestResidencyStep
+AllStepInvariants ==
+    /\ PrimitiveUsageStep /\ SSINDStep /\ DiscardStep /\ GuestResidencyStep
+    /\ HostUsageStep /\ ExtractStep
 
 =============================================================================

@@ -48,7 +48,7 @@ LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
 (* lock for its steps) and not by another CPU's instruction (D302).        *)
 (***************************************************************************)
 LockExcludesOthersProp ==
-    [][(SSINDImpl = "SharedLock" /\ lock \in CPUs /\ <<usage, resid>>' # <<usage, resid>>)
+    [][(SSINDImpl = "SharedLock" /\ lock \in CPUs /\ (usage' # usage \/ resid' # resid))
           => pc'[lock] # pc[lock]]_allVars
 
 \* What LockExcludesOthersProp is about (its witness): the lock holder sets

@@ -243,6 +243,7 @@ HostKeepsUsageProp == [][HostUsageStep]_vars
 (* out here, not taken from StateName, so that a machine that names a     *)
 (* state wrongly (and with it VariantStatesInv's view) is caught (D293).   *)
 (***************************************************************************)
+\* @type: Set(<<Str, Str, Str>>);
 PaperNames ==
     {<<"S", "r", "Sr">>, <<"S", "p", "Sp">>, <<"S", "z", "Sz">>,
      <<"U", "r", "Ur">>, <<"U", "p", "Up">>, <<"U", "z", "Uz">>,
