@@ -18,5 +18,6 @@ AllStateInvariants ==
     /\ RemovedFromCacheAtMostOnceInv
     /\ PgDiscardedOnlyIfDiscardedInv
     /\ NotFreedWhileFaultPendingInv
+    /\ PageCountInv
 
 =============================================================================

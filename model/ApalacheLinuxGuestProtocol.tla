@@ -22,5 +22,9 @@ AllStateInvariants ==
     /\ NoDeadlockInv
     /\ StableWhileHeldInv
     /\ NoVolatileWhileForbiddenInv
+    /\ PgDiscardedOnlyIfDiscardedInv
+    /\ NoVolatileOnDiscardedInv
+    /\ StateChangeExclusiveInv
+    /\ PageRefsCountedInv
 
 =============================================================================

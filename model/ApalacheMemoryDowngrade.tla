@@ -30,5 +30,6 @@ AllStateInvariants ==
     /\ PinnedNeverPagedOutInv
     /\ MemoryLimitsInv
     /\ CleanRejectionInv
+    /\ UnusedHoldsNothingInv
 
 =============================================================================
