@@ -168,15 +168,23 @@ def _explain_discard(profile: Profile, s: State, t: State) -> str:
     return "content dropped"
 
 
-def _explain_residency(profile: Profile, s: State, t: State) -> str:
-    lo = t.lastOp
+_FIELD_NAMES: Final = {"resid": "residency", "usage": "usage"}
+
+
+def _explain_page_change(s: State, t: State, attr: str, actor: str, rule: str) -> str:
+    """The first page whose ``attr`` the step changed, by whom, and the rule that forbids it."""
+    what = _FIELD_NAMES[attr]
     for p, (b, a) in enumerate(zip(s.pages, t.pages)):
-        if b.resid != a.resid:
+        if getattr(b, attr) != getattr(a, attr):
             return (
-                f"the guest's {lo.op} changed page {p}'s residency from {b.resid} to {a.resid} "
-                f"({b.name} -> {a.name}); only the host sets residency"
+                f"{actor}'s {t.lastOp.op} changed page {p}'s {what} from {getattr(b, attr)} to "
+                f"{getattr(a, attr)} ({_describe(b)} -> {a.name}); {rule}"
             )
-    return "a guest step changed residency"
+    return f"a step of {actor} changed a page's {what}"
+
+
+def _explain_residency(profile: Profile, s: State, t: State) -> str:
+    return _explain_page_change(s, t, "resid", "the guest", "only the host sets residency")
 
 
 def _explain_primitive_usage(profile: Profile, s: State, t: State) -> str:
@@ -189,15 +197,11 @@ def _explain_primitive_usage(profile: Profile, s: State, t: State) -> str:
 
 
 def _explain_host_usage(profile: Profile, s: State, t: State) -> str:
-    lo = t.lastOp
-    for p, (b, a) in enumerate(zip(s.pages, t.pages)):
-        if b.usage != a.usage:
-            return (
-                f"the host's {lo.op} changed page {p}'s usage from {b.usage} to {a.usage} "
-                f"({_describe(b)} -> {a.name}); the usage is the guest's, and the {profile.variant} "
-                "machine names no implicit transition for this step"
-            )
-    return "a host step changed a usage"
+    return _explain_page_change(
+        s, t, "usage", "the host",
+        f"the usage is the guest's, and the {profile.variant} machine names no implicit "
+        "transition for this step",
+    )  # fmt: skip
 
 
 def _explain_extract(profile: Profile, s: State, t: State) -> str:
