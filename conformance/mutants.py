@@ -256,9 +256,24 @@ class CollapsesDiscardedStates(Mutant):
         return result
 
 
+class VolatileAnswersSuccess(Mutant):
+    """SetVolatile answers Success, not Done: the engine reports an unconditional primitive as one
+    that could have failed, as only SetStableIfNotDiscarded may (a status copied from the wrong
+    branch of the instruction's handler)."""
+
+    breaks = "PrimitiveOutcomeInv"
+
+    def _perform(self, state: State, op: str, page: int, arg: int) -> State | Refused:
+        result = self._spec(state, op, page, arg)
+        if op == "SetVolatile" and isinstance(result, State):
+            return State(result.pages, result.lastOp._replace(outcome="Success"))
+        return result
+
+
 MUTANTS: Final[tuple[type[Mutant], ...]] = (
     SSINDSucceedsOnDiscarded, DiscardsDirtyP, DiscardedReadsZero, ExtractReportsResident,
     UnusedLeaksContent, LosesSetStableAfterSetVolatile, GuestSetsResidency,
     RefusesPreserveOfVolatile, PageInLosesDirty, PreservedFaults, ZeroFillReusesFrame,
     WritesPreservedWithoutPageIn, SetUnusedKeepsBacking, CollapsesDiscardedStates,
+    VolatileAnswersSuccess,
 )  # fmt: skip
