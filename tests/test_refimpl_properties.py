@@ -26,7 +26,7 @@ from refimpl.pagestates.profile import Profile, all_profiles
 from refimpl.pagestates.properties import (
     ACTION_PROPERTIES, INVARIANTS, PROPERTIES,
 )  # fmt: skip
-from refimpl.pagestates.state import OPS, Page, State
+from refimpl.pagestates.state import INIT_LAST_OP, INIT_PAGE, OPS, Page, State
 
 # Both inherit the profile tests/conftest.py loaded (D107): derandomized without a database when
 # CI is set, the example database otherwise.
@@ -208,8 +208,6 @@ def test_broken_rules_violate_their_property(
 def test_primitive_outcome_inv_says_every_step_answers(op: str, outcome: str) -> None:
     """'None' is Init's observation alone (D330): Init answering, or a step not answering, breaks
     PrimitiveOutcomeInv, as the spec's third conjunct says."""
-    from refimpl.pagestates.state import INIT_LAST_OP, INIT_PAGE
-
     profile = Profile("Full", True, "AddressingException", pages=1)
     ok = State((INIT_PAGE,), INIT_LAST_OP)
     assert INVARIANTS["PrimitiveOutcomeInv"](profile, ok)
