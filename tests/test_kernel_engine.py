@@ -14,7 +14,7 @@ import pytest
 
 from conformance.classify import Classification, classify
 from conformance.engines.linux.engine import ClassicKernelEngine, KernelEssaEngine
-from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
+from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, build, toolchain_missing
 from conformance.essa import EssaJsonLinesEngine, EssaProfileRequest, EssaRequest
 from conformance.protocol import EngineFault
 
@@ -23,6 +23,14 @@ _missing = toolchain_missing() or (
     else f"no KERNEL_SRC and no {DEFAULT_TARBALL}: apt-get install {' '.join(APT_PACKAGES)}"
 )  # fmt: skip
 pytestmark = pytest.mark.skipif(bool(_missing), reason=f"the kernel's ESSA code: {_missing}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _built() -> None:
+    """The harness is built (on a fresh clone: the tarball unpacked and compiled, tens of seconds)
+    before any test starts an engine, so a JSON-lines engine's first reply is not held up by the
+    build beyond its reply timeout."""
+    build("classic")
 
 
 #: What kernel-check's classify keeps fixed for classic code (D121): the gmap's page tables.

@@ -10,6 +10,8 @@ went in, so a second build costs nothing.
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import hashlib
 import os
 import shutil
@@ -29,8 +31,12 @@ CACHE: Final = Path(os.environ.get("CMMA_CACHE", REPO / ".cache")) / "linux"
 DEFAULT_TARBALL: Final = Path(os.environ.get("KERNEL_TARBALL", "/usr/src/linux-source-6.12.tar.xz"))
 CC: Final = os.environ.get("S390X_CC", "s390x-linux-gnu-gcc")
 QEMU: Final = os.environ.get("QEMU_S390X", "qemu-s390x")
-#: The Debian packages that provide the toolchain and the default tree.
-APT_PACKAGES: Final = ("gcc-s390x-linux-gnu", "qemu-user", "linux-source-6.12")
+#: The Debian packages that provide the toolchain and the default tree. The C library headers
+#: (libc6-dev-s390x-cross) are only a Recommends of the compiler, which an install with
+#: --no-install-recommends drops: without them no harness compiles (bits/wordsize.h).
+APT_PACKAGES: Final = ("gcc-s390x-linux-gnu", "libc6-dev-s390x-cross", "qemu-user", "linux-source-6.12")
+#: The headers the harness needs from the cross C library; the probe preprocesses them.
+LIBC_HEADERS: Final = ("bits/wordsize.h", "stdint.h", "stdio.h", "stdlib.h", "string.h")
 
 PGTABLE_H: Final = "arch/s390/include/asm/pgtable.h"
 PAGE_H: Final = "arch/s390/include/asm/page.h"
@@ -188,12 +194,26 @@ class Built:
 
 
 def toolchain_missing() -> str:
-    """Why the s390x toolchain cannot be used here, or "" when it can."""
+    """Why the s390x toolchain cannot be used here, or "" when it can: the compiler, qemu-s390x,
+    and the cross C library's headers (asked of the compiler itself, so a compiler with another
+    sysroot is judged by what it finds)."""
     missing = [t for t in (CC, QEMU) if shutil.which(t) is None]
     if missing:
         return (f"{' and '.join(missing)} not found: apt-get install "
                 f"{' '.join(APT_PACKAGES)}")  # fmt: skip
-    return ""
+    return _headers_missing(CC)
+
+
+@functools.lru_cache(maxsize=None)
+def _headers_missing(cc: str) -> str:
+    probe = "".join(f"#include <{h}>\n" for h in LIBC_HEADERS)
+    r = subprocess.run([cc, "-E", "-x", "c", "-o", os.devnull, "-"], input=probe,
+                       capture_output=True, text=True)  # fmt: skip
+    if r.returncode == 0:
+        return ""
+    first = next((line for line in r.stderr.splitlines() if "error" in line), r.stderr.strip())
+    return (f"{cc} finds no s390x C library headers ({first.strip()}): "
+            f"apt-get install libc6-dev-s390x-cross")
 
 
 def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
@@ -248,6 +268,15 @@ def build(name: str = "classic", kernel_src: str | None = None) -> Built:
     why = toolchain_missing()
     if why:
         raise RuntimeError(why)
+    # One build at a time per cache: test workers and parallel runs would otherwise unpack the
+    # tarball and compile into the same directory at once.
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(name, kernel_src)
+
+
+def _build(name: str, kernel_src: str | None) -> Built:
     harness = HARNESSES[name]
     tree = kernel_tree(harness, kernel_src)
     has = implementation(tree)
