@@ -16,6 +16,10 @@ from refimpl.essa import IMPLS, rules
 
 from .essa import CONDITION_TEXT, ORC_NAMES
 
+#: The new gmap's ESSA looks at the gmap PTE, not at the host's frame (refimpl.essa.rules.essa_valid).
+GMAP_VALID: Final = '`gmapPte` `"Valid"`'
+
+
 def _keep(v: object, name: str) -> str:
     if v is None:
         return "="
@@ -33,14 +37,14 @@ def effect_table(impl: str) -> str:
     ]
     for (orc, cond), e in table.items():
         if orc == rules.OTHER:
-            if impl != "Paper2007":
-                continue  # every ORC 0-7 has rows of its own: OTHER is never reached
-            name = "any other"
-        else:
-            name = f"{orc} {ORC_NAMES[orc]}"
+            # Never reached: every defined ORC has rows of its own, and every other one is a
+            # specification exception (step 4) before the table is consulted.
+            continue
+        name = f"{orc} {ORC_NAMES[orc]}"
         resident = " + `valid` set, `swapped` cleared" if (impl, orc) in rules.MAKES_RESIDENT else ""
+        condition = GMAP_VALID if impl == "KVMGmap" and cond == "valid" else CONDITION_TEXT[cond]
         lines.append(
-            f"| {name} | {CONDITION_TEXT[cond]} | {_keep(e.u, 'u')} | {_keep(e.n, 'n')} | "
+            f"| {name} | {condition} | {_keep(e.u, 'u')} | {_keep(e.n, 'n')} | "
             f"{_keep(e.z, 'z')} | {'append page' if e.queue else '-'} | "
             f"{'dropped' if e.drop else 'kept'}{resident} |"
         )
