@@ -59,7 +59,7 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 # The Linux kernel's own ESSA code as a conformance engine (conformance/engines/linux/): built
 # from KERNEL_SRC, else Debian's linux-source-6.12, for s390x (gcc-s390x-linux-gnu), run under
 # qemu-s390x (qemu-user); classified and driven over 2 pages for every constant set.
-# KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: the README's table is what this run prints), --strict,
+# KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: docs/kernel.md's table is what this run prints), --strict,
 # --profile thorough (run's thorough hypothesis sizes; quick by default), --no-memo (D121).
 KERNEL_CHECK_FLAGS ?=
 kernel-check: venv
@@ -78,7 +78,7 @@ outputs: venv tlc
 findings: venv tlc
 	$(PY) -m tlcrunner findings
 
-# Apalache runs where it is installed (PATH or APALACHE_HOME; the README says how to build it).
+# Apalache runs where it is installed (PATH or APALACHE_HOME; docs/apalache.md says how to build it).
 # Exit codes: 0 passed, 1 failed, 3 no Java 21+, 4 not installed, 5 timed out (see --help).
 # APALACHE_SIZE=all adds the deep checks; APALACHE_TIMEOUT is each check's limit in seconds.
 # APALACHE_ALLOW_EXIT lists exit codes make accepts as success: CI sets it to 4, and only 4,
@@ -91,7 +91,7 @@ apalache: venv
 	  case " $(APALACHE_ALLOW_EXIT) " in *" $$rc "*) echo "make apalache: exit $$rc accepted (APALACHE_ALLOW_EXIT=$(APALACHE_ALLOW_EXIT))";; \
 	  *) exit $$rc;; esac; }
 
-# Spec mutation testing (tlcrunner/mutate.py, README "Mutation testing"): every mutant of the
+# Spec mutation testing (tlcrunner/mutate.py, docs/mutation.md): every mutant of the
 # catalogue against the CI-sized models that use its module. Not part of `make test` (hours for
 # the whole catalogue on 2 cores). MUTATE_FLAGS, e.g. '--max-per-module 8 --seed 14 --jobs 2'.
 MUTATE_FLAGS ?=

@@ -308,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
     only.add_argument("--pagestates-only", action="store_true",
-                      help="the PageStates mode's figures only (the README's first two tables)")
+                      help="the PageStates mode's figures only (the first two tables of docs/checking.md)")
     args = parser.parse_args(argv)
     if args.essa_only:
         figures_essa = essa(args)

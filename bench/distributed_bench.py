@@ -4,7 +4,7 @@ One deep model is checked by one local single-worker TLC, then by a TLCServer wi
 local TLCWorker processes (one thread each) on loopback. For each: wall seconds (JVM starts
 included), distinct and generated states, states per second, and against the local run the ratio
 of times and the extra seconds per distinct state. On a 2-core machine no speed-up is expected:
-the figures give the cost of the distributed engine per state, from which the README works out
+the figures give the cost of the distributed engine per state, from which docs/checking.md works out
 how many hosts a larger model would need. Every run must reach the model's pinned
 distinct-state count, or the script says so and exits non-zero.
 

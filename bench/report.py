@@ -1,6 +1,6 @@
 """Print the figures of the last `make bench` (results/bench-*.json) and of the last full
 `make check` (results/check-all.json, written by `python -m tlcrunner check --size all --json
-results/check-all.json`) as the Markdown tables the README quotes, so the README's figures are
+results/check-all.json`) as the Markdown tables the design book (docs/checking.md, docs/mutation.md) quotes, so its figures are
 copied from a run, never typed. With --models-doc FILE, also write every model's row to FILE.
 
 Run from the repository root: python bench/report.py [--models-doc docs/models.md]
@@ -92,7 +92,7 @@ def manifest_doc(out: Path) -> None:
 
 
 def distributed_table(d: Any) -> None:
-    """bench/distributed_bench.py's figures, as the README's "Bigger models" quotes them."""
+    """bench/distributed_bench.py's figures, as docs/checking.md ("Bigger models") quotes them."""
     print(f"Local TLC against TLCServer and local workers, `{d['model']}`, {d['cores']} cores:\n")
     print("| run | seconds | distinct states | distinct/s | generated/s | time / local | "
           "extra per distinct state |")  # fmt: skip
@@ -107,7 +107,7 @@ def distributed_table(d: Any) -> None:
 
 def mutate_table(d: Any) -> None:
     """A `tlcrunner mutate` run (bench/mutate_bench.py's, or any results/mutate.json copied to
-    results/bench-mutate.json) as the README's mutation score table."""
+    results/bench-mutate.json) as docs/mutation.md's score table."""
     catalogue = d.get("catalogue", {})
     print(f"Spec mutation testing, `{' '.join(d['arguments'])}` ({d['seconds'] / 60:.0f} min):\n")
     print("| module | in the catalogue | run | killed by a property | caught only by pins or a twin "

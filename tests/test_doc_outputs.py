@@ -99,7 +99,8 @@ def _tables(text: str) -> list[list[list[str]]]:
 
 
 def test_the_readmes_model_figures_are_the_pinned_ones() -> None:
-    """The README's tables of models (the deeper models, the benchmark's) come from runs too long
+    """The tables of models in docs/checking.md (the deeper models, the benchmark's) and the rest
+    of the design book come from runs too long
     for this suite; their distinct states, depth and expected outcome are checked against the
     pins of model/manifest.json, which `make check` compares with TLC's own output. Seconds are
     measurements and are not checked."""
@@ -107,7 +108,9 @@ def test_the_readmes_model_figures_are_the_pinned_ones() -> None:
 
     pins = {m["name"]: m for m in json.loads((REPO_ROOT / "model" / "manifest.json").read_text())["models"]}
     checked, wrong = 0, []
-    for table in _tables((REPO_ROOT / "README.md").read_text(encoding="utf-8")):
+    book = "".join((REPO_ROOT / f).read_text(encoding="utf-8")
+                   for f in ("README.md", "docs/checking.md", "docs/specification.md"))
+    for table in _tables(book):
         header = table[0]
         columns = {"distinct states": "distinct", "distinct with": "distinct", "depth": "depth",
                    "expected": "expect"}  # fmt: skip
@@ -128,17 +131,18 @@ def test_the_readmes_model_figures_are_the_pinned_ones() -> None:
 
 
 def test_the_readmes_counts_of_models_and_mutants_are_the_trees() -> None:
-    """The README's count of models (all, CI-sized) is the manifest's, and the catalogue size it
+    """docs/checking.md's count of models (all, CI-sized) is the manifest's, and the catalogue size it
     gives for `make mutate` is the tool's."""
     import json
 
     from tlcrunner import mutate
 
     models = json.loads((REPO_ROOT / "model" / "manifest.json").read_text())["models"]
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    checking = (REPO_ROOT / "docs" / "checking.md").read_text(encoding="utf-8")
+    mutation = (REPO_ROOT / "docs" / "mutation.md").read_text(encoding="utf-8")
     ci = sum(m.get("size") == "ci" for m in models)
-    assert f"({len(models)} models: {ci} CI-sized, run by `make test`" in readme
-    assert f"# the whole catalogue ({len(mutate.whole_catalogue()):,} mutants)" in readme
+    assert f"({len(models)} models: {ci} CI-sized, run by `make test`" in checking
+    assert f"# the whole catalogue ({len(mutate.whole_catalogue()):,} mutants)" in mutation
 
 
 def _shown_commands() -> list[tuple[str, str, list[str]]]:

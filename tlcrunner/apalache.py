@@ -1,7 +1,7 @@
 """``python -m tlcrunner apalache``: run the Apalache checks of model/apalache.json.
 
 Apalache is not on the package registries this project can reach, so it is used where it is
-installed (``apalache-mc`` on PATH, or ``$APALACHE_HOME/bin/apalache-mc``; the README says how to
+installed (``apalache-mc`` on PATH, or ``$APALACHE_HOME/bin/apalache-mc``; docs/apalache.md says how to
 build it). It needs Java 21 or later: the driver takes ``$JAVA_HOME`` if its Java is recent
 enough, else ``java`` on PATH, else the newest JDK under /usr/lib/jvm, and runs Apalache with that
 one. Each check prints the step Apalache is at while it runs, then its result and time; a check
@@ -35,7 +35,7 @@ SYSTEM_JVM_DIR = Path("/usr/lib/jvm")  # where Debian, Ubuntu and Temurin packag
 DEFAULT_TIMEOUT: Final = 600.0  # seconds per check: the CI set's checks take about 2 minutes
 
 INSTALL_HINT = f"""\
-To install it: build it from source as the README says ("How to verify Apalache here"), or
+To install it: build it from source as docs/apalache.md says ("How to verify Apalache here"), or
 download a release archive from https://github.com/apalache-mc/apalache/releases (it needs
 Java {MIN_JAVA} or later), unpack it, and either put its bin/ directory on PATH or set
 APALACHE_HOME to the unpacked directory. Then run `make apalache` again."""

@@ -204,7 +204,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="classify over JSON lines (python -m conformance.engines.linux)")
     parser.add_argument("--strict", action="store_true", help="exit 1 on any divergence")
     parser.add_argument("--check-readme", action="store_true",
-                        help="exit 1 unless README.md's kernel-check block is what this run prints "
+                        help="exit 1 unless docs/kernel.md's kernel-check block is what this run prints "
                              "(CI runs it so, and the test suite then need not run the check again)")
     args = parser.parse_args(argv)
     examples, max_steps = ESSA_DRIVER.sizes[args.profile]
@@ -264,22 +264,22 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
           f"{sum(e.round_trips for e in engines)} round trips, answered from memo "
           f"{sum(e.memoized for e in engines)}", file=sys.stderr)  # fmt: skip
     if args.check_readme and readme_block() != printed.getvalue():
-        print("kernel-check: README.md's kernel-check block differs from what this run printed; "
+        print("kernel-check: docs/kernel.md's kernel-check block differs from what this run printed; "
               "paste the table above between its marker comments", file=sys.stderr)
         return 1
     diverged = any(r.reports for r in rows)
     return 1 if args.strict and diverged else 0
 
 
-README: Final = Path(__file__).resolve().parents[3] / "README.md"
+README: Final = Path(__file__).resolve().parents[3] / "docs" / "kernel.md"
 
 
 def readme_block() -> str:
-    """The README's quote of kernel-check's output: between its two marker comments."""
+    """docs/kernel.md's quote of kernel-check's output: between its two marker comments."""
     m = re.search(r"<!-- kernel-check: begin -->\n(.*?)<!-- kernel-check: end -->",
                   README.read_text(encoding="utf-8"), re.S)  # fmt: skip
     if m is None:
-        raise SystemExit("kernel-check: README.md lacks the <!-- kernel-check: begin/end --> block")
+        raise SystemExit("kernel-check: docs/kernel.md lacks the <!-- kernel-check: begin/end --> block")
     return m.group(1)
 
 
