@@ -74,7 +74,8 @@ diagrams: venv tlc
 outputs: venv tlc
 	$(PY) -m refimpl.doc_outputs
 
-# docs/findings.md, from TLC's counterexamples on spec/ESSA.tla.
+# docs/findings.md and its pictures (docs/findings/*.svg: each counterexample's guest and host steps
+# in lanes, with the page's state after each step), from TLC's shortest counterexamples.
 findings: venv tlc
 	$(PY) -m tlcrunner findings
 
