@@ -111,6 +111,7 @@ bench: venv tlc engines
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)
 	$(PY) bench/distributed_bench.py
 	$(PY) bench/mutate_bench.py
+	$(PY) bench/kernel_regressions_bench.py
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report
