@@ -390,4 +390,26 @@ Perform(op, p, v) ==
 
 Spec == Init /\ [][Next]_vars
 
+
+(***************************************************************************)
+(* Progress: the host answers every fault.  An access to a page that is   *)
+(* not resident and not discarded (Sz, a preserved page) waits for the     *)
+(* host (AccessOutcome's "Wait", D12).  The design promises that the wait  *)
+(* ends: sources 6, "Sz -> Sr on first access, Sp -> Sr on access"; the   *)
+(* z/VM host gives "fresh frames for reused discarded pages" (sources      *)
+(* [Z1]); in KVM "a guest touching a dropped page gets a fresh zero page   *)
+(* from the ordinary fault handler" (sources 2).  A preserved V or P page  *)
+(* may instead be discarded, which answers the access with the discard     *)
+(* fault: "it can always choose to discard pages that would enter the Vp  *)
+(* state" (paper 2; D232).  The model has no separate record of a pending *)
+(* access: every waiting page stands for one a guest access waits on, and *)
+(* a page nobody touches is served too, at no cost to any property.        *)
+(* Fairness (weak): a fault the host can serve and that stays pending is   *)
+(* served; the guest's own steps need none (it may stop anywhere).         *)
+(***************************************************************************)
+AccessWaits(p) == AccessOutcome(usage[p], resid[p], data[p]).kind = "Wait"
+HostServesFault(p) == AccessWaits(p) /\ (HostPageIn(p) \/ HostZeroFill(p) \/ HostDiscard(p))
+
+FairSpec == Spec /\ \A p \in Pages : WF_vars(HostServesFault(p))
+
 =============================================================================
