@@ -663,4 +663,22 @@ Next == GuestNext \/ HostNext
 
 Spec == Init /\ [][Next]_vars
 
+
+(***************************************************************************)
+(* Progress: a queued discard is carried out.  Sources 2: the machine      *)
+(* "appends non-resident frames that became U or V to the CBRL ...; when   *)
+(* the list is full it intercepts and handle_essa processes it", and on   *)
+(* the software path "handle_essa zaps every CBRL entry after each         *)
+(* intercepted ESSA"; sources 3.2: _essa_clear_cbrl walks the list.  So   *)
+(* the host empties the list before the guest's next ESSA on the          *)
+(* intercepted path, and at the latest when the list fills on the          *)
+(* machine's.  Fairness (weak) of HostProcessCBRL: an entry that stays    *)
+(* queued is processed.  That is the intercepted path's promise; the       *)
+(* machine's path keeps it only while the guest goes on issuing ESSAs      *)
+(* that queue (the list then fills and intercepts), which the model does  *)
+(* not oblige the guest to do.  No fairness for the guest, and none for    *)
+(* the host's other steps: reclaim, aging and migration are its choices.   *)
+(***************************************************************************)
+FairSpec == Spec /\ WF_vars(HostProcessCBRL)
+
 =============================================================================

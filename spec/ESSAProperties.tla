@@ -733,4 +733,28 @@ ReallocatedPage ==
 ResetOfUnstablePage ==
     lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : usage[p] # "S" /\ belief'[p] = "S"
 
+
+(***************************************************************************)
+(* QueuedDiscardProcessedProp.  A discard ESSA queued on the CBRL is       *)
+(* eventually carried out: the host processes the entry (sources 2: "CBRL *)
+(* processing (__gmap_zap): only a swap entry is acted on; if the usage is *)
+(* U or Z is set, the swap slot is freed and the PTE cleared"; sources     *)
+(* 3.2), unless a migration dropped it first (sources 5: "pending CBRL     *)
+(* entries are not migrated").  Processing may find the entry moot (the   *)
+(* page was faulted back in) and keep the page: that still answers the    *)
+(* entry.  The list is first in, first out, so an entry queued twice is   *)
+(* answered twice.  Checked under FairSpec (ESSA.tla).                     *)
+(***************************************************************************)
+Queued(p) == \E i \in 1 .. Len(cbrl) : cbrl[i] = p
+
+QueuedDiscardProcessedProp ==
+    \A p \in Pages :
+        Queued(p) ~> \/ lastOp.op = "HostProcessCBRL" /\ lastOp.page = p
+                     \/ lastOp.op = "Migrate"
+
+\* (QueuedDiscardProcessedProp.)  The host processes an entry while another is still queued
+\* behind it: the list is worked off entry by entry.
+CBRLEntryProcessedWithMoreQueued ==
+    lastOp'.op = "HostProcessCBRL" /\ Len(cbrl) >= 2
+
 =============================================================================
