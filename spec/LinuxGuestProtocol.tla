@@ -629,4 +629,36 @@ Next ==
 
 Spec == Init /\ [][Next]_vars
 
+
+(***************************************************************************)
+(* Progress.  "The make_volatile operation does not have to wait, it can  *)
+(* just return instead" and "The function that makes a page stable will    *)
+(* wait until it can acquire the new page flag" (paper 3.3): make_volatile *)
+(* only tries, so it ends; make_stable waits, and every holder of the bit  *)
+(* lets it go.  Whether the waiting make_stable then gets it depends on    *)
+(* the timing of the others (the bit is a test-and-set, not a queue): see  *)
+(* MakeStableCompletesProp.  Fairness is for the protocol's own code,      *)
+(* nothing else:                                                           *)
+(* the users, the host, I/O and unmaps may stop anywhere.                  *)
+(*   - An interrupt handler that runs make_volatile runs it to its end     *)
+(*     (weak fairness: nothing but its own steps can stop it, as the       *)
+(*     interrupted code waits for it, D33).                                *)
+(*   - A process context's make_stable and make_volatile code is resumed   *)
+(*     each time its CPU's handler returns, and a spinning make_stable     *)
+(*     tests the bit again and again: strong fairness, because end-of-I/O  *)
+(*     interrupts may come again and again, and other contexts take the    *)
+(*     bit in turn, so the step may be enabled only now and then ("will   *)
+(*     wait until it can acquire", paper 3.3).                             *)
+(* The users, the host, I/O and unmaps may stop anywhere.                  *)
+(***************************************************************************)
+MakeStableSteps(c) ==
+    MakeStableAcquireBit(c) \/ SetStableIfNotDiscarded(c) \/ MakeStableReleaseBit(c)
+
+FairSpec ==
+    /\ Spec
+    /\ \A c \in CPUs :
+          /\ WF_vars(MakeVolatileNext(Irq(c)))
+          /\ SF_vars(MakeVolatileNext(Proc(c)))
+          /\ SF_vars(MakeStableSteps(c))
+
 =============================================================================

@@ -488,4 +488,54 @@ MakeVolatileChecksDiscarded == \E x \in Contexts : pc[x] = "MVCheck" /\ pgDiscar
 
 SomeContextWaits == \E x, y \in Contexts : WaitsFor(x, y)
 
+
+(***************************************************************************)
+(* MakeVolatileEndsProp.  "The make_volatile operation does not have to    *)
+(* wait, it can just return instead"; "the preferable solution is to let  *)
+(* the make_volatile function return immediately if the PG_state_change   *)
+(* bit is unavailable" (paper 3.3).  Every call of make_volatile, in a     *)
+(* process context or an end-of-I/O handler, returns: its retries are     *)
+(* bounded by the events that call it, never by waiting for the bit.      *)
+(* Checked under FairSpec (LinuxGuestProtocol.tla).                       *)
+(***************************************************************************)
+InMakeVolatile(x) == pc[x] \in {"MVTry", "MVSpin", "MVCheck", "MVCheck2", "MVSet", "MVRelease"}
+
+MakeVolatileEndsProp == \A x \in Contexts : InMakeVolatile(x) ~> ~InMakeVolatile(x)
+
+(***************************************************************************)
+(* StateChangeReleasedProp.  PG_state_change serialises make_stable and    *)
+(* make_volatile, and make_stable "will wait until it can acquire the new *)
+(* page flag" (paper 3.3): the wait can only end if every holder lets go.  *)
+(* Whoever takes the bit, a make_stable or a make_volatile, clears it      *)
+(* again.  Checked under FairSpec.                                         *)
+(***************************************************************************)
+StateChangeReleasedProp ==
+    \A p \in Pages, x \in Contexts : (x \in stateChange[p]) ~> (x \notin stateChange[p])
+
+(***************************************************************************)
+(* MakeStableCompletesProp.  "a make stable operation may not 'overtake'   *)
+(* the attempt to make it volatile ... The function that makes a page      *)
+(* stable will wait until it can acquire the new page flag" (paper 3.3):   *)
+(* it waits, and the wait ends.  A make_stable that waits for              *)
+(* PG_state_change gets it and completes: the page is held stable, or the  *)
+(* lookup fails on a discarded page ("functions return notfound", 3.2).    *)
+(* Checked under FairSpec where end-of-I/O interrupts do not recur; where  *)
+(* they do, the wait can last for ever (MCLinuxGuestProtocol_MakeStable-   *)
+(* Starved): the bit is a test-and-set, not a queue, and the paper does   *)
+(* not promise more than waiting.                                          *)
+(***************************************************************************)
+MakeStableCompletesProp ==
+    \A c \in CPUs : pc[Proc(c)] = "MSWait" ~> pc[Proc(c)] \in {"Held", "Failed"}
+
+\* (MakeVolatileEndsProp.)  A make_volatile that finds PG_state_change taken returns at once.
+MakeVolatileGivesUp ==
+    \E x \in Contexts : pc[x] = "MVTry" /\ stateChange[pg[x]] # {} /\ pc'[x] # "MVTry"
+                        /\ ~InMakeVolatile(x)'
+\* (StateChangeReleasedProp.)  A make_volatile that took PG_state_change clears it.
+MakeVolatileReleasesBit ==
+    \E x \in Contexts : pc[x] = "MVRelease" /\ \E p \in Pages : x \in stateChange[p] /\ x \notin stateChange'[p]
+\* (MakeStableCompletesProp.)  A make_stable that waited for PG_state_change takes it.
+MakeStableTakesBitAfterWait ==
+    \E c \in CPUs : pc[Proc(c)] = "MSWait" /\ pc'[Proc(c)] = "MSSet"
+
 =============================================================================
