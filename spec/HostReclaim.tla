@@ -352,4 +352,33 @@ Next == GuestNext \/ HostNext
 
 Spec == Init /\ [][Next]_allVars
 
+
+(***************************************************************************)
+(* Progress: a fault is resolved even when no frame is free.  "If a        *)
+(* TYPE=ANY low threshold is breached, demand scan is kicked off" ([Z3]),  *)
+(* trial invalidation fills the aging list "from the top", and "Best       *)
+(* reclaim candidates are at the bottom"; a page fault is resolved by a    *)
+(* page-in or "fresh backing page frames for guest memory" ([Z1], sources *)
+(* 6: "Sz -> Sr on first access, Sp -> Sr on access") once the demand scan *)
+(* has freed a frame (PageInRoom, D51).  Fairness, for the host alone:    *)
+(*   - trial invalidation of a resident page under pressure (weak: the     *)
+(*     scan runs while the threshold stays breached);                      *)
+(*   - the steal of a page (strong: a guest touch revalidates a frame on   *)
+(*     the list and takes it off, so a steal may be enabled only now and  *)
+(*     then; a guest that wins that race for ever does not keep the host  *)
+(*     from stealing);                                                     *)
+(*   - the page-in or zero fill of a faulting page (strong: a freed frame  *)
+(*     may go to another page's fault first, again and again).             *)
+(* The guest gets none: it may stop anywhere.                              *)
+(***************************************************************************)
+FaultResolved(p) == FaultPageIn(p) \/ FaultZeroFill(p)
+Steal(p) == StealDiscard(p) \/ StealPageOut(p)
+
+FairSpec ==
+    /\ Spec
+    /\ \A p \in Pages :
+          /\ WF_allVars(TrialInvalidate(p))
+          /\ SF_allVars(Steal(p))
+          /\ SF_allVars(FaultResolved(p))
+
 =============================================================================

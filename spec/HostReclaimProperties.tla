@@ -282,4 +282,28 @@ UnusedStolen   == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
 VolatileStolen == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
                   /\ resid[lastOp'.page] = "r" /\ usage[lastOp'.page] \in {"V", "P"}
 
+
+(***************************************************************************)
+(* FaultResolvedProp.  An access that waits for the host completes, also  *)
+(* when every frame is in use: a page that is neither resident, nor        *)
+(* unused, nor discarded (an access to it faults and waits, PageStates    *)
+(* D12) is eventually resident, or discarded (the discard fault answers  *)
+(* the access), or unused if the guest freed it meanwhile.  Sources 6:     *)
+(* "Sz -> Sr on first access, Sp -> Sr on access"; [Z3]: "If a TYPE=ANY   *)
+(* low threshold is breached, demand scan is kicked off".  Checked under   *)
+(* FairSpec (HostReclaim.tla).                                             *)
+(***************************************************************************)
+FaultWaiting(p) ==
+    /\ resid[p] # "r"
+    /\ usage[p] # "U"
+    /\ ~(usage[p] \in {"V", "P"} /\ resid[p] = "z")
+
+FaultResolvedProp == \A p \in Pages : FaultWaiting(p) ~> ~FaultWaiting(p)
+
+\* (FaultResolvedProp.)  A page-in while every other frame is in use: the frame it takes
+\* was freed by a steal.
+PageInIntoStolenFrame ==
+    /\ lastOp'.op = "HostPageIn" /\ lastOp' # lastOp
+    /\ \E q \in Pages : q # lastOp'.page /\ resid[q] = "p"
+
 =============================================================================
