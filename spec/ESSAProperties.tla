@@ -745,7 +745,7 @@ ResetOfUnstablePage ==
 (* entry.  The list is first in, first out, so an entry queued twice is   *)
 (* answered twice.  Checked under FairSpec (ESSA.tla).                     *)
 (***************************************************************************)
-Queued(p) == \E i \in 1 .. Len(cbrl) : cbrl[i] = p
+Queued(p) == \E i \in DOMAIN cbrl : cbrl[i] = p
 
 QueuedDiscardProcessedProp ==
     \A p \in Pages :
@@ -756,5 +756,37 @@ QueuedDiscardProcessedProp ==
 \* behind it: the list is worked off entry by entry.
 CBRLEntryProcessedWithMoreQueued ==
     lastOp'.op = "HostProcessCBRL" /\ Len(cbrl) >= 2
+
+(***************************************************************************)
+(* The contract of ESSA.tla as theorems, each under the constants for      *)
+(* which it holds.  TLC checks each in the models named; the manifest     *)
+(* lists the others.  A THEOREM here is the claim, the model's .cfg is     *)
+(* what backs it, and a finding or twin shows what the hypothesis rules    *)
+(* out.                                                                    *)
+(***************************************************************************)
+\* No data loss.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
+\* MCESSA_KVMGmap_StickyZero, MCESSA_KVMGmap_CBRLGuestAddress, MCESSA_KVMGmap_StaleUnusedBit.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+            => (Spec => []StableContentOwedInv)
+\* MCESSA_Paper2007, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys; findings MCESSA_KVMClassic_F3,
+\* MCESSA_KVMGmap_F3 (no storage keys).
+THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {} /\ ~MachineInterpretsESSA)
+            => (Spec => []ModifiedPContentKeptInv)
+\* MCESSA_Paper2007; twin MCESSA_BrokenWriteVolatile.
+THEOREM Impl = "Paper2007" => (Spec => []UnwrittenContentKeptInv)
+\* MCESSA_KVMClassicMigration, MCESSA_KVMGmapMigration, MCESSA_KVMClassicNoKeysMigration;
+\* twin MCESSA_BrokenMigration.
+THEOREM Bugs = {} => (Spec => MigrationKeepsStableContentProp)
+\* Right answers.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
+\* MCESSA_KVMClassic_F1, MCESSA_KVMGmap_F1 (the 2007 guest on KVM), twin MCESSA_BrokenReset.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+            => (Spec => []GuestStableBeliefInv)
+\* The same models; findings MCESSA_KVMClassic_F2, MCESSA_KVMGmap_F2.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+            => (Spec => []ReadResultInv)
+\* MCESSA_Paper2007; findings MCESSA_KVMClassic_F4, MCESSA_KVMGmap_F4.
+THEOREM Impl = "Paper2007" => (Spec => []ReportedZeroReadsZeroInv)
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_BrokenCBRLStopsAtKept.
+THEOREM Bugs = {} => (FairSpec => QueuedDiscardProcessedProp)
 
 =============================================================================

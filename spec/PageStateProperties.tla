@@ -353,4 +353,24 @@ WaitingAccessServedProp == \A p \in Pages : AccessWaiting(p) ~> ~AccessWaiting(p
 \* access that must not lose the content is served with the content.
 StablePageInServed == lastOp'.op = "HostPageIn" /\ usage[lastOp'.page] = "S"
 
+(***************************************************************************)
+(* The contract of PageStates.tla as theorems.  TLC checks each in the     *)
+(* models named (model/manifest.json lists the others and the twins); a    *)
+(* THEOREM here is the claim, the model's .cfg is what backs it.           *)
+(***************************************************************************)
+\* No data loss.  MCPageStates_Full (every PageStates model; inductively MCPageStatesInductive_Full);
+\* twin MCPageStatesBroken_StableContent.
+THEOREM Spec => []StableContentKeptInv
+\* Right answers.  MCPageStates_Full; twins MCPageStatesBroken_ReadResult, MCPageStatesBroken_DiscardFault.
+THEOREM Spec => []ReadResultInv
+THEOREM Spec => []DiscardFaultOnlyWhenDiscardedInv
+\* Isolation.  MCPageStates_Full; twins MCPageStatesBroken_UnusedAccess, MCPageStatesBroken_GuestResidency.
+THEOREM Spec => []UnusedAccessInv
+THEOREM Spec => GuestKeepsResidencyProp
+\* Discard only when allowed.  MCPageStates_Full; twin MCPageStatesBroken_DiscardDirtyP.
+THEOREM Spec => HostDiscardsOnlyDiscardableProp
+\* Progress.  MCPageStates_Liveness (MCPageStates_LivenessTwoPages, deep); twins
+\* MCPageStatesBroken_NoZeroFill, MCPageStatesBroken_PpNotPagedIn.
+THEOREM FairSpec => WaitingAccessServedProp
+
 =============================================================================
