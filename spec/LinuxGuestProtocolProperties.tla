@@ -59,6 +59,8 @@ WaitsFor(x, y) ==
 NoDeadlockInv ==
     \A S \in SUBSET Contexts :
         S # {} => \E x \in S : \A y \in S : ~WaitsFor(x, y)
+\* Contract (progress).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_BlockingMakeVolatile.
+THEOREM CheckOrder = "Atomic" => (Spec => []NoDeadlockInv)
 
 (***************************************************************************)
 (* InterruptedCodeWaitsProp.  "If a cpu is interrupted while holding the   *)
@@ -112,6 +114,9 @@ StableWhileHeldInv ==
     \A c \in CPUs :
         HeldForStableUse(c) =>
             usage[pg[Proc(c)]] = "S" /\ ~discarded[pg[Proc(c)]]
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twins MCLinuxGuestProtocolBroken_Overtakes,
+\* MCLinuxGuestProtocolBroken_SkipsBit; finding MCLinuxGuestProtocol_CountsThenFlags (another CheckOrder).
+THEOREM CheckOrder = "Atomic" => (Spec => []StableWhileHeldInv)
 
 \* What StableWhileHeldInv is about (its witness, model/manifest.json): a user
 \* holds a page for stable use while another CPU's make_volatile is under way.
@@ -189,6 +194,10 @@ NoVolatileWhileForbiddenInv ==
         /\ (dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p])
                => usage[p] = "S"
         /\ writable[p] => usage[p] # "V"
+\* Contract (discard only when allowed).  MCLinuxGuestProtocol_Conditions; twins
+\* MCLinuxGuestProtocolBroken_ForgetsDirty, MCLinuxGuestProtocolBroken_ForgetsWritable; finding
+\* MCLinuxGuestProtocol_FlagsThenCounts (another CheckOrder).
+THEOREM CheckOrder = "Atomic" => (Spec => []NoVolatileWhileForbiddenInv)
 
 \* What NoVolatileWhileForbiddenInv is about (its witness, model/manifest.json):
 \* a page a user has made dirty, locked or mlocked, or truncated.
@@ -399,6 +408,8 @@ NoUseAfterFreeStep ==
     \A p \in Pages :
         (~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0) => inCache'[p]
 NoUseAfterFreeProp == [][NoUseAfterFreeStep]_vars
+\* Contract (no use after free).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_FindsFreedPage.
+THEOREM CheckOrder = "Atomic" => (Spec => NoUseAfterFreeProp)
 
 \* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
 FreePageTaken ==
@@ -478,6 +489,8 @@ NoVolatileOnDiscardedInv ==
 (* would throw away a good page (D195 addendum).                           *)
 (***************************************************************************)
 PgDiscardedOnlyIfDiscardedInv == \A p \in Pages : pgDiscarded[p] => discarded[p]
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_SpuriousDiscard.
+THEOREM CheckOrder = "Atomic" => (Spec => []PgDiscardedOnlyIfDiscardedInv)
 
 \* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
 SomePageMarkedDiscarded == \E p \in Pages : pgDiscarded[p]
@@ -501,6 +514,9 @@ SomeContextWaits == \E x, y \in Contexts : WaitsFor(x, y)
 InMakeVolatile(x) == pc[x] \in {"MVTry", "MVSpin", "MVCheck", "MVCheck2", "MVSet", "MVRelease"}
 
 MakeVolatileEndsProp == \A x \in Contexts : InMakeVolatile(x) ~> ~InMakeVolatile(x)
+\* Contract (progress).  MCLinuxGuestProtocol_Liveness, MCLinuxGuestProtocol_LivenessLockOnly; twin
+\* MCLinuxGuestProtocolBroken_BlockingMakeVolatileEnds.
+THEOREM CheckOrder = "Atomic" => (FairSpec => MakeVolatileEndsProp)
 
 (***************************************************************************)
 (* StateChangeReleasedProp.  PG_state_change serialises make_stable and    *)
@@ -511,6 +527,9 @@ MakeVolatileEndsProp == \A x \in Contexts : InMakeVolatile(x) ~> ~InMakeVolatile
 (***************************************************************************)
 StateChangeReleasedProp ==
     \A p \in Pages, x \in Contexts : (x \in stateChange[p]) ~> (x \notin stateChange[p])
+\* Contract (progress).  MCLinuxGuestProtocol_Liveness, MCLinuxGuestProtocol_LivenessLockOnly; twin
+\* MCLinuxGuestProtocolBroken_LeakedStateChange.
+THEOREM CheckOrder = "Atomic" => (FairSpec => StateChangeReleasedProp)
 
 (***************************************************************************)
 (* MakeStableCompletesProp.  "a make stable operation may not 'overtake'   *)
@@ -526,6 +545,9 @@ StateChangeReleasedProp ==
 (***************************************************************************)
 MakeStableCompletesProp ==
     \A c \in CPUs : pc[Proc(c)] = "MSWait" ~> pc[Proc(c)] \in {"Held", "Failed"}
+\* Contract (progress).  MCLinuxGuestProtocol_LivenessLockOnly (users that only lock the page); twin
+\* MCLinuxGuestProtocolBroken_LeakedStateChangeWait; finding MCLinuxGuestProtocol_MakeStableStarved.
+THEOREM (CheckOrder = "Atomic" /\ UserOps \subseteq {"Lock"}) => (FairSpec => MakeStableCompletesProp)
 
 \* (MakeVolatileEndsProp.)  A make_volatile that finds PG_state_change taken returns at once.
 MakeVolatileGivesUp ==
