@@ -38,6 +38,16 @@ SetStableIfNotDiscardedProp      == [][PSP!SSINDStep]_vars
 HostDiscardsOnlyDiscardableProp  == [][PSP!DiscardStep]_vars
 GuestKeepsResidencyProp          == [][PSP!GuestResidencyStep]_vars
 
+\* Contract: the promises of PageStates.tla kept under the z/VM host.  MCHostReclaim_ZVM
+\* (MCHostReclaim_ZVM2Pages1Frame, MCHostReclaim_ZVM2Resident); twins MCHostReclaimBroken_GuestChangeBit
+\* (no data loss), MCHostReclaimBroken_DiscardDirtyP (discard only when allowed).
+THEOREM Spec => []StableContentKeptInv
+THEOREM Spec => []ReadResultInv
+THEOREM Spec => []DiscardFaultOnlyWhenDiscardedInv
+THEOREM Spec => []UnusedAccessInv
+THEOREM Spec => HostDiscardsOnlyDiscardableProp
+THEOREM Spec => GuestKeepsResidencyProp
+
 (***************************************************************************)
 (* RefinesPageStates.  Paper, section 4: z/VM "uses a simplified state     *)
 (* machine that collapses the two discarded states Vz and Pz, and does not *)
@@ -49,6 +59,8 @@ GuestKeepsResidencyProp          == [][PSP!GuestResidencyStep]_vars
 (***************************************************************************)
 RefinesPageStates ==
     [][PS!Perform(lastOp'.op, lastOp'.page, lastOp'.arg)]_vars
+\* Contract (refinement).  MCHostReclaim_ZVM; twin MCHostReclaimBroken_Refinement.
+THEOREM Spec => RefinesPageStates
 
 (***************************************************************************)
 (* ReclaimTypeOK.  The policy's variables have their types, and the        *)
@@ -129,6 +141,8 @@ WriteStep ==
         IN  usage[p] = "S" \/ (usage[p] = "P" /\ dirty[p])
 
 DiscardableNeverWrittenProp == [][WriteStep]_allVars
+\* Contract (what CMMA saves).  MCHostReclaim_ZVM; twin MCHostReclaimBroken_EarlyWriteVolatile.
+THEOREM Spec => DiscardableNeverWrittenProp
 
 (***************************************************************************)
 (* ValidSlotNotRewrittenProp.  [Z3]: "Pages valid on DASD are not          *)
@@ -299,6 +313,9 @@ FaultWaiting(p) ==
     /\ ~(usage[p] \in {"V", "P"} /\ resid[p] = "z")
 
 FaultResolvedProp == \A p \in Pages : FaultWaiting(p) ~> ~FaultWaiting(p)
+\* Contract (progress).  MCHostReclaim_ZVMLiveness (MCHostReclaim_ZVMLivenessValues, deep); twin
+\* MCHostReclaimBroken_ScanNeverKickedOff.
+THEOREM FairSpec => FaultResolvedProp
 
 \* (FaultResolvedProp.)  A page-in while every other frame is in use: the frame it takes
 \* was freed by a steal.
