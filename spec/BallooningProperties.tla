@@ -23,6 +23,8 @@ TypeOK ==
 (* floor.                                                                  *)
 (***************************************************************************)
 FloorInv == \A g \in Guests : Size - target[g] >= Floor
+\* Contract (safety net).  MCBallooning_Safety; twin MCBallooningBroken_NoSafetyNet.
+THEOREM Spec => []FloorInv
 
 (***************************************************************************)
 (* BalloonedPagesUnusedInv.  [Z1]: "When VMRM detects a system-wide        *)
@@ -42,6 +44,8 @@ BalloonedPagesUnusedInv ==
 (***************************************************************************)
 ReleasedFrameReturnedInv ==
     \A gp \in GP : ballooned[gp] => ~backed[gp]
+\* Contract (what ballooning gives the host).  MCBallooning_Safety; twin MCBallooningBroken_FrameKept.
+THEOREM Spec => []ReleasedFrameReturnedInv
 
 (***************************************************************************)
 (* NoDataLostInv.  Ballooning takes memory from the guest only through     *)
@@ -55,6 +59,8 @@ ReleasedFrameReturnedInv ==
 NoDataLostInv ==
     \A gp \in GP :
         (inUse[gp] \/ owed[gp] # NoValue) => (backed[gp] /\ data[gp] = owed[gp])
+\* Contract (no data loss).  MCBallooning_Safety; twin MCBallooningBroken_LostData.
+THEOREM Spec => []NoDataLostInv
 
 (***************************************************************************)
 (* UnbackedReadsZeroInv.  The paper, section 2: a logically zero page has  *)
@@ -65,6 +71,8 @@ NoDataLostInv ==
 (***************************************************************************)
 UnbackedReadsZeroInv ==
     \A gp \in GP : ~backed[gp] => data[gp] = Zero
+\* Contract (isolation).  MCBallooning_Safety; twin MCBallooningBroken_StaleContent.
+THEOREM Spec => []UnbackedReadsZeroInv
 
 (***************************************************************************)
 (* ShrinkMetProp.  [Z1]: "Prior to z/VM 5.4 ... VMRM had no lower          *)
@@ -79,6 +87,8 @@ UnbackedReadsZeroInv ==
 ShrinkMetProp ==
     \A g \in Guests, n \in 0..Size :
         <>[](target[g] = n) => <>[](Balloon(g) = n)
+\* Contract (progress).  MCBallooning_Liveness; twin MCBallooningBroken_Spinning.
+THEOREM FairSpec => ShrinkMetProp
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

@@ -52,6 +52,9 @@ NoDataLostInv ==
         /\ (usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])) =>
                IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
+\* Contract (no data loss).  MCMemoryDowngrade_Safety (inductively MCMemoryDowngradeInductive_OnePageP);
+\* twins MCMemoryDowngradeBroken_LostWrite, MCMemoryDowngradeBroken_DiscardsDirtyP.
+THEOREM Spec => []NoDataLostInv
 
 (***************************************************************************)
 (* DiscardableNotMovedProp.  [Z1]: "CP recognizes clean disk cache pages,  *)
@@ -79,6 +82,8 @@ DiscardableNotMovedProp ==
     [][\A p \in Pages :
           Discardable(p) => /\ ~(~paged[p] /\ paged'[p])
                             /\ ~(copy.page # p /\ copy'.page = p)]_vars
+\* Contract (what CMMA saves).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_PagesOutDiscardable.
+THEOREM Spec => DiscardableNotMovedProp
 
 \* What DiscardableNotMovedProp is about (its witness, a step): the frame of a
 \* discardable page is reclaimed, by the host or by a removal.
@@ -93,6 +98,8 @@ DiscardableReclaimed ==
 (***************************************************************************)
 UnusedHoldsNothingInv ==
     \A p \in Pages : usage[p] = "U" => data[p] = 0 /\ owed[p] = NoValue
+\* Contract (isolation).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_StoresToUnused.
+THEOREM Spec => []UnusedHoldsNothingInv
 
 (***************************************************************************)
 (* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
@@ -121,6 +128,8 @@ OfflineFrameUnusedInv ==
         ~online[f] =>
             /\ \A p \in Pages : frame[p] # f
             /\ ~(copy.page # NoPage /\ copy.target = f)
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_OfflineInUse.
+THEOREM Spec => []OfflineFrameUnusedInv
 
 (***************************************************************************)
 (* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
@@ -144,6 +153,8 @@ MemoryLimitsInv ==
     /\ Permanent \subseteq OnlineFrames
     /\ Cardinality(OnlineFrames \cap Permanent) >= MinPermanent
     /\ 2 * Cardinality(OnlineFrames \ Permanent) <= Cardinality(OnlineFrames)
+\* Contract (limits).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_PermanentOffline.
+THEOREM Spec => []MemoryLimitsInv
 
 (***************************************************************************)
 (* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)
@@ -157,6 +168,8 @@ CleanRejectionInv ==
     req.state = "rejected" =>
         /\ \A f \in req.frames : online[f]
         /\ copy.page = NoPage
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_HalfDoneRejection.
+THEOREM Spec => []CleanRejectionInv
 
 \* What CleanRejectionInv is about (its witness, model/manifest.json): a
 \* request was rejected.
@@ -207,6 +220,8 @@ RejectedBesideOfflineFrame ==
 (***************************************************************************)
 RequestResolvesProp ==
     [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
+\* Contract (progress).  MCMemoryDowngrade_Liveness; twin MCMemoryDowngradeBroken_NeverGivesUp.
+THEOREM FairSpec => RequestResolvesProp
 
 (***************************************************************************)
 (* CompletionMeansRemovedProp.  [Z2]: "Before memory can be reclaimed, the *)
@@ -223,6 +238,8 @@ CompletionMeansRemovedProp ==
           /\ req.state = "active"
           /\ req'.frames # {}
           /\ \A f \in req'.frames : ~online'[f]]_vars
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_CompletesEarly.
+THEOREM Spec => CompletionMeansRemovedProp
 
 \* What CompletionMeansRemovedProp is about (its witness, a step): a request
 \* completes.
