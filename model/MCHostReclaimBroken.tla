@@ -72,7 +72,7 @@ AccessFaultsNever(p) == FALSE
 PressureAlways == TRUE
 
 
-\* Broken twin of FaultResolvedProp: a demand scan kicked off only when the free frames
+\* Broken twin of WaitingAccessServedProp: a demand scan kicked off only when the free frames
 \* fall below the threshold minus one (an off-by-one in the threshold test).  With the
 \* threshold at one frame it never runs: once every frame is in use, a fault waits for
 \* ever.

@@ -298,26 +298,19 @@ VolatileStolen == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
 
 
 (***************************************************************************)
-(* FaultResolvedProp.  An access that waits for the host completes, also  *)
-(* when every frame is in use: a page that is neither resident, nor        *)
-(* unused, nor discarded (an access to it faults and waits, PageStates    *)
-(* D12) is eventually resident, or discarded (the discard fault answers  *)
-(* the access), or unused if the guest freed it meanwhile.  Sources 6:     *)
-(* "Sz -> Sr on first access, Sp -> Sr on access"; [Z3]: "If a TYPE=ANY   *)
-(* low threshold is breached, demand scan is kicked off".  Checked under   *)
+(* WaitingAccessServedProp, the progress promise of PageStates.tla (stated *)
+(* there from its sources), now also when every frame is in use: an       *)
+(* access that waits for the host completes, though the frame its page-in *)
+(* needs must first be freed by a steal.  [Z3]: "If a TYPE=ANY low         *)
+(* threshold is breached, demand scan is kicked off".  Checked under       *)
 (* FairSpec (HostReclaim.tla).                                             *)
 (***************************************************************************)
-FaultWaiting(p) ==
-    /\ resid[p] # "r"
-    /\ usage[p] # "U"
-    /\ ~(usage[p] \in {"V", "P"} /\ resid[p] = "z")
-
-FaultResolvedProp == \A p \in Pages : FaultWaiting(p) ~> ~FaultWaiting(p)
+WaitingAccessServedProp == PSP!WaitingAccessServedProp
 \* Contract (progress).  MCHostReclaim_ZVMLiveness (MCHostReclaim_ZVMLivenessValues, deep); twin
 \* MCHostReclaimBroken_ScanNeverKickedOff.
-THEOREM FairSpec => FaultResolvedProp
+THEOREM FairSpec => WaitingAccessServedProp
 
-\* (FaultResolvedProp.)  A page-in while every other frame is in use: the frame it takes
+\* (WaitingAccessServedProp.)  A page-in while every other frame is in use: the frame it takes
 \* was freed by a steal.
 PageInIntoStolenFrame ==
     /\ lastOp'.op = "HostPageIn" /\ lastOp' # lastOp
