@@ -1,5 +1,12 @@
 ------------------------ MODULE BallooningProperties -------------------------
 (***************************************************************************)
+(* Contract: the promises of Ballooning.tla (its opening comment,          *)
+(* docs/contract.md) are NoDataLostInv, UnbackedReadsZeroInv,              *)
+(* ReleasedFrameReturnedInv, FloorInv and ShrinkMetProp; each has its      *)
+(* THEOREM beside it, naming the model that checks it.  The other          *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
 (* CMMA report of docs/sources.md.  No property uses the decision          *)
 (* operators the broken twins (model/MCBallooningBroken.tla) replace:      *)

@@ -1,5 +1,13 @@
 ---------------------- MODULE DiscardHandlingProperties ----------------------
 (***************************************************************************)
+(* Contract: the promises of DiscardHandling.tla (its opening comment,     *)
+(* docs/contract.md) are RemovedFromCacheAtMostOnceInv,                    *)
+(* PgDiscardedOnlyIfDiscardedInv, NotFreedWhileFaultPendingInv,            *)
+(* DiscardedMappingRemovedProp and DiscardedPageFreedProp; each has its    *)
+(* THEOREM beside it, naming the model that checks it.  The other          *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the discard fault handling of DiscardHandling.tla must guarantee.  *)
 (* Each property quotes the paper's section 3.7 (sources [P]               *)
 (* .txt) and is stated over the state variables, never through the        *)

@@ -1,5 +1,12 @@
 -------------------- MODULE GuestHostAtomicityProperties --------------------
 (***************************************************************************)
+(* Contract: the promises of GuestHostAtomicity.tla (its opening comment,  *)
+(* docs/contract.md) are HostProgressProp, LockReleasedProp and, from      *)
+(* PageStateProperties.tla, StableContentKeptInv; each has its THEOREM     *)
+(* here, naming the model that checks it.  The other properties restate a  *)
+(* step or check types and bookkeeping.                                    *)
+(***************************************************************************)
+(***************************************************************************)
 (* What concurrent guest CPUs and the host must guarantee.  All the        *)
 (* properties of PageStateProperties.tla apply unchanged (the models list *)
 (* them); this module adds the types of the new variables and host         *)

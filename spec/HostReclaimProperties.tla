@@ -1,5 +1,13 @@
 ------------------------ MODULE HostReclaimProperties ------------------------
 (***************************************************************************)
+(* Contract: the promises of HostReclaim.tla (its opening comment,         *)
+(* docs/contract.md) are RefinesPageStates, the promises of PageStates.tla *)
+(* restated below, DiscardableNeverWrittenProp and                         *)
+(* WaitingAccessServedProp; each has its THEOREM beside it, naming the     *)
+(* model that checks it.  The other properties restate a step or check     *)
+(* types and bookkeeping.                                                  *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the z/VM host reclaim policy of HostReclaim.tla must guarantee.    *)
 (*                                                                         *)
 (* First, nothing of the page-state machine is lost under this host: every *)

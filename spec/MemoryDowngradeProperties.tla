@@ -1,5 +1,13 @@
 ---------------------- MODULE MemoryDowngradeProperties ----------------------
 (***************************************************************************)
+(* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
+(* docs/contract.md) are NoDataLostInv, OfflineFrameUnusedInv,             *)
+(* CleanRejectionInv, CompletionMeansRemovedProp, UnusedHoldsNothingInv,   *)
+(* MemoryLimitsInv, DiscardableNotMovedProp and RequestResolvesProp; each  *)
+(* has its THEOREM beside it, naming the model that checks it.  The other  *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What Dynamic Memory Downgrade (MemoryDowngrade.tla) must guarantee.     *)
 (* [Z2] is the DMD report of docs/sources.md.  No property uses the        *)
 (* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
