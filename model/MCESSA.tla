@@ -221,4 +221,24 @@ AgedPageExtracted ==
     /\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
     /\ lastOp.page \in Pages /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = AgedPte
 
+
+\* Broken twin of QueuedDiscardProcessedProp: a CBRL pass that stops at the first entry it
+\* must skip (its page is resident again, or neither U nor Z) instead of going on to the
+\* next, and leaves it at the head of the list: that entry, and every one behind it, stays
+\* queued for ever, and a full list blocks every ESSA that would queue.
+HostProcessCBRLStopsAtKept ==
+    /\ cbrl # <<>>
+    /\ LET p == Head(cbrl)
+           asked == ~valid[p] \/ (Gmap /\ gmapPte[p] = "Empty")
+       IN  \E t \in ZapTargets(p) :
+           LET zap == asked /\ (usage[p] = "U" \/ zbit[p]) /\ t # NoPage /\ ~valid[t] /\ swapped[t]
+           IN  /\ zap
+               /\ swapped' = [swapped EXCEPT ![t] = FALSE]
+               /\ data' = [data EXCEPT ![t] = 0]
+               /\ Record("HostProcessCBRL", p, NoValue, NoValue,
+                         IF t = p THEN "Zapped" ELSE "ZappedOtherPage", NoValue)
+    /\ cbrl' = Tail(cbrl)
+    /\ UNCHANGED <<usage, valid, zbit, nodat, keyDirty, gc, pageTable, gmapPte, pteUnused,
+                   owed, belief, modified>>
+
 =============================================================================

@@ -71,4 +71,11 @@ AccessFaultsNever(p) == FALSE
 \* ScanOnlyUnderPressureProp.
 PressureAlways == TRUE
 
+
+\* Broken twin of WaitingAccessServedProp: a demand scan kicked off only when the free frames
+\* fall below the threshold minus one (an off-by-one in the threshold test).  With the
+\* threshold at one frame it never runs: once every frame is in use, a fault waits for
+\* ever.
+PressureLate == FreeFrames < LowThreshold - 1
+
 =============================================================================

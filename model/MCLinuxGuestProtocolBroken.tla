@@ -202,4 +202,19 @@ RunsWhileInterrupted(x) == IF IsIrq(x) THEN IrqActive(CPUOf(x)) ELSE TRUE
 \* Caught by TypeOK on a platform without P.
 VolatileUsageAlwaysP(w) == "P"
 
+
+\* Broken twin of MakeStableCompletesProp: a make_volatile that returns without clearing
+\* PG_state_change when its check found a condition (the page stayed stable): the early
+\* return forgets page_clear_state_change.  Every later make_stable of the page waits for
+\* ever; make_volatile itself still returns.
+MakeVolatileReleaseBitLeaking(x) ==
+    LET p == pg[x]
+    IN  /\ Runs(x)
+        /\ pc[x] = "MVRelease"
+        /\ stateChange' = IF usage[p] = "S" THEN stateChange
+                          ELSE [stateChange EXCEPT ![p] = @ \ {x}]
+        /\ ReturnTo(x, ret[x])
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+                       pgDiscarded, maps, ref, lockHeld>>
+
 =============================================================================

@@ -1,5 +1,12 @@
 ------------------------ MODULE BallooningProperties -------------------------
 (***************************************************************************)
+(* Contract: the promises of Ballooning.tla (its opening comment,          *)
+(* docs/contract.md) are NoDataLostInv, UnbackedReadsZeroInv,              *)
+(* ReleasedFrameReturnedInv, FloorInv and ShrinkMetProp; each has its      *)
+(* THEOREM beside it, naming the model that checks it.  The other          *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
 (* CMMA report of docs/sources.md.  No property uses the decision          *)
 (* operators the broken twins (model/MCBallooningBroken.tla) replace:      *)
@@ -23,6 +30,8 @@ TypeOK ==
 (* floor.                                                                  *)
 (***************************************************************************)
 FloorInv == \A g \in Guests : Size - target[g] >= Floor
+\* Contract (safety net).  MCBallooning_Safety; twin MCBallooningBroken_NoSafetyNet.
+THEOREM Spec => []FloorInv
 
 (***************************************************************************)
 (* BalloonedPagesUnusedInv.  [Z1]: "When VMRM detects a system-wide        *)
@@ -42,6 +51,8 @@ BalloonedPagesUnusedInv ==
 (***************************************************************************)
 ReleasedFrameReturnedInv ==
     \A gp \in GP : ballooned[gp] => ~backed[gp]
+\* Contract (what ballooning gives the host).  MCBallooning_Safety; twin MCBallooningBroken_FrameKept.
+THEOREM Spec => []ReleasedFrameReturnedInv
 
 (***************************************************************************)
 (* NoDataLostInv.  Ballooning takes memory from the guest only through     *)
@@ -55,6 +66,8 @@ ReleasedFrameReturnedInv ==
 NoDataLostInv ==
     \A gp \in GP :
         (inUse[gp] \/ owed[gp] # NoValue) => (backed[gp] /\ data[gp] = owed[gp])
+\* Contract (no data loss).  MCBallooning_Safety; twin MCBallooningBroken_LostData.
+THEOREM Spec => []NoDataLostInv
 
 (***************************************************************************)
 (* UnbackedReadsZeroInv.  The paper, section 2: a logically zero page has  *)
@@ -65,6 +78,8 @@ NoDataLostInv ==
 (***************************************************************************)
 UnbackedReadsZeroInv ==
     \A gp \in GP : ~backed[gp] => data[gp] = Zero
+\* Contract (isolation).  MCBallooning_Safety; twin MCBallooningBroken_StaleContent.
+THEOREM Spec => []UnbackedReadsZeroInv
 
 (***************************************************************************)
 (* ShrinkMetProp.  [Z1]: "Prior to z/VM 5.4 ... VMRM had no lower          *)
@@ -79,6 +94,8 @@ UnbackedReadsZeroInv ==
 ShrinkMetProp ==
     \A g \in Guests, n \in 0..Size :
         <>[](target[g] = n) => <>[](Balloon(g) = n)
+\* Contract (progress).  MCBallooning_Liveness; twin MCBallooningBroken_Spinning.
+THEOREM FairSpec => ShrinkMetProp
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

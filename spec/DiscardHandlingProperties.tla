@@ -1,5 +1,13 @@
 ---------------------- MODULE DiscardHandlingProperties ----------------------
 (***************************************************************************)
+(* Contract: the promises of DiscardHandling.tla (its opening comment,     *)
+(* docs/contract.md) are RemovedFromCacheAtMostOnceInv,                    *)
+(* PgDiscardedOnlyIfDiscardedInv, NotFreedWhileFaultPendingInv,            *)
+(* DiscardedMappingRemovedProp and DiscardedPageFreedProp; each has its    *)
+(* THEOREM beside it, naming the model that checks it.  The other          *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the discard fault handling of DiscardHandling.tla must guarantee.  *)
 (* Each property quotes the paper's section 3.7 (sources [P]               *)
 (* .txt) and is stated over the state variables, never through the        *)
@@ -30,6 +38,8 @@ TypeOK ==
 (***************************************************************************)
 RemovedFromCacheAtMostOnceInv ==
     \A x \in Pages : removals[x] <= 1
+\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandlingBroken_NoDiscardedTest.
+THEOREM Spec => []RemovedFromCacheAtMostOnceInv
 
 (***************************************************************************)
 (* PgDiscardedOnlyIfDiscardedInv.  "To prevent that a page gets removed    *)
@@ -43,6 +53,8 @@ RemovedFromCacheAtMostOnceInv ==
 (***************************************************************************)
 PgDiscardedOnlyIfDiscardedInv ==
     \A x \in Pages : pgDiscarded[x] => hostDiscarded[x]
+\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandlingBroken_SpuriousFault.
+THEOREM Spec => []PgDiscardedOnlyIfDiscardedInv
 
 \* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
 SomePageMarkedDiscarded == \E x \in Pages : pgDiscarded[x]
@@ -58,6 +70,8 @@ SomePageMarkedDiscarded == \E x \in Pages : pgDiscarded[x]
 NotFreedWhileFaultPendingInv ==
     \A c \in CPUs :
         pc[c] \in {"Window", "Handler"} => status[at[c]] # "Free"
+\* Contract (no use after free).  MCDiscardHandling_Safety; twin MCDiscardHandlingBroken_FreeWithoutSync.
+THEOREM Spec => []NotFreedWhileFaultPendingInv
 
 (***************************************************************************)
 (* PageCountInv.  The 2007 patch (sources 6, S16), of page_discard:        *)
@@ -128,6 +142,8 @@ PageReused == \E x \in Pages : status[x] = "Free" /\ status'[x] = "InUse"
 DiscardedMappingRemovedProp ==
     \A c \in CPUs, x \in Pages :
         (x \in mapped[c] /\ hostDiscarded[x]) ~> (x \notin mapped[c])
+\* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandlingBroken_MappingCleared.
+THEOREM FairSpec => DiscardedMappingRemovedProp
 
 
 \* What DiscardedMappingRemovedProp is about (its witness, model/manifest.json):
@@ -144,6 +160,8 @@ DiscardedPageMapped == \E c \in CPUs, x \in Pages : x \in mapped[c] /\ hostDisca
 (* keeps the page forever.                                                 *)
 (***************************************************************************)
 DiscardedPageFreedProp == \A x \in Pages : pgDiscarded[x] ~> (status[x] = "Free")
+\* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandlingBroken_LeakedReference.
+THEOREM FairSpec => DiscardedPageFreedProp
 
 \* What DiscardedPageFreedProp is about (its witness): a page marked
 \* PG_discarded that is still referenced (mapped, or held by a CPU).

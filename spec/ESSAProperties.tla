@@ -1,5 +1,15 @@
 ---------------------------- MODULE ESSAProperties ----------------------------
 (***************************************************************************)
+(* Contract: the promises of ESSA.tla (its opening comment,                *)
+(* docs/contract.md) are StableContentOwedInv, ModifiedPContentKeptInv,    *)
+(* UnwrittenContentKeptInv, MigrationKeepsStableContentProp,               *)
+(* GuestStableBeliefInv, ReadResultInv, ReportedZeroReadsZeroInv and       *)
+(* QueuedDiscardProcessedProp; their THEOREMs, each under the constants    *)
+(* for which it holds, are gathered at the end of this module, naming the  *)
+(* model that checks it.  The other properties restate a step or check     *)
+(* types and bookkeeping.                                                  *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the 2006/07 Linux guest assumes of ESSA, stated as properties of   *)
 (* ESSA.tla.  The paper's machine (Impl = "Paper2007") satisfies every one *)
 (* of them; where a KVM implementation does not, TLC's counterexample is a *)
@@ -732,5 +742,61 @@ ReallocatedPage ==
 \* reset restarts, believes it stable: what GuestStableBeliefInv then checks of the reset.
 ResetOfUnstablePage ==
     lastOp'.op = "HostResetCMMA" /\ \E p \in Pages : usage[p] # "S" /\ belief'[p] = "S"
+
+
+(***************************************************************************)
+(* QueuedDiscardProcessedProp.  A discard ESSA queued on the CBRL is       *)
+(* eventually carried out: the host processes the entry (sources 2: "CBRL *)
+(* processing (__gmap_zap): only a swap entry is acted on; if the usage is *)
+(* U or Z is set, the swap slot is freed and the PTE cleared"; sources     *)
+(* 3.2), unless a migration dropped it first (sources 5: "pending CBRL     *)
+(* entries are not migrated").  Processing may find the entry moot (the   *)
+(* page was faulted back in) and keep the page: that still answers the    *)
+(* entry.  The list is first in, first out, so an entry queued twice is   *)
+(* answered twice.  Checked under FairSpec (ESSA.tla).                     *)
+(***************************************************************************)
+Queued(p) == \E i \in DOMAIN cbrl : cbrl[i] = p
+
+QueuedDiscardProcessedProp ==
+    \A p \in Pages :
+        Queued(p) ~> \/ lastOp.op = "HostProcessCBRL" /\ lastOp.page = p
+                     \/ lastOp.op = "Migrate"
+
+\* (QueuedDiscardProcessedProp.)  The host processes an entry while another is still queued
+\* behind it: the list is worked off entry by entry.
+CBRLEntryProcessedWithMoreQueued ==
+    lastOp'.op = "HostProcessCBRL" /\ Len(cbrl) >= 2
+
+(***************************************************************************)
+(* The contract of ESSA.tla as theorems, each under the constants for      *)
+(* which it holds.  TLC checks each in the models named; the manifest     *)
+(* lists the others.  A THEOREM here is the claim, the model's .cfg is     *)
+(* what backs it, and a finding or twin shows what the hypothesis rules    *)
+(* out.                                                                    *)
+(***************************************************************************)
+\* No data loss.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
+\* MCESSA_KVMGmap_StickyZero, MCESSA_KVMGmap_CBRLGuestAddress, MCESSA_KVMGmap_StaleUnusedBit.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+            => (Spec => []StableContentOwedInv)
+\* MCESSA_Paper2007, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys; findings MCESSA_KVMClassic_F3,
+\* MCESSA_KVMGmap_F3 (no storage keys).
+THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {} /\ ~MachineInterpretsESSA)
+            => (Spec => []ModifiedPContentKeptInv)
+\* MCESSA_Paper2007; twin MCESSA_BrokenWriteVolatile.
+THEOREM Impl = "Paper2007" => (Spec => []UnwrittenContentKeptInv)
+\* MCESSA_KVMClassicMigration, MCESSA_KVMGmapMigration, MCESSA_KVMClassicNoKeysMigration;
+\* twin MCESSA_BrokenMigration.
+THEOREM Bugs = {} => (Spec => MigrationKeepsStableContentProp)
+\* Right answers.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
+\* MCESSA_KVMClassic_F1, MCESSA_KVMGmap_F1 (the 2007 guest on KVM), twin MCESSA_BrokenReset.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+            => (Spec => []GuestStableBeliefInv)
+\* The same models; findings MCESSA_KVMClassic_F2, MCESSA_KVMGmap_F2.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+            => (Spec => []ReadResultInv)
+\* MCESSA_Paper2007; findings MCESSA_KVMClassic_F4, MCESSA_KVMGmap_F4.
+THEOREM Impl = "Paper2007" => (Spec => []ReportedZeroReadsZeroInv)
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_BrokenCBRLStopsAtKept.
+THEOREM Bugs = {} => (FairSpec => QueuedDiscardProcessedProp)
 
 =============================================================================

@@ -1,5 +1,23 @@
 ----------------------------- MODULE FrameReuse -----------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  What frame reuse promises; each promise   *)
+(* is a property below with a THEOREM beside it naming the model whose     *)
+(* .cfg checks it and the twin that fails it.                              *)
+(*                                                                         *)
+(*   Isolation. NoCrossGuestLeakInv: a reused frame shows no other guest's *)
+(*       data, a logically zero page has "no associated frame or backed    *)
+(*       content" and an unused one reads "preferably zero for security    *)
+(*       reasons" (paper 2, 3).                                            *)
+(*   No data loss. ContentKeptInv: reuse never costs a guest its own       *)
+(*       content, S, "the host is responsible for preserving the page      *)
+(*       content" (paper 2).                                               *)
+(*                                                                         *)
+(* DiscardDropsFrameProp and DiscardDropsSavedCopyProp restate the discard *)
+(* step; TypeOK and FrameBacksOnePageInv check types and bookkeeping.      *)
+(* FrameReuseInductive.tla proves NoCrossGuestLeakInv by an inductive      *)
+(* invariant.                                                              *)
+(***************************************************************************)
+(***************************************************************************)
 (* Guests cannot see each other through the host's frames.                 *)
 (*                                                                         *)
 (* Several guests share the host's real frames.  The host takes a frame   *)
@@ -176,6 +194,9 @@ FrameBacksOnePageInv ==
 (***************************************************************************)
 NoCrossGuestLeakInv ==
     lastRead.reader \in Guests => lastRead.value \in {lastRead.reader, NoGuest}
+\* Contract (isolation).  MCFrameReuse_TwoGuests (inductively MCFrameReuseInductive_TwoGuests);
+\* twin MCFrameReuse_NotZeroed.
+THEOREM Spec => []NoCrossGuestLeakInv
 
 (***************************************************************************)
 (* ContentKeptInv.  Reusing frames never costs a guest its own content:    *)
@@ -190,6 +211,8 @@ ContentKeptInv ==
     \A s \in Slots :
         /\ resid[s] = "r" => frameData[backing[s]] = content[s]
         /\ resid[s] = "p" => saved[s] = content[s]
+\* Contract (no data loss).  MCFrameReuse_TwoGuests; twin MCFrameReuse_StealNotWritten.
+THEOREM Spec => []ContentKeptInv
 
 (***************************************************************************)
 (* DiscardDropsFrameProp, DiscardDropsSavedCopyProp.  A page that becomes   *)

@@ -1,5 +1,12 @@
 ------------------------- MODULE FrameReuseInductive -------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  A proof aid, not a promise of its own:    *)
+(* IndInv holds initially and every step from a state satisfying it keeps  *)
+(* it, and IndInv implies NoCrossGuestLeakInv, the key promise of          *)
+(* FrameReuse.tla (isolation).  The THEOREMs at the end name the models    *)
+(* that check them and the twin that shows the strengthening is needed.    *)
+(***************************************************************************)
+(***************************************************************************)
 (* An inductive invariant for FrameReuse's key safety property,            *)
 (* NoCrossGuestLeakInv (paper, section 2: a logically zero page has "no    *)
 (* associated frame or backed content.  The content of the page is        *)
@@ -58,5 +65,13 @@ PropertyAloneInit ==
     /\ StatesOfType
     /\ NoCrossGuestLeakInv
     /\ content = [s \in Slots |-> NoGuest]
+
+\* Contract.  IndInv is inductive, one step from every state of IndInit: MCFrameReuseInductive_TwoGuests.
+THEOREM IndInit /\ [][Next]_vars => []IndInv
+\* It holds initially: the Apalache check FrameReuse_TwoFrames_initial (model/apalache.json).
+THEOREM Init => IndInv
+\* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
+\* MCFrameReuseInductive_PropertyAlone.
+THEOREM IndInv => NoCrossGuestLeakInv
 
 =============================================================================

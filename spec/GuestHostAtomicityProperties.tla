@@ -1,5 +1,12 @@
 -------------------- MODULE GuestHostAtomicityProperties --------------------
 (***************************************************************************)
+(* Contract: the promises of GuestHostAtomicity.tla (its opening comment,  *)
+(* docs/contract.md) are HostProgressProp, LockReleasedProp and, from      *)
+(* PageStateProperties.tla, StableContentKeptInv; each has its THEOREM     *)
+(* here, naming the model that checks it.  The other properties restate a  *)
+(* step or check types and bookkeeping.                                    *)
+(***************************************************************************)
+(***************************************************************************)
 (* What concurrent guest CPUs and the host must guarantee.  All the        *)
 (* properties of PageStateProperties.tla apply unchanged (the models list *)
 (* them); this module adds the types of the new variables and host         *)
@@ -26,6 +33,10 @@ AtomicityTypeOK ==
 (* fair; a guest gets none).                                               *)
 (***************************************************************************)
 HostProgressProp == \A p \in Pages : (reclaim = p) ~> (resid[p] # "r")
+\* Contract (progress under a faulty guest).  MCGuestHostAtomicity_CompareAndSwapProgress,
+\* MCGuestHostAtomicity_CheckThenSetProgress, MCGuestHostAtomicity_SharedLockProgress; twin
+\* MCGuestHostAtomicity_SharedLockFaulty (a lock shared with a faulty CPU).
+THEOREM (SSINDImpl # "SharedLock" \/ FaultyCPUs = {}) => (AtomicitySpec => HostProgressProp)
 
 (***************************************************************************)
 (* LockReleasedProp.  Paper, section 2: "Allowing a lock to span across     *)
@@ -37,6 +48,9 @@ HostProgressProp == \A p \in Pages : (reclaim = p) ~> (resid[p] # "r")
 (* GuestHostAtomicity.tla; this says the steps lead to the unlock.)        *)
 (***************************************************************************)
 LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
+\* Contract (progress of a correct guest).  MCGuestHostAtomicity_SharedLockProgress; twin
+\* MCGuestHostAtomicity_SharedLockLeak.
+THEOREM AtomicitySpec => LockReleasedProp
 
 (***************************************************************************)
 (* LockExcludesOthersProp.  Issue 14's finding 5 ("There is no mutual-     *)
@@ -85,5 +99,10 @@ ReclaimBetweenCheckAndSet ==
 \* preserving volatile pages" may discard them; a preserved U, V or clean P
 \* page is the one discard that needs no frame to be reclaimed (D214).
 HostDropsPreservedCopy == lastOp'.op = "HostDiscard" /\ resid[lastOp'.page] = "p"
+
+\* Contract (no data loss), the promise of PageStates.tla under concurrent CPUs.
+\* MCGuestHostAtomicity_CompareAndSwap, MCGuestHostAtomicity_SharedLock; twins
+\* MCGuestHostAtomicity_CheckThenSet (check, then set: the design flaw), MCGuestHostAtomicity_SharedLockIgnored.
+THEOREM SSINDImpl # "CheckThenSet" => (AtomicitySpec => []StableContentKeptInv)
 
 =============================================================================

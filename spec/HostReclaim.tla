@@ -1,5 +1,31 @@
 ----------------------------- MODULE HostReclaim -----------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  What the z/VM reclaim policy promises;    *)
+(* each promise is a property of HostReclaimProperties.tla with a THEOREM  *)
+(* beside it naming the model whose .cfg checks it and the twin that fails *)
+(* it.                                                                     *)
+(*                                                                         *)
+(*   Refinement. RefinesPageStates: the policy is one host of the z/VM     *)
+(*       machine, which "uses a simplified state machine" (paper 4); so it *)
+(*       keeps every promise of PageStates.tla, checked here again:        *)
+(*       StableContentKeptInv (no data loss), ReadResultInv and            *)
+(*       DiscardFaultOnlyWhenDiscardedInv (right answers), UnusedAccessInv *)
+(*       and GuestKeepsResidencyProp (isolation),                          *)
+(*       HostDiscardsOnlyDiscardableProp (discard only when allowed).      *)
+(*   What CMMA saves. DiscardableNeverWrittenProp: "CP does not write      *)
+(*       volatile pages" ([Z1]).                                           *)
+(*   Progress. WaitingAccessServedProp of PageStates.tla, under FairSpec:  *)
+(*       an access that waits for the host completes although every frame  *)
+(*       is in use, "If a TYPE=ANY low threshold is breached, demand scan  *)
+(*       is kicked off" ([Z3]).  Under a faulty guest the host still       *)
+(*       reclaims: HostProgressProp of GuestHostAtomicityProperties.tla.   *)
+(*                                                                         *)
+(* The other properties restate the policy's steps (slots, early writes,   *)
+(* revalidation, the steal order, faults on a touch, the scan under        *)
+(* pressure) or check types and bookkeeping (TypeOK, ReclaimTypeOK,        *)
+(* FrameBudgetInv, SlotCoherentInv).                                       *)
+(***************************************************************************)
+(***************************************************************************)
 (* Host reclaim as z/VM does it, on top of the page-state machine of       *)
 (* PageStates.tla in the z/VM profile (paper Figure 3: Variant             *)
 (* "ZVMPrototype", guest primitives through a host service, an access to   *)
@@ -351,5 +377,34 @@ HostNext ==
 Next == GuestNext \/ HostNext
 
 Spec == Init /\ [][Next]_allVars
+
+
+(***************************************************************************)
+(* Progress: a fault is resolved even when no frame is free.  "If a        *)
+(* TYPE=ANY low threshold is breached, demand scan is kicked off" ([Z3]),  *)
+(* trial invalidation fills the aging list "from the top", and "Best       *)
+(* reclaim candidates are at the bottom"; a page fault is resolved by a    *)
+(* page-in or "fresh backing page frames for guest memory" ([Z1], sources *)
+(* 6: "Sz -> Sr on first access, Sp -> Sr on access") once the demand scan *)
+(* has freed a frame (PageInRoom, D51).  Fairness, for the host alone:    *)
+(*   - trial invalidation of a resident page under pressure (weak: the     *)
+(*     scan runs while the threshold stays breached);                      *)
+(*   - the steal of a page (strong: a guest touch revalidates a frame on   *)
+(*     the list and takes it off, so a steal may be enabled only now and  *)
+(*     then; a guest that wins that race for ever does not keep the host  *)
+(*     from stealing);                                                     *)
+(*   - the page-in or zero fill of a faulting page (strong: a freed frame  *)
+(*     may go to another page's fault first, again and again).             *)
+(* The guest gets none: it may stop anywhere.                              *)
+(***************************************************************************)
+FaultResolved(p) == FaultPageIn(p) \/ FaultZeroFill(p)
+Steal(p) == StealDiscard(p) \/ StealPageOut(p)
+
+FairSpec ==
+    /\ Spec
+    /\ \A p \in Pages :
+          /\ WF_allVars(TrialInvalidate(p))
+          /\ SF_allVars(Steal(p))
+          /\ SF_allVars(FaultResolved(p))
 
 =============================================================================

@@ -1,5 +1,13 @@
 ------------------------ MODULE HostReclaimProperties ------------------------
 (***************************************************************************)
+(* Contract: the promises of HostReclaim.tla (its opening comment,         *)
+(* docs/contract.md) are RefinesPageStates, the promises of PageStates.tla *)
+(* restated below, DiscardableNeverWrittenProp and                         *)
+(* WaitingAccessServedProp; each has its THEOREM beside it, naming the     *)
+(* model that checks it.  The other properties restate a step or check     *)
+(* types and bookkeeping.                                                  *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the z/VM host reclaim policy of HostReclaim.tla must guarantee.    *)
 (*                                                                         *)
 (* First, nothing of the page-state machine is lost under this host: every *)
@@ -38,6 +46,16 @@ SetStableIfNotDiscardedProp      == [][PSP!SSINDStep]_vars
 HostDiscardsOnlyDiscardableProp  == [][PSP!DiscardStep]_vars
 GuestKeepsResidencyProp          == [][PSP!GuestResidencyStep]_vars
 
+\* Contract: the promises of PageStates.tla kept under the z/VM host.  MCHostReclaim_ZVM
+\* (MCHostReclaim_ZVM2Pages1Frame, MCHostReclaim_ZVM2Resident); twins MCHostReclaimBroken_GuestChangeBit
+\* (no data loss), MCHostReclaimBroken_DiscardDirtyP (discard only when allowed).
+THEOREM Spec => []StableContentKeptInv
+THEOREM Spec => []ReadResultInv
+THEOREM Spec => []DiscardFaultOnlyWhenDiscardedInv
+THEOREM Spec => []UnusedAccessInv
+THEOREM Spec => HostDiscardsOnlyDiscardableProp
+THEOREM Spec => GuestKeepsResidencyProp
+
 (***************************************************************************)
 (* RefinesPageStates.  Paper, section 4: z/VM "uses a simplified state     *)
 (* machine that collapses the two discarded states Vz and Pz, and does not *)
@@ -49,6 +67,8 @@ GuestKeepsResidencyProp          == [][PSP!GuestResidencyStep]_vars
 (***************************************************************************)
 RefinesPageStates ==
     [][PS!Perform(lastOp'.op, lastOp'.page, lastOp'.arg)]_vars
+\* Contract (refinement).  MCHostReclaim_ZVM; twin MCHostReclaimBroken_Refinement.
+THEOREM Spec => RefinesPageStates
 
 (***************************************************************************)
 (* ReclaimTypeOK.  The policy's variables have their types, and the        *)
@@ -129,6 +149,8 @@ WriteStep ==
         IN  usage[p] = "S" \/ (usage[p] = "P" /\ dirty[p])
 
 DiscardableNeverWrittenProp == [][WriteStep]_allVars
+\* Contract (what CMMA saves).  MCHostReclaim_ZVM; twin MCHostReclaimBroken_EarlyWriteVolatile.
+THEOREM Spec => DiscardableNeverWrittenProp
 
 (***************************************************************************)
 (* ValidSlotNotRewrittenProp.  [Z3]: "Pages valid on DASD are not          *)
@@ -281,5 +303,25 @@ UnusedStolen   == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
                   /\ resid[lastOp'.page] = "r" /\ usage[lastOp'.page] = "U"
 VolatileStolen == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
                   /\ resid[lastOp'.page] = "r" /\ usage[lastOp'.page] \in {"V", "P"}
+
+
+(***************************************************************************)
+(* WaitingAccessServedProp, the progress promise of PageStates.tla (stated *)
+(* there from its sources), now also when every frame is in use: an       *)
+(* access that waits for the host completes, though the frame its page-in *)
+(* needs must first be freed by a steal.  [Z3]: "If a TYPE=ANY low         *)
+(* threshold is breached, demand scan is kicked off".  Checked under       *)
+(* FairSpec (HostReclaim.tla).                                             *)
+(***************************************************************************)
+WaitingAccessServedProp == PSP!WaitingAccessServedProp
+\* Contract (progress).  MCHostReclaim_ZVMLiveness (MCHostReclaim_ZVMLivenessValues, deep); twin
+\* MCHostReclaimBroken_ScanNeverKickedOff.
+THEOREM FairSpec => WaitingAccessServedProp
+
+\* (WaitingAccessServedProp.)  A page-in while every other frame is in use: the frame it takes
+\* was freed by a steal.
+PageInIntoStolenFrame ==
+    /\ lastOp'.op = "HostPageIn" /\ lastOp' # lastOp
+    /\ \E q \in Pages : q # lastOp'.page /\ resid[q] = "p"
 
 =============================================================================

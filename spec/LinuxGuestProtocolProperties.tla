@@ -1,5 +1,14 @@
 -------------------- MODULE LinuxGuestProtocolProperties --------------------
 (***************************************************************************)
+(* Contract: the promises of LinuxGuestProtocol.tla (its opening comment,  *)
+(* docs/contract.md) are StableWhileHeldInv,                               *)
+(* PgDiscardedOnlyIfDiscardedInv, NoVolatileWhileForbiddenInv,             *)
+(* NoUseAfterFreeProp, NoDeadlockInv, MakeVolatileEndsProp,                *)
+(* StateChangeReleasedProp and MakeStableCompletesProp; each has its       *)
+(* THEOREM beside it, naming the model that checks it.  The other          *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the Linux guest protocol of LinuxGuestProtocol.tla must guarantee. *)
 (*                                                                         *)
 (* Each property is stated from the seed sentences it quotes, over the     *)
@@ -59,6 +68,8 @@ WaitsFor(x, y) ==
 NoDeadlockInv ==
     \A S \in SUBSET Contexts :
         S # {} => \E x \in S : \A y \in S : ~WaitsFor(x, y)
+\* Contract (progress).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_BlockingMakeVolatile.
+THEOREM CheckOrder = "Atomic" => (Spec => []NoDeadlockInv)
 
 (***************************************************************************)
 (* InterruptedCodeWaitsProp.  "If a cpu is interrupted while holding the   *)
@@ -112,6 +123,9 @@ StableWhileHeldInv ==
     \A c \in CPUs :
         HeldForStableUse(c) =>
             usage[pg[Proc(c)]] = "S" /\ ~discarded[pg[Proc(c)]]
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twins MCLinuxGuestProtocolBroken_Overtakes,
+\* MCLinuxGuestProtocolBroken_SkipsBit; finding MCLinuxGuestProtocol_CountsThenFlags (another CheckOrder).
+THEOREM CheckOrder = "Atomic" => (Spec => []StableWhileHeldInv)
 
 \* What StableWhileHeldInv is about (its witness, model/manifest.json): a user
 \* holds a page for stable use while another CPU's make_volatile is under way.
@@ -189,6 +203,10 @@ NoVolatileWhileForbiddenInv ==
         /\ (dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ mlocked[p])
                => usage[p] = "S"
         /\ writable[p] => usage[p] # "V"
+\* Contract (discard only when allowed).  MCLinuxGuestProtocol_Conditions; twins
+\* MCLinuxGuestProtocolBroken_ForgetsDirty, MCLinuxGuestProtocolBroken_ForgetsWritable; finding
+\* MCLinuxGuestProtocol_FlagsThenCounts (another CheckOrder).
+THEOREM CheckOrder = "Atomic" => (Spec => []NoVolatileWhileForbiddenInv)
 
 \* What NoVolatileWhileForbiddenInv is about (its witness, model/manifest.json):
 \* a page a user has made dirty, locked or mlocked, or truncated.
@@ -399,6 +417,8 @@ NoUseAfterFreeStep ==
     \A p \in Pages :
         (~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0) => inCache'[p]
 NoUseAfterFreeProp == [][NoUseAfterFreeStep]_vars
+\* Contract (no use after free).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_FindsFreedPage.
+THEOREM CheckOrder = "Atomic" => (Spec => NoUseAfterFreeProp)
 
 \* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
 FreePageTaken ==
@@ -478,6 +498,8 @@ NoVolatileOnDiscardedInv ==
 (* would throw away a good page (D195 addendum).                           *)
 (***************************************************************************)
 PgDiscardedOnlyIfDiscardedInv == \A p \in Pages : pgDiscarded[p] => discarded[p]
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_SpuriousDiscard.
+THEOREM CheckOrder = "Atomic" => (Spec => []PgDiscardedOnlyIfDiscardedInv)
 
 \* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
 SomePageMarkedDiscarded == \E p \in Pages : pgDiscarded[p]
@@ -487,5 +509,64 @@ SomePageMarkedDiscarded == \E p \in Pages : pgDiscarded[p]
 MakeVolatileChecksDiscarded == \E x \in Contexts : pc[x] = "MVCheck" /\ pgDiscarded[pg[x]]
 
 SomeContextWaits == \E x, y \in Contexts : WaitsFor(x, y)
+
+
+(***************************************************************************)
+(* MakeVolatileEndsProp.  "The make_volatile operation does not have to    *)
+(* wait, it can just return instead"; "the preferable solution is to let  *)
+(* the make_volatile function return immediately if the PG_state_change   *)
+(* bit is unavailable" (paper 3.3).  Every call of make_volatile, in a     *)
+(* process context or an end-of-I/O handler, returns: its retries are     *)
+(* bounded by the events that call it, never by waiting for the bit.      *)
+(* Checked under FairSpec (LinuxGuestProtocol.tla).                       *)
+(***************************************************************************)
+InMakeVolatile(x) == pc[x] \in {"MVTry", "MVSpin", "MVCheck", "MVCheck2", "MVSet", "MVRelease"}
+
+MakeVolatileEndsProp == \A x \in Contexts : InMakeVolatile(x) ~> ~InMakeVolatile(x)
+\* Contract (progress).  MCLinuxGuestProtocol_Liveness, MCLinuxGuestProtocol_LivenessLockOnly; twin
+\* MCLinuxGuestProtocolBroken_BlockingMakeVolatileEnds.
+THEOREM CheckOrder = "Atomic" => (FairSpec => MakeVolatileEndsProp)
+
+(***************************************************************************)
+(* StateChangeReleasedProp.  PG_state_change serialises make_stable and    *)
+(* make_volatile, and make_stable "will wait until it can acquire the new *)
+(* page flag" (paper 3.3): the wait can only end if every holder lets go.  *)
+(* Whoever takes the bit, a make_stable or a make_volatile, clears it      *)
+(* again.  Checked under FairSpec.                                         *)
+(***************************************************************************)
+StateChangeReleasedProp ==
+    \A p \in Pages, x \in Contexts : (x \in stateChange[p]) ~> (x \notin stateChange[p])
+\* Contract (progress).  MCLinuxGuestProtocol_Liveness, MCLinuxGuestProtocol_LivenessLockOnly; twin
+\* MCLinuxGuestProtocolBroken_LeakedStateChange.
+THEOREM CheckOrder = "Atomic" => (FairSpec => StateChangeReleasedProp)
+
+(***************************************************************************)
+(* MakeStableCompletesProp.  "a make stable operation may not 'overtake'   *)
+(* the attempt to make it volatile ... The function that makes a page      *)
+(* stable will wait until it can acquire the new page flag" (paper 3.3):   *)
+(* it waits, and the wait ends.  A make_stable that waits for              *)
+(* PG_state_change gets it and completes: the page is held stable, or the  *)
+(* lookup fails on a discarded page ("functions return notfound", 3.2).    *)
+(* Checked under FairSpec where end-of-I/O interrupts do not recur; where  *)
+(* they do, the wait can last for ever (MCLinuxGuestProtocol_MakeStable-   *)
+(* Starved): the bit is a test-and-set, not a queue, and the paper does   *)
+(* not promise more than waiting.                                          *)
+(***************************************************************************)
+MakeStableCompletesProp ==
+    \A c \in CPUs : pc[Proc(c)] = "MSWait" ~> pc[Proc(c)] \in {"Held", "Failed"}
+\* Contract (progress).  MCLinuxGuestProtocol_LivenessLockOnly (users that only lock the page); twin
+\* MCLinuxGuestProtocolBroken_LeakedStateChangeWait; finding MCLinuxGuestProtocol_MakeStableStarved.
+THEOREM (CheckOrder = "Atomic" /\ UserOps \subseteq {"Lock"}) => (FairSpec => MakeStableCompletesProp)
+
+\* (MakeVolatileEndsProp.)  A make_volatile that finds PG_state_change taken returns at once.
+MakeVolatileGivesUp ==
+    \E x \in Contexts : pc[x] = "MVTry" /\ stateChange[pg[x]] # {} /\ pc'[x] # "MVTry"
+                        /\ ~InMakeVolatile(x)'
+\* (StateChangeReleasedProp.)  A make_volatile that took PG_state_change clears it.
+MakeVolatileReleasesBit ==
+    \E x \in Contexts : pc[x] = "MVRelease" /\ \E p \in Pages : x \in stateChange[p] /\ x \notin stateChange'[p]
+\* (MakeStableCompletesProp.)  A make_stable that waited for PG_state_change takes it.
+MakeStableTakesBitAfterWait ==
+    \E c \in CPUs : pc[Proc(c)] = "MSWait" /\ pc'[Proc(c)] = "MSSet"
 
 =============================================================================

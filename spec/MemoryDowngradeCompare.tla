@@ -1,5 +1,22 @@
 ----------------------- MODULE MemoryDowngradeCompare ------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  What incremental removal promises against *)
+(* bulk removal; each promise is a property below with a THEOREM beside it *)
+(* naming the model whose .cfg checks it and the twin or finding that      *)
+(* fails it.                                                               *)
+(*                                                                         *)
+(*   Refinement of the advice. SameOutcomeInv: removing "small amounts of  *)
+(*       memory" at a time ([Z2]) ends where one request would, under      *)
+(*       MovePolicy "SlotsFirst"; SameOutcomeUnpinnedInv: under either     *)
+(*       policy when no pinned page is moved.                              *)
+(*   Progress. BothRunsEndInv: "DMD operations are expected to take time", *)
+(*       and both runs end ([Z2]); FittingRequestNotRejectedInv: a request *)
+(*       that fits is not rejected (D66).                                  *)
+(*                                                                         *)
+(* EachRunIsADowngradeInv checks that each copy is a correct removal (the  *)
+(* properties of MemoryDowngradeProperties.tla).                           *)
+(***************************************************************************)
+(***************************************************************************)
 (* Incremental and bulk removal give the same final outcome.               *)
 (*                                                                         *)
 (* [Z2]: "If a large amount of memory is to be removed, the impact on      *)
@@ -263,12 +280,16 @@ SameOutcome ==
 (* the first page out.                                                     *)
 (***************************************************************************)
 SameOutcomeInv == Done => SameOutcome
+\* Contract.  MCMemoryDowngradeCompare_SlotsFirst; finding MCMemoryDowngradeCompare_AnyRoomPinned3.
+THEOREM MovePolicy = "SlotsFirst" => (Spec => []SameOutcomeInv)
 
 (***************************************************************************)
 (* SameOutcomeUnpinnedInv.  The same, for removal sets that hold no pinned *)
 (* page: holds under both policies.                                        *)
 (***************************************************************************)
 SameOutcomeUnpinnedInv == (Done /\ ~pinnedInR) => SameOutcome
+\* Contract.  MCMemoryDowngradeCompare_AnyRoomUnpinned; twin MCMemoryDowngradeCompareBroken_CopyAny.
+THEOREM Spec => []SameOutcomeUnpinnedInv
 
 (***************************************************************************)
 (* EachRunIsADowngradeInv.  Comparing two runs is worth something only if  *)
@@ -298,6 +319,8 @@ EachRunIsADowngradeInv ==
 (* if its guard were wrong (D174).                                         *)
 (***************************************************************************)
 BothRunsEndInv == ~Done => ENABLED RunStep
+\* Contract (progress).  MCMemoryDowngradeCompare_SlotsFirst; twin MCMemoryDowngradeCompareBroken_Stuck.
+THEOREM Spec => []BothRunsEndInv
 
 (***************************************************************************)
 (* FittingRequestNotRejectedInv.  A request "is rejected cleanly ... when  *)
@@ -319,6 +342,9 @@ BothRunsEndInv == ~Done => ENABLED RunStep
 (***************************************************************************)
 FittingRequestNotRejectedInv ==
     (bReq.state = "rejected" /\ iReq.state = "idle") => ~IP!FitsIn(bReq.frames)
+\* Contract (progress).  MCMemoryDowngradeCompare_AnyRoomPinnedStable3 (stable pages only); twin
+\* MCMemoryDowngradeCompareBroken_SpendsPinnedFrame.
+THEOREM (MovePolicy = "AnyRoom" /\ UsageChoice = {"S"}) => (Spec => []FittingRequestNotRejectedInv)
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

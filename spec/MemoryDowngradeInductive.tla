@@ -1,5 +1,13 @@
 ----------------------- MODULE MemoryDowngradeInductive -----------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  A proof aid, not a promise of its own:    *)
+(* IndInv holds initially and every step from a state satisfying it keeps  *)
+(* it, and IndInv implies NoDataLostInv, the key promise of                *)
+(* MemoryDowngrade.tla (no data loss).  The THEOREMs at the end name the   *)
+(* models that check them and the twin that shows the strengthening is     *)
+(* needed.                                                                 *)
+(***************************************************************************)
+(***************************************************************************)
 (* An inductive invariant for Dynamic Memory Downgrade's key safety        *)
 (* property, NoDataLostInv ([Z2]: "Before memory can be reclaimed, the     *)
 (* content of that memory must be copied elsewhere, either to other memory *)
@@ -58,5 +66,13 @@ IndInit == StatesOfType /\ IndInv
 
 \* For the twin that shows the strengthening is needed: the property alone.
 PropertyAloneInit == StatesOfType /\ TypeOK /\ NoDataLostInv
+
+\* Contract.  IndInv is inductive, one step from every state of IndInit: MCMemoryDowngradeInductive_OnePageP.
+THEOREM IndInit /\ [][Next]_vars => []IndInv
+\* It holds initially: the Apalache check MemoryDowngrade_Safety_initial (model/apalache.json).
+THEOREM Init => IndInv
+\* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
+\* MCMemoryDowngradeInductive_PropertyAlone.
+THEOREM IndInv => NoDataLostInv
 
 =============================================================================

@@ -1,5 +1,13 @@
 ---------------------- MODULE MemoryDowngradeProperties ----------------------
 (***************************************************************************)
+(* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
+(* docs/contract.md) are NoDataLostInv, OfflineFrameUnusedInv,             *)
+(* CleanRejectionInv, CompletionMeansRemovedProp, UnusedHoldsNothingInv,   *)
+(* MemoryLimitsInv, DiscardableNotMovedProp and RequestResolvesProp; each  *)
+(* has its THEOREM beside it, naming the model that checks it.  The other  *)
+(* properties restate a step or check types and bookkeeping.               *)
+(***************************************************************************)
+(***************************************************************************)
 (* What Dynamic Memory Downgrade (MemoryDowngrade.tla) must guarantee.     *)
 (* [Z2] is the DMD report of docs/sources.md.  No property uses the        *)
 (* decision operators the broken twins (model/MCMemoryDowngradeBroken.tla) *)
@@ -52,6 +60,9 @@ NoDataLostInv ==
         /\ (usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])) =>
                IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
+\* Contract (no data loss).  MCMemoryDowngrade_Safety (inductively MCMemoryDowngradeInductive_OnePageP);
+\* twins MCMemoryDowngradeBroken_LostWrite, MCMemoryDowngradeBroken_DiscardsDirtyP.
+THEOREM Spec => []NoDataLostInv
 
 (***************************************************************************)
 (* DiscardableNotMovedProp.  [Z1]: "CP recognizes clean disk cache pages,  *)
@@ -79,6 +90,8 @@ DiscardableNotMovedProp ==
     [][\A p \in Pages :
           Discardable(p) => /\ ~(~paged[p] /\ paged'[p])
                             /\ ~(copy.page # p /\ copy'.page = p)]_vars
+\* Contract (what CMMA saves).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_PagesOutDiscardable.
+THEOREM Spec => DiscardableNotMovedProp
 
 \* What DiscardableNotMovedProp is about (its witness, a step): the frame of a
 \* discardable page is reclaimed, by the host or by a removal.
@@ -93,6 +106,8 @@ DiscardableReclaimed ==
 (***************************************************************************)
 UnusedHoldsNothingInv ==
     \A p \in Pages : usage[p] = "U" => data[p] = 0 /\ owed[p] = NoValue
+\* Contract (isolation).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_StoresToUnused.
+THEOREM Spec => []UnusedHoldsNothingInv
 
 (***************************************************************************)
 (* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
@@ -121,6 +136,8 @@ OfflineFrameUnusedInv ==
         ~online[f] =>
             /\ \A p \in Pages : frame[p] # f
             /\ ~(copy.page # NoPage /\ copy.target = f)
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_OfflineInUse.
+THEOREM Spec => []OfflineFrameUnusedInv
 
 (***************************************************************************)
 (* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
@@ -144,6 +161,8 @@ MemoryLimitsInv ==
     /\ Permanent \subseteq OnlineFrames
     /\ Cardinality(OnlineFrames \cap Permanent) >= MinPermanent
     /\ 2 * Cardinality(OnlineFrames \ Permanent) <= Cardinality(OnlineFrames)
+\* Contract (limits).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_PermanentOffline.
+THEOREM Spec => []MemoryLimitsInv
 
 (***************************************************************************)
 (* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)
@@ -157,6 +176,8 @@ CleanRejectionInv ==
     req.state = "rejected" =>
         /\ \A f \in req.frames : online[f]
         /\ copy.page = NoPage
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_HalfDoneRejection.
+THEOREM Spec => []CleanRejectionInv
 
 \* What CleanRejectionInv is about (its witness, model/manifest.json): a
 \* request was rejected.
@@ -207,6 +228,8 @@ RejectedBesideOfflineFrame ==
 (***************************************************************************)
 RequestResolvesProp ==
     [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
+\* Contract (progress).  MCMemoryDowngrade_Liveness; twin MCMemoryDowngradeBroken_NeverGivesUp.
+THEOREM FairSpec => RequestResolvesProp
 
 (***************************************************************************)
 (* CompletionMeansRemovedProp.  [Z2]: "Before memory can be reclaimed, the *)
@@ -223,6 +246,8 @@ CompletionMeansRemovedProp ==
           /\ req.state = "active"
           /\ req'.frames # {}
           /\ \A f \in req'.frames : ~online'[f]]_vars
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_CompletesEarly.
+THEOREM Spec => CompletionMeansRemovedProp
 
 \* What CompletionMeansRemovedProp is about (its witness, a step): a request
 \* completes.

@@ -1,5 +1,14 @@
 ------------------------- MODULE PageStateProperties -------------------------
 (***************************************************************************)
+(* Contract: the promises of PageStates.tla (its opening comment,          *)
+(* docs/contract.md) are StableContentKeptInv, ReadResultInv,              *)
+(* DiscardFaultOnlyWhenDiscardedInv, UnusedAccessInv,                      *)
+(* GuestKeepsResidencyProp, HostDiscardsOnlyDiscardableProp and            *)
+(* WaitingAccessServedProp; their THEOREMs are gathered at the end of this *)
+(* module, naming the model that checks it.  The other properties restate  *)
+(* a step or check types and bookkeeping.                                  *)
+(***************************************************************************)
+(***************************************************************************)
 (* What the page-state machine of PageStates.tla must guarantee.           *)
 (*                                                                         *)
 (* Each property is stated from the seed sentences it quotes, in terms of  *)
@@ -329,5 +338,48 @@ OwedAcrossPrimitive ==
     /\ lastOp.op \in GuestPrimitives \ {"SetUnused"}
     /\ lastOp.outcome # "Failure"
     /\ intended[lastOp.page] \notin {NoValue, 0}
+
+
+(***************************************************************************)
+(* WaitingAccessServedProp.  An access that waits for the host completes:  *)
+(* every page an access would wait on (neither resident, nor unused, nor   *)
+(* discarded) is eventually one an access completes on: resident (a value) *)
+(* or discarded (the discard fault, "If a guest accesses a Vz or Pz page,  *)
+(* the host will present a special discard fault"), or unused if the       *)
+(* guest freed it meanwhile.  Sources 6: "Sz -> Sr on first access, Sp ->  *)
+(* Sr on access"; sources 2: "a guest touching a dropped page gets a fresh *)
+(* zero page from the ordinary fault handler".  Stated from the state, not *)
+(* through AccessOutcome.  Checked under FairSpec (PageStates.tla).        *)
+(***************************************************************************)
+AccessWaiting(p) ==
+    /\ resid[p] # "r"
+    /\ usage[p] # "U"
+    /\ ~(usage[p] \in {"V", "P"} /\ resid[p] = "z")
+
+WaitingAccessServedProp == \A p \in Pages : AccessWaiting(p) ~> ~AccessWaiting(p)
+
+\* (WaitingAccessServedProp.)  The host pages in a preserved stable page: the fault of an
+\* access that must not lose the content is served with the content.
+StablePageInServed == lastOp'.op = "HostPageIn" /\ usage[lastOp'.page] = "S"
+
+(***************************************************************************)
+(* The contract of PageStates.tla as theorems.  TLC checks each in the     *)
+(* models named (model/manifest.json lists the others and the twins); a    *)
+(* THEOREM here is the claim, the model's .cfg is what backs it.           *)
+(***************************************************************************)
+\* No data loss.  MCPageStates_Full (every PageStates model; inductively MCPageStatesInductive_Full);
+\* twin MCPageStatesBroken_StableContent.
+THEOREM Spec => []StableContentKeptInv
+\* Right answers.  MCPageStates_Full; twins MCPageStatesBroken_ReadResult, MCPageStatesBroken_DiscardFault.
+THEOREM Spec => []ReadResultInv
+THEOREM Spec => []DiscardFaultOnlyWhenDiscardedInv
+\* Isolation.  MCPageStates_Full; twins MCPageStatesBroken_UnusedAccess, MCPageStatesBroken_GuestResidency.
+THEOREM Spec => []UnusedAccessInv
+THEOREM Spec => GuestKeepsResidencyProp
+\* Discard only when allowed.  MCPageStates_Full; twin MCPageStatesBroken_DiscardDirtyP.
+THEOREM Spec => HostDiscardsOnlyDiscardableProp
+\* Progress.  MCPageStates_Liveness (MCPageStates_LivenessTwoPages, deep); twins
+\* MCPageStatesBroken_NoZeroFill, MCPageStatesBroken_PpNotPagedIn.
+THEOREM FairSpec => WaitingAccessServedProp
 
 =============================================================================

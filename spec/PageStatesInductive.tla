@@ -1,5 +1,12 @@
 ------------------------- MODULE PageStatesInductive -------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  A proof aid, not a promise of its own:    *)
+(* IndInv holds initially and every step from a state satisfying it keeps  *)
+(* it, and IndInv implies StableContentKeptInv, the key promise of         *)
+(* PageStates.tla (no data loss).  The THEOREMs at the end name the models *)
+(* that check them and the twin that shows the strengthening is needed.    *)
+(***************************************************************************)
+(***************************************************************************)
 (* An inductive invariant for the core safety property of the page-state  *)
 (* machine, StableContentKeptInv ("the host is responsible for preserving *)
 (* the page content").  IndInv holds initially and is preserved by every   *)
@@ -58,5 +65,13 @@ IndInit == StatesOfType /\ IndInv
 
 \* For the twin that shows the strengthening is needed: the property alone.
 PropertyAloneInit == StatesOfType /\ TypeOK /\ InVariant /\ StableContentKeptInv
+
+\* Contract.  IndInv is inductive, one step from every state of IndInit: MCPageStatesInductive_Full, MCPageStatesInductive_ZVMPrototype.
+THEOREM IndInit /\ [][Next]_vars => []IndInv
+\* It holds initially: MCPageStatesInductive_Reachable (IndInv in every reachable state).
+THEOREM Init => IndInv
+\* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
+\* MCPageStatesInductive_PropertyAlone.
+THEOREM IndInv => StableContentKeptInv
 
 =============================================================================

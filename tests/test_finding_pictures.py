@@ -71,7 +71,8 @@ def test_the_committed_picture_is_what_tlc_gives(finding: object, name: str) -> 
     row = check_entry(entry, jar=default_jar(), library=default_library(manifest))
     assert row.as_expected and row.trace, row.note
     impl = _impl(entry) if finding.table else None  # type: ignore[attr-defined]
-    drawn = picture(finding, name, row.trace, str(row.violated), impl)  # type: ignore[arg-type]
+    drawn = picture(finding, name, row.trace, str(row.violated), impl,  # type: ignore[arg-type]
+                    row.back_to_state, row.stuttering)
     committed = (PICTURES / f"{name}.svg").read_text(encoding="utf-8")
     if drawn != committed:
         diff = "".join(difflib.unified_diff(committed.splitlines(True), drawn.splitlines(True),
