@@ -280,7 +280,7 @@ SameOutcome ==
 (* the first page out.                                                     *)
 (***************************************************************************)
 SameOutcomeInv == Done => SameOutcome
-\* Contract.  MCMemoryDowngradeCompare_SlotsFirst; finding MCMemoryDowngradeCompare_AnyRoomPinned3.
+\* Contract (the same outcome, bulk or incremental).  MCMemoryDowngradeCompare_SlotsFirst; finding MCMemoryDowngradeCompare_AnyRoomPinned3.
 THEOREM MovePolicy = "SlotsFirst" => (Spec => []SameOutcomeInv)
 
 (***************************************************************************)
@@ -288,7 +288,7 @@ THEOREM MovePolicy = "SlotsFirst" => (Spec => []SameOutcomeInv)
 (* page: holds under both policies.                                        *)
 (***************************************************************************)
 SameOutcomeUnpinnedInv == (Done /\ ~pinnedInR) => SameOutcome
-\* Contract.  MCMemoryDowngradeCompare_AnyRoomUnpinned; twin MCMemoryDowngradeCompareBroken_CopyAny.
+\* Contract (the same outcome when no page to move is pinned).  MCMemoryDowngradeCompare_AnyRoomUnpinned; twin MCMemoryDowngradeCompareBroken_CopyAny.
 THEOREM Spec => []SameOutcomeUnpinnedInv
 
 (***************************************************************************)

@@ -322,7 +322,9 @@ def picture(f: Finding, name: str, trace: list[TraceStep], violated: str, impl: 
         end = f"the last violates {violated}"
     subtitle = f"{name}: TLC's shortest counterexample, {len(trace) - 1} steps; {end}"
     if impl is None:
-        return draw(title, subtitle, generic_steps(trace))
+        steps = generic_steps(trace)
+        cpus = sorted({s.lane for s in steps if s.lane.startswith("CPU ")})
+        return draw(title, subtitle, steps, (*cpus, "bulk removal", "incremental removal"))
     gmap, kvm = impl == "KVMGmap", impl != "Paper2007"
     steps = essa_steps(trace, lambda v, p: _page_cell(v, p, gmap, kvm), _guest_cell)
     return draw(title, subtitle, steps, ("guest", "host"))
