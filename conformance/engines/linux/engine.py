@@ -20,6 +20,7 @@ per new sequence instead of one per request. ``memo=False`` sends every request.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from typing import Final, TypeAlias
 
 from conformance.essa import (
@@ -27,7 +28,9 @@ from conformance.essa import (
 )  # fmt: skip
 from conformance.protocol import EngineFault, Unsupported
 
-from .kernels import Built, build
+from refimpl.essa import EssaProfile
+
+from .kernels import HARNESSES, Built, build
 
 #: The Impl each harness implements (announced in the hello: reported, not trusted).
 IMPL: Final = {"classic": "KVMClassic", "gmap": "KVMGmap"}
@@ -204,6 +207,27 @@ class KernelEssaEngine:
             return reply._replace(reason=_GMAP_ONLY[op])
         return reply
 
+    def explain(self, profile: EssaProfile, requests: Sequence[EssaRequest]) -> list[str]:
+        """``requests`` from a reset on a fresh harness of ``profile``, then the last one in the
+        kernel's terms (the harness's ``explain``): what the harness did beside the kernel, the
+        kernel functions it ran, the raw PTE, PGSTE and CBRL before and after, decoded with the
+        kernel's macro names. The lines of a report, headed; the first after the heading names
+        the kernel function most to blame ("kernel function: X")."""
+        self.hello(EssaProfileRequest.of(profile))
+        self._send("reset")
+        for r in requests:
+            self._send(self._line(r))
+        assert self._proc is not None and self._proc.stdin and self._proc.stdout
+        self._proc.stdin.write("explain\n")
+        self._proc.stdin.flush()
+        got = []
+        while (line := self._proc.stdout.readline()) and line.strip() != "end":
+            got.append(line.rstrip("\n"))
+        if not line:
+            raise EngineFault("crash", "the kernel harness exited during explain")
+        return kernel_terms(got, self.built.kernel if self.built else "?", self.harness,
+                            HARNESSES[self.harness].helpers)  # fmt: skip
+
     def close(self) -> None:
         if self._proc is not None:
             if self._proc.stdin:
@@ -212,6 +236,45 @@ class KernelEssaEngine:
             if self._proc.stdout:
                 self._proc.stdout.close()
             self._proc = None
+
+
+def kernel_terms(lines: Sequence[str], kernel: str, harness: str,
+                 helpers: frozenset[str] = frozenset()) -> list[str]:  # fmt: skip
+    """The harness's ``explain`` lines as a report's: the kernel function most to blame (the
+    deepest one, not a helper of ``helpers``, that changed a PTE, PGSTE or the CBRL, else the
+    deepest one called), the harness's note, the PTEs and PGSTEs, the CBRL, the calls."""
+    notes = [ln.removeprefix("note ") for ln in lines if ln.startswith("note ")]
+    pages = [ln.removeprefix("page ") for ln in lines if ln.startswith("page ")]
+    cbrl = [ln.removeprefix("cbrl ") for ln in lines if ln.startswith("cbrl ")]
+    calls = []
+    for ln in lines:
+        if ln.startswith("call "):
+            _, d, c, n = ln.split()
+            calls.append((int(d), c == "1", n))
+    own = [c for c in calls if c[2] not in helpers]
+    blamed = max((c for c in own if c[1]), key=lambda c: c[0], default=None) or max(
+        own, key=lambda c: c[0], default=None)  # fmt: skip
+    out = [f"In the kernel's terms (the step replayed on the {harness} harness, Linux {kernel}):"]
+    if blamed is not None:
+        out.append(f"kernel function: {blamed[2]}")
+    out += [f"the harness: {n}" for n in notes]
+    out += [f"page {p}" for p in pages]
+    out += [f"CBRL {c}" for c in cbrl]
+    if calls:
+        out.append("kernel functions the step ran, by call depth (* changed a PTE, a PGSTE or "
+                   "the CBRL):")
+        shown: list[tuple[int, bool, str, int]] = []
+        for depth, changed, name in calls:
+            if shown and shown[-1][:3] == (depth, changed, name):
+                shown[-1] = (depth, changed, name, shown[-1][3] + 1)  # called again: counted
+                continue
+            shown.append((depth, changed, name, 1))
+        for depth, changed, name, times in shown:
+            out.append(f"  {'  ' * depth}{name}{' *' if changed else ''}"
+                       + (f" (x{times})" if times > 1 else ""))
+    else:
+        out.append("kernel functions the step ran: none")
+    return out
 
 
 class ClassicKernelEngine(KernelEssaEngine):
