@@ -29,6 +29,10 @@ differs, 3 on a build error or an engine fault.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
+import multiprocessing
+import os
 import io
 import random
 import re
@@ -76,14 +80,28 @@ class Row:
     classify: str
     outcomes: list[Outcome]
     reports: list[str]  # the driver's report of each divergence, with its reproducers' paths
-    #: Each divergence (classify's for this Impl, then run's): who found it and the error.
-    errors: list[tuple[str, Divergence]] = field(default_factory=list)
+    #: Each divergence (classify's for this Impl, then run's).
+    errors: list[Failure] = field(default_factory=list)
     #: Each divergence's saved trace (trace.jsonl), which ``--replay`` runs on a kernel again.
     traces: list[Path] = field(default_factory=list)
 
     @property
     def diverged(self) -> bool:
         return bool(self.errors) or any(isinstance(o.error, Divergence) for o in self.outcomes)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A divergence as kernel-check keeps it (plain data, so a worker process can return it):
+    who found it, :func:`finding_key`, and the requests from a reset through the diverging one."""
+
+    found_by: str
+    key: tuple[str, tuple[str, ...]]
+    requests: tuple[EssaRequest, ...]
+
+    @classmethod
+    def of(cls, found_by: str, error: Divergence) -> Failure:
+        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps))
 
 
 @dataclass
@@ -93,16 +111,12 @@ class Finding:
 
     key: tuple[str, tuple[str, ...]]
     found_by: str
-    error: Divergence
+    failure: Failure
     report: str
     profiles: list[EssaProfile]
     #: The diverging step in the kernel's terms (:meth:`KernelEssaEngine.explain`), if asked.
     kernel: list[str] = field(default_factory=list)
     trace: Path | None = None
-
-    @property
-    def request(self) -> EssaRequest:
-        return self.error.steps[-1].request  # type: ignore[no-any-return]
 
     def headline(self) -> str:
         """``ESSA ORC 1 (SetStable) on page 0: pages[0].nodat differ (pgste_perform_essa)``."""
@@ -124,13 +138,13 @@ def findings(rows: Sequence[Row]) -> list[Finding]:
     out: dict[tuple[str, tuple[str, ...]], Finding] = {}
     for r in rows:
         traces: list[Path | None] = [*r.traces] if r.traces else [None] * len(r.errors)
-        for (found_by, error), report, trace in zip(r.errors, r.reports, traces, strict=True):
-            key = finding_key(error)
+        for failure, report, trace in zip(r.errors, r.reports, traces, strict=True):
+            key = failure.key
             if key in out:
                 if r.profile not in out[key].profiles:
                     out[key].profiles.append(r.profile)
                 continue
-            out[key] = Finding(key, found_by, error, report, [r.profile], trace=trace)
+            out[key] = Finding(key, failure.found_by, failure, report, [r.profile], trace=trace)
     return list(out.values())
 
 
@@ -206,10 +220,61 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
             report_failure(ESSA_DRIVER, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
             traces.append(where / ESSA_DRIVER.short_name(profile) / "trace.jsonl")
-        rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports, errors, traces))
+        rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
+                        [Failure.of(by, e) for by, e in errors], traces))  # fmt: skip
     if timings is not None:
         timings.update(classify=t1 - t0, run=time.monotonic() - t1)
     return c, rows
+
+
+def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
+                   examples: int = EXAMPLES, max_steps: int = MAX_STEPS, seed: int = SEED,
+                   tlc: bool = False, memo: bool = True, only: EssaProfileRequest | None = None,
+                   ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+    """:func:`check` with the kernel's harness, one constant set at a time in ``jobs`` worker
+    processes (each with its own harness): the same classify and run, profile by profile, as one
+    :func:`check` does them, merged in profile order. Also returns the engines' counters."""
+    impl = IMPL[harness]
+    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    profiles = ESSA_DRIVER.profiles(fixed, PAGES)
+    task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
+                             tlc, memo)  # fmt: skip
+    if jobs <= 1 or len(profiles) <= 1:
+        results = [task(p) for p in profiles]
+    else:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
+            results = pool.map(task, profiles, chunksize=1)
+    verdicts = tuple(v for c, _, _ in results for v in c.verdicts)
+    rows = [r for _, rs, _ in results for r in rs]
+    counters = {k: sum(n[k] for _, _, n in results) for k in ("sent", "round_trips", "memoized")}
+    return Classification(results[0][0].engine, verdicts), rows, counters
+
+
+def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
+               seed: int, tlc: bool, memo: bool, profile: EssaProfile,
+               ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+    """One profile's classify and run (a worker's task): picklable results, the divergences
+    kept as :class:`Failure`."""
+    engines: list[KernelEssaEngine] = []
+
+    def engine() -> EssaEngine:
+        e = KernelEssaEngine(harness, memo=memo)
+        e.built = built
+        engines.append(e)
+        return e
+
+    one = EssaProfileRequest.of(profile).without("bugs", "pages")
+    c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
+                    max_steps=max_steps, seed=seed, tlc=tlc, only=one)  # fmt: skip
+    verdicts = tuple(v if v.divergence is None else v._replace(
+        divergence=v.divergence._replace(error=None))  # type: ignore[arg-type]
+        for v in c.verdicts)  # fmt: skip
+    rows = [dataclasses.replace(r, outcomes=[dataclasses.replace(o, error=None) for o in r.outcomes])
+            for r in rows]  # fmt: skip
+    counters = {"sent": sum(e.sent for e in engines),
+                "round_trips": sum(e.round_trips for e in engines),
+                "memoized": sum(e.memoized for e in engines)}  # fmt: skip
+    return Classification(c.engine, verdicts), rows, counters
 
 
 def classify_request(impl: str, only: EssaProfileRequest | None = None) -> EssaProfileRequest:
@@ -338,6 +403,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="before/after: run the same requests on BASE_TREE's harness and on "
                              "--kernel-src's (or the default tree's) and report where their "
                              "replies differ, instead of the check")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="worker processes, one constant set each at a time (default: "
+                             "2, or 1 on one core)")
     parser.add_argument("--no-memo", action="store_true",
                         help="send every request to the harness (no memoized replies, D121)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"reproducers (default {OUT})")
@@ -388,12 +456,19 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return engine
 
     impl = IMPL[args.harness]
+    counters: dict[str, int] = {}
     try:
-        classify_engine = (EssaJsonLinesEngine(shlex.join(command)) if args.json_lines
-                           else in_process())  # fmt: skip
-        c, rows = check(classify_engine, in_process, impl, args.out, examples=examples,
-                        max_steps=max_steps, tlc=args.tlc, timings=timings,
-                        only=args.only)  # fmt: skip
+        if args.json_lines:
+            c, rows = check(EssaJsonLinesEngine(shlex.join(command)), in_process, impl, args.out,
+                            examples=examples, max_steps=max_steps, tlc=args.tlc,
+                            timings=timings, only=args.only)  # fmt: skip
+        else:
+            t1 = time.monotonic()
+            c, rows, counters = check_parallel(built, args.harness, args.out, jobs=args.jobs,
+                                               examples=examples, max_steps=max_steps,
+                                               tlc=args.tlc, memo=not args.no_memo,
+                                               only=args.only)  # fmt: skip
+            timings["classify and run"] = time.monotonic() - t1
         found = findings(rows)
         for f in found:
             f.kernel = kernel_terms(built, args.harness, f)
@@ -413,12 +488,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     out.flush()
     # on stderr: the table on stdout is the same on every run (the README quotes it)
     own, harness = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"kernel-check: build {t_build:.1f} s, classify {timings['classify']:.1f} s, run "
-          f"{timings['run']:.1f} s (wall clock); CPU: Python {own.ru_utime + own.ru_stime:.1f} s, "
-          f"the harness (and the build) {harness.ru_utime + harness.ru_stime:.1f} s; "
-          f"requests the harness ran {sum(e.sent for e in engines)} in "
-          f"{sum(e.round_trips for e in engines)} round trips, answered from memo "
-          f"{sum(e.memoized for e in engines)}", file=sys.stderr, flush=True)  # fmt: skip
+    for e in engines:
+        for k in ("sent", "round_trips", "memoized"):
+            counters[k] = counters.get(k, 0) + getattr(e, k)
+    phases = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+    print(f"kernel-check: build {t_build:.1f} s, {phases} (wall clock, {args.jobs} jobs); CPU: "
+          f"Python {own.ru_utime + own.ru_stime:.1f} s, the harness, the workers (and the build) "
+          f"{harness.ru_utime + harness.ru_stime:.1f} s; requests the harness ran "
+          f"{counters.get('sent', 0)} in {counters.get('round_trips', 0)} round trips, answered "
+          f"from memo {counters.get('memoized', 0)}", file=sys.stderr, flush=True)  # fmt: skip
     status = EXIT_DIVERGED if found and not args.report_only else EXIT_OK
     if args.check_readme and readme_block() != printed.getvalue() + last + "\n":
         print("kernel-check: README.md's kernel-check block differs from what this run printed; "
@@ -586,7 +664,7 @@ def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
 
 def kernel_terms(built: Built, harness: str, f: Finding) -> list[str]:
     """The diverging step of ``f`` replayed on the harness, in the kernel's terms."""
-    return kernel_terms_of(built, harness, f.profiles[0], [s.request for s in f.error.steps])
+    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests)
 
 
 README: Final = Path(__file__).resolve().parents[3] / "README.md"

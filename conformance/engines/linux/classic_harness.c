@@ -19,6 +19,8 @@
  *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
  *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
  *        in a VM without storage keys (the host keeps no change bit for it)
+ *   save N | restore N  ->  ok   (keep the whole host state in slot N < MAX_SNAPSHOTS, or go
+ *                                back to it: a request sequence's prefix is then run once)
  *   explain  ->  what the last request did, in the kernel's terms, over several lines:
  *     note TEXT                      what the harness did beside the kernel (a rollback, a
  *                                    refusal before any kernel call), if anything
@@ -67,6 +69,9 @@ struct host {
 /* The CBRL origin page the ESSA intercept writes into (cbrlo: page address | nceo << 3). */
 static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
+/* Saved host states (save, restore): H points only into itself, so a copy is a whole state. */
+#define MAX_SNAPSHOTS 1024
+static struct host *snapshots[MAX_SNAPSHOTS];
 static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1;
 
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
@@ -561,6 +566,20 @@ int main(void)
 		} else if (!strcmp(op, "reset")) {
 			host_reset();
 			printf("ok\n");
+			fflush(stdout);
+			continue;
+		} else if (!strcmp(op, "save") || !strcmp(op, "restore")) {
+			if (a < 0 || a >= MAX_SNAPSHOTS || (op[0] == 'r' && snapshots[a] == NULL)) {
+				printf("error no snapshot slot %d\n", a);
+			} else {
+				if (op[0] == 's' && snapshots[a] == NULL)
+					snapshots[a] = malloc(sizeof(H));
+				if (op[0] == 's')
+					memcpy(snapshots[a], &H, sizeof(H));
+				else
+					memcpy(&H, snapshots[a], sizeof(H));
+				printf("ok\n");
+			}
 			fflush(stdout);
 			continue;
 		} else if (!strcmp(op, "explain")) {

@@ -15,6 +15,7 @@ files needed out of the tarball, once, into a cache directory.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import tarfile
@@ -46,6 +47,7 @@ class Want:
 # ------------------------------------------------------------------------ C text scanning
 
 
+@functools.lru_cache(maxsize=64)
 def _blank_comments_and_strings(text: str) -> str:
     """The text with comments, string and character literals replaced by spaces (newlines
     kept), so braces and names inside them are not mistaken for code; offsets are unchanged."""
