@@ -96,6 +96,7 @@ class KernelEssaEngine:
         #: each slot's node.
         self._slots: dict[int, int] = {}
         self._slot_owner: dict[int, int] = {}
+        self._lines: dict[EssaRequest, str] = {}
         self._next_slot = 0
         #: Requests the harness ran (replays included), requests answered from the trie, and
         #: the writes to the harness that waited for its answers.
@@ -350,7 +351,13 @@ class KernelEssaEngine:
         return max(64, 24_000 // (16 + 8 * self.pages))
 
     def _line(self, request: EssaRequest) -> str:
-        """The harness's line for ``request``."""
+        """The harness's line for ``request`` (kept: the driver asks for the same few often)."""
+        line = self._lines.get(request)
+        if line is None:
+            line = self._lines[request] = self._new_line(request)
+        return line
+
+    def _new_line(self, request: EssaRequest) -> str:
         if request.op in _GMAP_ONLY:
             return "refuse"
         if request.op == "ESSA" and request.beyond_memory:
