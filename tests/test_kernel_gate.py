@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -178,6 +179,19 @@ def test_a_planted_regression_fails_the_gate_in_the_kernels_terms(
     assert check.main(["--replay", str(trace)], fixed) == 0
     assert "the kernel now answers Done R1=0x22 (S, preserved, N) [S; S]" in fixed.getvalue()
     assert "conforms to KVMClassic on" in fixed.getvalue()
+    # before/after: the fixed and the broken tree through the same (random) programs
+    base, patched = build("classic"), build("classic", str(broken))
+    compared = io.StringIO()
+    assert check.compare(base, patched, "classic", compared, only=check.parse_only(ONE),
+                         tours=False) == 1  # fmt: skip
+    text = compared.getvalue()
+    assert "ESSA ORC 1 (ESSA_SET_STABLE) page 0: pages[0].nodat differ" in text
+    assert re.search(r"\nbase: +Done R1=.* no nodat!", text)
+    assert re.search(r"\npatched: +Done R1=[^\n]*(?<!no) nodat!", text)
+    assert text.rstrip().splitlines()[-1].startswith("kernel-check: the trees answer differently")
+    same = io.StringIO()
+    assert check.compare(base, base, "classic", same, only=check.parse_only(ONE), tours=False) == 0
+    assert same.getvalue().rstrip().endswith("0 divergences") or "answer alike" in same.getvalue()
     capsys.readouterr()
 
 

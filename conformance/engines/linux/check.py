@@ -586,9 +586,9 @@ COMPARE_STEPS: Final = 40
 
 
 def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
-            only: EssaProfileRequest | None = None, seed: int = SEED) -> int:
-    """Before/after: the same requests (classify's sequences, the tours, and seeded random
-    programs) on the harness of ``base`` and of ``patched``, each profile of the harness's Impl
+            only: EssaProfileRequest | None = None, seed: int = SEED, tours: bool = True) -> int:
+    """Before/after: the same requests (classify's sequences, the tours, unless ``tours`` is
+    false, and seeded random programs) on the harness of ``base`` and of ``patched``, each profile of the harness's Impl
     (those ``only`` fixes); every distinct step where their replies differ is reported once
     (the request and the fields), with both sides in the kernel's terms, whether or not the
     spec decides it. 0 when they answer alike everywhere, else 1."""
@@ -602,18 +602,20 @@ def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
     for profile in profiles:
         rng = random.Random(seed)
         requests = list(ESSA_DRIVER.requests(profile))
-        programs: list[Sequence[EssaRequest]] = [p for _, p in sequences(profile)]
+        programs: list[Sequence[EssaRequest]] = [p for _, p in sequences(profile)] if tours else []
         programs += [[rng.choice(requests) for _ in range(rng.randint(1, COMPARE_STEPS))]
                      for _ in range(COMPARE_PROGRAMS)]  # fmt: skip
         a, b = _engine(base, harness), _engine(patched, harness)
         try:
             a.hello(EssaProfileRequest.of(profile))
             b.hello(EssaProfileRequest.of(profile))
+            # both pipelined (the engines' exchange): a reset's None, then each step's reply
+            replies_a, replies_b = a.exchange(programs), b.exchange(programs)
             for program in programs:
-                a.reset()
-                b.reset()
-                for i, r in enumerate(program):
-                    ra, rb = a.step(r), b.step(r)
+                next(replies_a), next(replies_b)
+                got = [(next(replies_a), next(replies_b)) for _ in program]
+                for i, (r, (ra, rb)) in enumerate(zip(program, got)):
+                    assert ra is not None and rb is not None
                     steps += 1
                     if ra.observed() == rb.observed():
                         continue
@@ -624,6 +626,7 @@ def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
                     if profile not in seen[key]:
                         seen[key].append(profile)
                     break
+            next(replies_a, None), next(replies_b, None)  # the end: the exchanges finish
         finally:
             a.close()
             b.close()

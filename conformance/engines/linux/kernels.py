@@ -271,7 +271,13 @@ def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
     paths = sorted({SEARCHED, *(w.path for w in harness.wants
                                 if not w.path.startswith(SEARCHED + "/"))})  # fmt: skip
     name = DEFAULT_TARBALL.name.split(".tar")[0]
-    return unpack(DEFAULT_TARBALL, paths, CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}")
+    dest = CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}"
+    root = unpack(DEFAULT_TARBALL, paths, dest)
+    # an earlier version of the same package, unpacked before: not used again
+    for old in dest.parent.glob(f"{name}-" + "[0-9a-f]" * 16):
+        if old != dest and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    return root
 
 
 def tarball_digest(tarball: Path) -> str:
