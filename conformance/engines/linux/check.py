@@ -250,6 +250,10 @@ def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
     return Classification(results[0][0].engine, verdicts), rows, counters
 
 
+class WorkerFault(Exception):
+    """An engine fault in a worker process, as text: ``(kind) at where: message``."""
+
+
 def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
                seed: int, tlc: bool, memo: bool, profile: EssaProfile,
                ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
@@ -264,8 +268,13 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
         return e
 
     one = EssaProfileRequest.of(profile).without("bugs", "pages")
-    c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
-                    max_steps=max_steps, seed=seed, tlc=tlc, only=one)  # fmt: skip
+    try:
+        c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
+                        max_steps=max_steps, seed=seed, tlc=tlc, only=one)  # fmt: skip
+    except Fault as exc:  # neither pickles: a worker's fault goes back as its text
+        raise WorkerFault(f"({exc.fault.kind}) at {exc.where}: {exc.fault.message}") from None
+    except EngineFault as exc:
+        raise WorkerFault(f"({exc.kind}): {exc.message}") from None
     verdicts = tuple(v if v.divergence is None else v._replace(
         divergence=v.divergence._replace(error=None))  # type: ignore[arg-type]
         for v in c.verdicts)  # fmt: skip
@@ -478,6 +487,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return EXIT_FAULT
     except EngineFault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.kind}): {exc.message}", file=sys.stderr)
+        return EXIT_FAULT
+    except WorkerFault as exc:
+        print(f"kernel-check: ENGINE FAULT {exc}", file=sys.stderr)
         return EXIT_FAULT
     printed = io.StringIO()
     table(f"Linux {built.kernel}, {args.harness} harness ({args.harness} KVM code compiled for "
