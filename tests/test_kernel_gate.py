@@ -232,3 +232,57 @@ def test_a_harmless_signature_change_builds_and_a_missing_helper_is_named(tmp_pa
         build("classic", str(helper))
     assert ("pgste_perform_essa (arch/s390/mm/pgtable.c) calls test_bit: add a stub for the "
             "helper test_bit in conformance/engines/linux/classic_stubs.h") in str(exc.value)
+
+
+FAKE_HARNESS = """\
+import sys
+log = open(sys.argv[1], "a")
+for line in sys.stdin:
+    log.write(line)
+    log.flush()
+    op = line.split()[0]
+    if op in ("hello", "reset", "save", "restore"):
+        print("ok" if op in ("hello", "reset") or SNAPSHOTS else "error cannot do: " + line.strip())
+    else:
+        print("Done -1 -1 S10000-")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("snapshots", [True, False])
+def test_the_engine_pipelines_and_saves_states_only_for_a_harness_that_can(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, snapshots: bool) -> None:  # fmt: skip
+    """A second harness (e.g. the new gmap's) is one more entry of kernels.HARNESSES: the engine
+    sends it save/restore only if the entry says it answers them. The harness here is a stand-in
+    speaking the line protocol (no kernel code), logging what it reads."""
+    import sys
+    from dataclasses import replace
+
+    from conformance.engines.linux import engine as engine_module
+    from conformance.engines.linux.kernels import Built
+    from conformance.essa import EssaRequest
+
+    script = tmp_path / "fake.py"
+    script.write_text(f"SNAPSHOTS = {snapshots}\n" + FAKE_HARNESS)
+    log = tmp_path / "log"
+    monkeypatch.setitem(HARNESSES, "fake", replace(HARNESSES["classic"], name="fake",
+                                                   trace=False, snapshots=snapshots))  # fmt: skip
+    monkeypatch.setitem(engine_module.IMPL, "fake", "KVMClassic")
+    engine = engine_module.KernelEssaEngine("fake")
+    engine.built = Built(script, (sys.executable, str(script), str(log)), "0.0", tmp_path)
+    a, b, c = EssaRequest("Write", 0), EssaRequest("HostReclaim", 0), EssaRequest("Read", 0)
+    # shared prefixes: the fourth starts after (a, b), saved while the third ran; the last is known
+    programs = [(a, b), (a, c), (a, b, c), (a, b, a), (a, c)]
+    try:
+        engine.hello(check.EssaProfileRequest(pages=1))
+        replies = list(engine.exchange(programs))
+        assert engine.explain(check.EssaProfileRequest(pages=1).profile(1), [a]) == [
+            "(the fake harness does not show a step in the kernel's terms)"]
+    finally:
+        engine.close()
+    assert [r is None for r in replies] == [True, False, False] * 2 + [True, False, False, False] * 2 + [True, False, False]
+    sent = log.read_text().splitlines()
+    assert ("restore 1" in sent) == ("save 1" in sent) == snapshots
+    assert not snapshots or sent[sent.index("restore 1") + 1] == "write 0 1"
+    assert sent.count("write 0 1") == (4 if snapshots else 5)  # the fourth's prefix restored or replayed
+    assert engine.memoized == (4 if snapshots else 2)

@@ -215,6 +215,7 @@ class KernelEssaEngine:
         assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
         stdin, stdout = self._proc.stdin, self._proc.stdout
         window = self._window()
+        snapshots = HARNESSES[self.harness].snapshots
         #: Lines sent, answers not read: None for a reset, else (parent, line, op): the entry
         #: parent[line] is filled in (or checked) with the answer.
         flight: deque[tuple[_Trie, str, str] | None] = deque()
@@ -265,7 +266,7 @@ class KernelEssaEngine:
                 node = child
             texts = [line for line, _ in lines]
             new = list(zip(steps[known:], lines[known:]))
-            slot = self._slots.get(id(prefix)) if known else None
+            slot = self._slots.get(id(prefix)) if known and snapshots else None
             if harness == texts[:known]:  # the harness is where the program's new part starts
                 out = new
             elif slot is not None:  # the prefix's state was saved: back to it
@@ -277,7 +278,7 @@ class KernelEssaEngine:
                 stdin.write("reset\n")
                 replayed = list(zip(steps[:known], lines[:known]))
                 self._queue_lines(flight, replayed)
-                if known:
+                if known and snapshots:
                     flight.append(None)
                     stdin.write(f"save {self._slot_for(prefix)}\n")
                 out = replayed + new
@@ -384,6 +385,8 @@ class KernelEssaEngine:
         kernel functions it ran, the raw PTE, PGSTE and CBRL before and after, decoded with the
         kernel's macro names. The lines of a report, headed; the first after the heading names
         the kernel function most to blame ("kernel function: X")."""
+        if not HARNESSES[self.harness].trace:
+            return [f"(the {self.harness} harness does not show a step in the kernel's terms)"]
         self.hello(EssaProfileRequest.of(profile))
         self._send("reset")
         for r in requests:

@@ -151,8 +151,12 @@ class Harness:
     stubs: Path
     host: Path
     #: The host records the kernel functions each step runs (-finstrument-functions, and the
-    #: address table :func:`source` appends); it defines the hooks and ``struct harness_fn``.
+    #: address table :func:`source` appends); it defines the hooks and ``struct harness_fn``,
+    #: and answers the line protocol's ``explain`` (the last request in the kernel's terms).
     trace: bool = False
+    #: The host answers ``save N`` and ``restore N`` (its whole state kept in, or taken back
+    #: from, one of the engine's :data:`~.engine.SNAPSHOTS` slots).
+    snapshots: bool = False
     #: Kernel functions a report does not blame for a divergence (locks, one-bit setters):
     #: the function that called them decided.
     helpers: frozenset[str] = frozenset()
@@ -160,7 +164,7 @@ class Harness:
 
 HARNESSES: Final[dict[str, Harness]] = {
     "classic": Harness("classic", CLASSIC, HERE / "classic_stubs.h", HERE / "classic_harness.c",
-                       trace=True, helpers=frozenset({
+                       trace=True, snapshots=True, helpers=frozenset({
                            "pgste_get_lock", "pgste_set_unlock", "pgste_get", "pgste_set_pte",
                            "pgste_set_key", "pgste_update_all", "pgste_pte_notify", "set_pte",
                            "pte_clear", "set_pte_bit", "clear_pte_bit", "mk_swap_pte",
