@@ -171,7 +171,7 @@ def test_a_planted_regression_fails_the_gate_in_the_kernels_terms(
                        "--report-only"], io.StringIO()) == 0  # fmt: skip
     # the saved trace, replayed on the kernel: the broken tree diverges, the fixed one conforms
     trace = next((tmp_path / "out").rglob("trace.jsonl"))
-    assert f"--replay {trace}" in text
+    assert f"REPLAY={trace}" in text
     replayed = io.StringIO()
     assert check.main(["--kernel-src", str(broken), "--replay", str(trace)], replayed) == 1
     assert replayed.getvalue().rstrip().splitlines()[-1].endswith(

@@ -347,8 +347,8 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
         if f.kernel:
             print("\n" + "\n".join(f.kernel), file=out)
         if f.trace is not None:
-            print(f"replay on a kernel: make kernel-check KERNEL_CHECK_FLAGS='--replay {f.trace}'"
-                  " [KERNEL_SRC=/path/to/patched/linux]", file=out)  # fmt: skip
+            print(f"replay on a kernel: make kernel-check REPLAY={f.trace} "
+                  "[KERNEL_SRC=/path/to/patched/linux]", file=out)  # fmt: skip
         print("```", file=out)
 
 
