@@ -504,7 +504,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         for k in ("sent", "round_trips", "memoized"):
             counters[k] = counters.get(k, 0) + getattr(e, k)
     phases = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
-    print(f"kernel-check: build {t_build:.1f} s, {phases} (wall clock, {args.jobs} jobs); CPU: "
+    jobs = "" if args.json_lines else f", {args.jobs} jobs"
+    print(f"kernel-check: build {t_build:.1f} s, {phases} (wall clock{jobs}); CPU: "
           f"Python {own.ru_utime + own.ru_stime:.1f} s, the harness, the workers (and the build) "
           f"{harness.ru_utime + harness.ru_stime:.1f} s; requests the harness ran "
           f"{counters.get('sent', 0)} in {counters.get('round_trips', 0)} round trips, answered "

@@ -355,8 +355,9 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
 CFLAGS: Final = ("-O1", "-std=gnu11", "-static", "-Wall", "-Werror=implicit-function-declaration",
                  "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-but-set-variable")
 TRACE_CFLAGS: Final = ("-finstrument-functions",)
-#: Builds kept in the cache (the most recently used; older ones are removed after a build).
-KEEP_BUILDS: Final = 4
+#: Builds kept in the cache (the most recently used; older ones are removed after a build). Six:
+#: a test run makes up to three (planted trees), and a build in use must not be removed.
+KEEP_BUILDS: Final = 6
 
 
 def build(name: str = "classic", kernel_src: str | None = None,
