@@ -157,7 +157,8 @@ def test_a_planted_regression_fails_the_gate_in_the_kernels_terms(
     assert status == 1, text
     lines = text.rstrip().splitlines()
     assert lines[-1] == ("kernel-check: 1 of 1 profiles diverge; first: ESSA ORC 1 "
-                         "(ESSA_SET_STABLE) page 0: pages[0].nodat differ (pgste_perform_essa)")
+                         "(ESSA_SET_STABLE) page 0: pages[0].nodat is True where the spec says "
+                         "False (pgste_perform_essa)")
     assert text.count("DIVERGENCE at step") == 1
     # the step in the kernel's terms: the raw PGSTE before and after, decoded, and the calls
     assert ("page 0 before pte=0x0000000000000400 [pte_none: _PAGE_INVALID] "

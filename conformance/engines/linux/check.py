@@ -98,10 +98,25 @@ class Failure:
     found_by: str
     key: tuple[str, tuple[str, ...]]
     requests: tuple[EssaRequest, ...]
+    #: Each differing field: its name, the kernel's value, the spec's.
+    values: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def of(cls, found_by: str, error: Divergence) -> Failure:
-        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps))
+        last = error.steps[-1]
+        values = tuple((f, _field(last.observed, f), _field(last.expected, f)) for f in last.differs)
+        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values)
+
+
+def _field(reply: EssaReply | None, name: str) -> str:
+    """A reply's field by the driver's name for it: ``outcome``, ``result``, ``pages[0].nodat``."""
+    m = re.fullmatch(r"pages\[(\d+)\]\.(\w+)", name)
+    if reply is None:
+        return "?"
+    if m is None:
+        return str(getattr(reply, name, "?"))
+    i = int(m.group(1))
+    return str(getattr(reply.pages[i], m.group(2))) if i < len(reply.pages) else "?"
 
 
 @dataclass
@@ -123,7 +138,9 @@ class Finding:
         request, differs = self.key
         where = next((line.removeprefix("kernel function: ") for line in self.kernel
                       if line.startswith("kernel function: ")), "")  # fmt: skip
-        return f"{request}: {', '.join(differs)} differ" + (f" ({where})" if where else "")
+        what = "; ".join(f"{f} is {kernel} where the spec says {spec}"
+                         for f, kernel, spec in self.failure.values)  # fmt: skip
+        return f"{request}: {what or ', '.join(differs) + ' differ'}" + (f" ({where})" if where else "")
 
 
 def finding_key(error: Divergence) -> tuple[str, tuple[str, ...]]:
