@@ -176,7 +176,8 @@ def test_a_planted_regression_fails_the_gate_in_the_kernels_terms(
     replayed = io.StringIO()
     assert check.main(["--kernel-src", str(broken), "--replay", str(trace)], replayed) == 1
     assert replayed.getvalue().rstrip().splitlines()[-1].endswith(
-        "at step 2: ESSA ORC 1 (ESSA_SET_STABLE) page 0: pages[0].nodat differ (pgste_perform_essa)")
+        "at step 2: ESSA ORC 1 (ESSA_SET_STABLE) page 0: pages[0].nodat is True where the spec "
+        "says False (pgste_perform_essa)")
     fixed = io.StringIO()
     assert check.main(["--replay", str(trace)], fixed) == 0
     assert "the kernel now answers Done R1=0x22 (S, preserved, N) [S; S]" in fixed.getvalue()

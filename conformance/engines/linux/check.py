@@ -601,12 +601,10 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
     print(report(ESSA_DRIVER, error, engine=name), file=out)
     terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps])
     print("\n".join(terms) + "\n", file=out)
-    last = error.steps[-1]
-    blamed = next((t.removeprefix("kernel function: ") for t in terms
-                   if t.startswith("kernel function: ")), "")  # fmt: skip
+    failure = Failure.of("replay", error)
+    finding = Finding(failure.key, "replay", failure, "", [profile], kernel=terms)
     print(f"kernel-check: Linux {built.kernel} diverges from {profile.impl} on {path} at step "
-          f"{last.index}: {ESSA_DRIVER.show_request(last.request)}: {', '.join(last.differs)} "
-          f"differ" + (f" ({blamed})" if blamed else ""), file=out)  # fmt: skip
+          f"{error.steps[-1].index}: {finding.headline()}", file=out)  # fmt: skip
     return EXIT_DIVERGED
 
 
