@@ -59,11 +59,18 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 # The Linux kernel's own ESSA code as a conformance engine (conformance/engines/linux/): built
 # from KERNEL_SRC, else Debian's linux-source-6.12, for s390x (gcc-s390x-linux-gnu), run under
 # qemu-s390x (qemu-user); classified and driven over 2 pages for every constant set.
-# KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: docs/kernel.md's table is what this run prints), --strict,
-# --profile thorough (run's thorough hypothesis sizes; quick by default), --no-memo (D121).
+# Exits 1 on a divergence (--report-only: 0), 3 when the harness cannot be built.
+# KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: docs/kernel.md's table is what this run prints),
+# --report-only, --profile thorough (run's thorough hypothesis sizes; quick by default), --no-memo
+# (D121), --jobs N. The maintainer's loop (conformance/engines/linux/README.md):
+#   ONLY=StorageKeys=1,Facility147=1,CBRLSize=1,CMMAEnabled=1   one constant set
+#   REPLAY=.cache/kernel-check/run/<profile>/trace.jsonl          a saved trace on the kernel again
+#   COMPARE=/path/to/base/linux                                    before/after: KERNEL_SRC against it
 KERNEL_CHECK_FLAGS ?=
 kernel-check: venv
-	$(PY) -m conformance.engines.linux.check $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)') $(KERNEL_CHECK_FLAGS)
+	$(PY) -m conformance.engines.linux.check $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)') \
+		$(if $(ONLY),--only '$(ONLY)') $(if $(REPLAY),--replay '$(REPLAY)') \
+		$(if $(COMPARE),--compare '$(COMPARE)') $(KERNEL_CHECK_FLAGS)
 
 # The state diagrams in docs/diagrams, from TLC's state graphs (SVG needs Graphviz: apt-get install graphviz).
 diagrams: venv tlc

@@ -66,7 +66,16 @@ def test_a_two_page_bug_is_reported_with_the_drivers_reproducers(tmp_path: Path)
     check.table("A mutant", c, rows, out)
     text = out.getvalue()
     assert "classify: matches no Impl" in text
-    assert text.count("DIVERGENCE at step") == sum(len(r.reports) for r in rows) >= 4
+    # one report per distinct divergence (the request and the fields), naming every profile
+    found = check.findings(rows)
+    assert sum(len(r.reports) for r in rows) >= 4 > len(found) >= 1
+    assert text.count("DIVERGENCE at step") == len(found)
+    assert all(text.count(check.label(p)) >= 1 for f in found for p in f.profiles)
+    assert sum(len(f.profiles) for f in found) >= len([r for r in rows if r.reports])
+    last = check.summary("9.9", "KVMClassic", c, rows, found)
+    diverged = sum(1 for r in rows if r.diverged)
+    assert last.startswith(f"kernel-check: {diverged} of {len(rows)} profiles diverge")
+    assert last.endswith(f"first: {found[0].headline()}") and "\n" not in last
 
 
 def test_parse_reply() -> None:

@@ -153,8 +153,9 @@ def _fake_tree(root: Path, files: dict[str, str]) -> Path:
 def test_the_tree_says_which_essa_code_it_has(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gmap = _fake_tree(tmp_path / "gmap", {"arch/s390/kvm/dat.c": "int dat_perform_essa(int orc)\n{\n\treturn orc;\n}\n"})
     classic = _fake_tree(tmp_path / "classic", {"arch/s390/mm/pgtable.c": "int pgste_perform_essa(int orc)\n{\n\treturn orc;\n}\n"})
-    assert implementation(gmap) == "gmap" and implementation(classic) == "classic"
-    with pytest.raises(ExtractError, match="neither dat_perform_essa in arch/s390/kvm/dat.c nor pgste_perform_essa"):
+    assert implementation(gmap) == ("gmap", "dat_perform_essa in arch/s390/kvm/dat.c")
+    assert implementation(classic) == ("classic", "pgste_perform_essa in arch/s390/mm/pgtable.c")
+    with pytest.raises(ExtractError, match="defines neither dat_perform_essa nor pgste_perform_essa in any file under arch/s390"):
         implementation(_fake_tree(tmp_path / "none", {"arch/s390/kvm/dat.c": "int dat_perform_essa(int orc);\n"}))
     # make kernel-check names what it found, and why it cannot go on
     assert check.main(["--kernel-src", str(gmap)]) == 3

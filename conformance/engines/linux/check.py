@@ -16,28 +16,41 @@ for every constant set, and print one table (Markdown, as the README quotes it).
 Everything printed on stdout is deterministic (fixed seeds, no timings), so the README's section
 "Test the Linux kernel's ESSA" is this output (tests/test_kernel_check.py checks it).
 
-Exit status: 0 when every profile ran (divergences are reported, not failures), 1 with
-``--strict`` and a divergence (run's, or classify's for the announced Impl), 3 on a build error
-or an engine fault.
+Each distinct divergence (the diverging request and the fields that differ) is printed once,
+with the profiles it shows under, and its step in the kernel's terms (the PTE and PGSTE before
+and after, decoded with the kernel's macro names, the CBRL, the kernel functions the step ran).
+The last line is a one-sentence summary.
+
+Exit status: 0 when every profile conforms (or with ``--report-only``), 1 on a divergence
+(run's, or classify's for the announced Impl) or, with ``--check-readme``, a README block that
+differs, 3 on a build error or an engine fault.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
+import multiprocessing
+import os
 import io
+import random
 import re
 import resource
 import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
-from conformance.classify import Classification, classify
-from conformance.driver import Divergence, Fault, Outcome, run_machine
-from conformance.essa import ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest
+from conformance.classify import Classification, classify, sequences
+from conformance.driver import Divergence, Drive, Fault, Outcome, report, run_machine
+from conformance.essa_cli import read_essa_trace
+from conformance.essa import (
+    ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply, EssaRequest,
+)  # fmt: skip
 from conformance.commands import report_failure
 from conformance.protocol import EngineFault
 from refimpl.core.constants import Constant
@@ -67,10 +80,95 @@ class Row:
     classify: str
     outcomes: list[Outcome]
     reports: list[str]  # the driver's report of each divergence, with its reproducers' paths
+    #: Each divergence (classify's for this Impl, then run's).
+    errors: list[Failure] = field(default_factory=list)
+    #: Each divergence's saved trace (trace.jsonl), which ``--replay`` runs on a kernel again.
+    traces: list[Path] = field(default_factory=list)
 
     @property
     def diverged(self) -> bool:
-        return any(isinstance(o.error, Divergence) for o in self.outcomes)
+        return bool(self.errors) or any(isinstance(o.error, Divergence) for o in self.outcomes)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A divergence as kernel-check keeps it (plain data, so a worker process can return it):
+    who found it, :func:`finding_key`, and the requests from a reset through the diverging one."""
+
+    found_by: str
+    key: tuple[str, tuple[str, ...]]
+    requests: tuple[EssaRequest, ...]
+    #: Each differing field: its name, the kernel's value, the spec's.
+    values: tuple[tuple[str, str, str], ...] = ()
+
+    @classmethod
+    def of(cls, found_by: str, error: Divergence) -> Failure:
+        last = error.steps[-1]
+        values = tuple((f, _field(last.observed, f), _field(last.expected, f)) for f in last.differs)
+        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values)
+
+
+def _field(reply: EssaReply | None, name: str) -> str:
+    """A reply's field by the driver's name for it: ``outcome``, ``result``, ``pages[0].nodat``."""
+    m = re.fullmatch(r"pages\[(\d+)\]\.(\w+)", name)
+    if reply is None:
+        return "?"
+    if m is None:
+        return str(getattr(reply, name, "?"))
+    i = int(m.group(1))
+    return str(getattr(reply.pages[i], m.group(2))) if i < len(reply.pages) else "?"
+
+
+@dataclass
+class Finding:
+    """One distinct divergence: the diverging step's request and the fields that differ
+    (:func:`finding_key`), the first report of it, and every profile it was found under."""
+
+    key: tuple[str, tuple[str, ...]]
+    found_by: str
+    failure: Failure
+    report: str
+    profiles: list[EssaProfile]
+    #: The diverging step in the kernel's terms (:meth:`KernelEssaEngine.explain`), if asked.
+    kernel: list[str] = field(default_factory=list)
+    trace: Path | None = None
+
+    def headline(self) -> str:
+        """``ESSA ORC 1 (SetStable) on page 0: pages[0].nodat differ (pgste_perform_essa)``."""
+        request, differs = self.key
+        where = next((line.removeprefix("kernel function: ") for line in self.kernel
+                      if line.startswith("kernel function: ")), "")  # fmt: skip
+        what = "; ".join(f"{f} is {kernel} where the spec says {spec}"
+                         for f, kernel, spec in self.failure.values)  # fmt: skip
+        return f"{request}: {what or ', '.join(differs) + ' differ'}" + (f" ({where})" if where else "")
+
+
+def finding_key(error: Divergence) -> tuple[str, tuple[str, ...]]:
+    """What makes two divergences the same: the diverging request and the fields that differ
+    (one kernel bug shows under many constant sets, each time at this same step)."""
+    last = error.steps[-1]
+    return ESSA_DRIVER.show_request(last.request), tuple(last.differs)
+
+
+def findings(rows: Sequence[Row]) -> list[Finding]:
+    """The distinct divergences of ``rows``, in the order first found, each with its profiles."""
+    out: dict[tuple[str, tuple[str, ...]], Finding] = {}
+    for r in rows:
+        traces: list[Path | None] = [*r.traces] if r.traces else [None] * len(r.errors)
+        for failure, report, trace in zip(r.errors, r.reports, traces, strict=True):
+            key = failure.key
+            if key in out:
+                if r.profile not in out[key].profiles:
+                    out[key].profiles.append(r.profile)
+                continue
+            out[key] = Finding(key, failure.found_by, failure, report, [r.profile], trace=trace)
+    return list(out.values())
+
+
+def label(profile: EssaProfile) -> str:
+    """A profile in a few words (the driver's short name, and CMMA off: the short name leaves
+    CMMAEnabled out)."""
+    return ESSA_DRIVER.short_name(profile) + ("" if profile.cmma_enabled else "-nocmma")
 
 
 def _classify_verdict(c: Classification, profile: EssaProfile) -> str:
@@ -90,22 +188,32 @@ def _verdict(c: Classification) -> str:
     return "matches no Impl" if not m else f"matches {' and '.join(m)}"
 
 
+#: The kernel's side of a divergence: the profile and the requests from a reset, to the lines
+#: that show the last step in the kernel's terms (:meth:`KernelEssaEngine.explain`).
+Explain = Callable[[EssaProfile, Sequence[EssaRequest]], list[str]]
+
+
 def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], impl: str,
           out_dir: Path, *, examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
-          seed: int = SEED, tlc: bool = False, engine_name: str = "engine",
+          seed: int = SEED, tlc: bool = False, engine_name: str | None = None,
           timings: dict[str, float] | None = None, request: EssaProfileRequest | None = None,
+          only: EssaProfileRequest | None = None,
           ) -> tuple[Classification, list[Row]]:  # fmt: skip
     """classify ``classify_engine`` over every constant set (:func:`classify_request`, or those
-    ``request`` leaves open), then ``run`` a fresh ``run_engine()`` on each profile of ``impl``.
-    ``timings`` gets the seconds of each phase. Raises Fault or EngineFault."""
+    ``request`` leaves open), then ``run`` a fresh ``run_engine()`` on each profile of ``impl``
+    (those ``only`` fixes, if given). ``timings`` gets the seconds of each phase. The engines'
+    name in the reports is ``engine_name``, else the one classify's engine announced. Raises
+    Fault or EngineFault."""
     t0 = time.monotonic()
     try:
-        c = classify(classify_engine, classify_request(impl) if request is None else request)
+        c = classify(classify_engine, classify_request(impl, only) if request is None else request)
     finally:
         classify_engine.close()
+    name = engine_name or c.engine.name
     t1 = time.monotonic()
     rows = []
-    for profile in ESSA_DRIVER.profiles(EssaProfileRequest(impl=impl), PAGES):
+    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    for profile in ESSA_DRIVER.profiles(fixed, PAGES):
         engine = run_engine()
         try:
             # tour=False: classify has just toured every page of this very profile
@@ -114,34 +222,98 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         finally:
             engine.close()
         # classify's divergence of this profile (its tour is run's tour, not run twice), then run's
-        errors = [("classify", v.divergence.error) for v in c.verdicts
-                  if v.profile == profile and v.divergence is not None]  # fmt: skip
+        errors: list[tuple[str, Divergence]] = [
+            ("classify", v.divergence.error) for v in c.verdicts
+            if v.profile == profile and v.divergence is not None]  # fmt: skip
         for o in outcomes:
             if isinstance(o.error, Fault):
                 raise o.error
             if isinstance(o.error, Divergence):
                 errors.append(("run", o.error))
-        reports = []
+        reports, traces = [], []
         for found_by, error in errors:
             buf = io.StringIO()
-            report_failure(ESSA_DRIVER, error, engine_name, out_dir / found_by, buf, tlc=tlc)
+            where = out_dir / found_by / ("" if profile.cmma_enabled else "cmma-off")
+            report_failure(ESSA_DRIVER, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
-        rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports))
+            traces.append(where / ESSA_DRIVER.short_name(profile) / "trace.jsonl")
+        rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
+                        [Failure.of(by, e) for by, e in errors], traces))  # fmt: skip
     if timings is not None:
         timings.update(classify=t1 - t0, run=time.monotonic() - t1)
     return c, rows
 
 
-def classify_request(impl: str) -> EssaProfileRequest:
+def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
+                   examples: int = EXAMPLES, max_steps: int = MAX_STEPS, seed: int = SEED,
+                   tlc: bool = False, memo: bool = True, only: EssaProfileRequest | None = None,
+                   ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+    """:func:`check` with the kernel's harness, one constant set at a time in ``jobs`` worker
+    processes (each with its own harness): the same classify and run, profile by profile, as one
+    :func:`check` does them, merged in profile order. Also returns the engines' counters."""
+    impl = IMPL[harness]
+    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    profiles = ESSA_DRIVER.profiles(fixed, PAGES)
+    task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
+                             tlc, memo)  # fmt: skip
+    if jobs <= 1 or len(profiles) <= 1:
+        results = [task(p) for p in profiles]
+    else:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
+            results = pool.map(task, profiles, chunksize=1)
+    verdicts = tuple(v for c, _, _ in results for v in c.verdicts)
+    rows = [r for _, rs, _ in results for r in rs]
+    counters = {k: sum(n[k] for _, _, n in results) for k in ("sent", "round_trips", "memoized")}
+    return Classification(results[0][0].engine, verdicts), rows, counters
+
+
+class WorkerFault(Exception):
+    """An engine fault in a worker process, as text: ``(kind) at where: message``."""
+
+
+def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
+               seed: int, tlc: bool, memo: bool, profile: EssaProfile,
+               ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+    """One profile's classify and run (a worker's task): picklable results, the divergences
+    kept as :class:`Failure`."""
+    engines: list[KernelEssaEngine] = []
+
+    def engine() -> EssaEngine:
+        e = KernelEssaEngine(harness, memo=memo)
+        e.built = built
+        engines.append(e)
+        return e
+
+    one = EssaProfileRequest.of(profile).without("bugs", "pages")
+    try:
+        c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
+                        max_steps=max_steps, seed=seed, tlc=tlc, only=one)  # fmt: skip
+    except Fault as exc:  # neither pickles: a worker's fault goes back as its text
+        raise WorkerFault(f"({exc.fault.kind}) at {exc.where}: {exc.fault.message}") from None
+    except EngineFault as exc:
+        raise WorkerFault(f"({exc.kind}): {exc.message}") from None
+    verdicts = tuple(v if v.divergence is None else v._replace(
+        divergence=v.divergence._replace(error=None))  # type: ignore[arg-type]
+        for v in c.verdicts)  # fmt: skip
+    rows = [dataclasses.replace(r, outcomes=[dataclasses.replace(o, error=None) for o in r.outcomes])
+            for r in rows]  # fmt: skip
+    counters = {"sent": sum(e.sent for e in engines),
+                "round_trips": sum(e.round_trips for e in engines),
+                "memoized": sum(e.memoized for e in engines)}  # fmt: skip
+    return Classification(c.engine, verdicts), rows, counters
+
+
+def classify_request(impl: str, only: EssaProfileRequest | None = None) -> EssaProfileRequest:
     """What classify asks for: :data:`PAGES` pages and every constant set, except that for a
     harness of another Impl than KVMGmap the new gmap's own constants (PrebuiltPageTables) stay
     at their defaults: that code has no gmap page tables, so the sets with the other value would
     repeat the same runs (every candidate is still tried under every other constant set)."""
+    fields = {} if only is None else only.without("impl", "pages").fields
     if impl == "KVMGmap":
-        return EssaProfileRequest(pages=PAGES)
+        return EssaProfileRequest(pages=PAGES, **fields)
     gmap_only = {k.attr: k.domain[0] for k in CONSTANTS
                  if k.attr in GMAP_ONLY and k.attr not in IDENTITY}  # fmt: skip
-    return EssaProfileRequest(pages=PAGES, **gmap_only)
+    return EssaProfileRequest(pages=PAGES, **{**gmap_only, **fields})
 
 
 def _run_cell(r: Row) -> str:
@@ -166,7 +338,10 @@ def varying(rows: Sequence[Row]) -> list[Constant]:
 
 
 def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
-          examples: int = EXAMPLES, max_steps: int = MAX_STEPS) -> None:  # fmt: skip
+          examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
+          found: Sequence[Finding] | None = None) -> None:  # fmt: skip
+    """The title, one row per profile, then each distinct divergence once (``found``, else
+    :func:`findings` of ``rows``), with the profiles it shows under."""
     columns = varying(rows)
     # a constant the same in every row is named in the title when not at its default
     fixed = [k for k in CONSTANTS if k not in columns and k.attr != "impl" and rows
@@ -174,15 +349,64 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
     same = "".join(f"; {k.tla} {_value(getattr(rows[0].profile, k.attr))}" for k in fixed)
     print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: hypothesis "
           f"({examples} examples of up to {max_steps} steps, seed {SEED}).\n", file=out)  # fmt: skip
-    print("| " + " | ".join(k.tla for k in columns) + " | classify (this Impl) | run |", file=out)
+    print("| " + " | ".join([*(k.tla for k in columns), "classify (this Impl)", "run"]) + " |",
+          file=out)  # fmt: skip
     print("|---" * (len(columns) + 2) + "|", file=out)
     for r in rows:
         cells = [_value(getattr(r.profile, k.attr)) for k in columns]
         print("| " + " | ".join([*cells, r.classify, _run_cell(r)]) + " |", file=out)
-    for r in rows:
-        for text in r.reports:
-            print(f"\n{ESSA_DRIVER.short_name(r.profile)}, {text.rstrip()}".replace(":\n", ":\n\n```\n", 1)
-                  + "\n```", file=out)  # fmt: skip
+    found = findings(rows) if found is None else found
+    for i, f in enumerate(found, 1):
+        under = ", ".join(label(p) for p in f.profiles)
+        print(f"\nDivergence {i} of {len(found)}: {f.headline()}; found by {f.found_by} under "
+              f"{len(f.profiles)} profile{'s' if len(f.profiles) > 1 else ''}: {under}. The "
+              f"first:\n\n```\n{f.report.split(chr(10), 1)[1].rstrip()}", file=out)  # fmt: skip
+        if f.kernel:
+            print("\n" + "\n".join(f.kernel), file=out)
+        if f.trace is not None:
+            print(f"replay on a kernel: make kernel-check REPLAY={f.trace} "
+                  "[KERNEL_SRC=/path/to/patched/linux]", file=out)  # fmt: skip
+        print("```", file=out)
+
+
+def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
+            found: Sequence[Finding]) -> str:
+    """The last line kernel-check prints: the verdict in one sentence."""
+    if found:
+        diverged = sum(1 for r in rows if r.diverged)
+        distinct = f" ({len(found)} distinct divergences)" if len(found) > 1 else ""
+        return (f"kernel-check: {diverged} of {len(rows)} profiles diverge{distinct}; first: "
+                f"{found[0].headline()}")  # fmt: skip
+    steps = sum(o.steps for r in rows for o in r.outcomes)
+    steps += sum(v.steps for v in c.verdicts if v.profile.impl == impl and not v.profile.bugs)
+    return (f"kernel-check: Linux {kernel} conforms to {impl}: {len(rows)} "
+            f"profile{'s' if len(rows) != 1 else ''}, "
+            f"{steps} steps, 0 divergences")  # fmt: skip
+
+
+def parse_only(text: str) -> EssaProfileRequest:
+    """``--only``'s constants: ``StorageKeys=1,CBRLSize=1`` (TLA+ names or the profile's
+    attributes, any case; values True/False, 1/0, yes/no or a number)."""
+    names = {k.tla.lower(): k for k in CONSTANTS} | {k.attr.lower(): k for k in CONSTANTS}
+    names |= {k.attr.replace("_", "").lower(): k for k in CONSTANTS}
+    fields: dict[str, object] = {}
+    for part in filter(None, (x.strip() for x in text.split(","))):
+        key, eq, value = part.partition("=")
+        k = names.get(key.strip().lower())
+        if k is None or not eq or k.attr in ("impl", "bugs", "pages"):
+            raise argparse.ArgumentTypeError(
+                f"{part!r}: expected NAME=VALUE, NAME one of "
+                + ", ".join(x.tla for x in CONSTANTS if x.attr not in ("impl", "bugs")))
+        v = value.strip().lower()
+        if isinstance(k.domain[0], bool):
+            if v not in ("1", "0", "true", "false", "yes", "no"):
+                raise argparse.ArgumentTypeError(f"{part!r}: {k.tla} is True or False")
+            fields[k.attr] = v in ("1", "true", "yes")
+        elif isinstance(k.domain[0], int):
+            fields[k.attr] = int(v)
+        else:
+            fields[k.attr] = value.strip()
+    return EssaProfileRequest(**fields)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
@@ -195,6 +419,19 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help=f"run's hypothesis sizes (default {PROFILE}: "
                              + "; ".join(f"{k} {e} examples of up to {n} steps"
                                          for k, (e, n) in ESSA_DRIVER.sizes.items()) + ")")  # fmt: skip
+    parser.add_argument("--only", type=parse_only, metavar="NAME=VALUE,...",
+                        help="only the constant sets these fix, e.g. "
+                             "StorageKeys=1,Facility147=1,CBRLSize=1,CMMAEnabled=1 (one profile)")
+    parser.add_argument("--replay", type=Path, metavar="TRACE.jsonl",
+                        help="run a saved trace's requests on the kernel (e.g. a patched tree) "
+                             "and judge its replies against the spec, instead of the check")
+    parser.add_argument("--compare", metavar="BASE_TREE",
+                        help="before/after: run the same requests on BASE_TREE's harness and on "
+                             "--kernel-src's (or the default tree's) and report where their "
+                             "replies differ, instead of the check")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="worker processes, one constant set each at a time (default: "
+                             "2, or 1 on one core)")
     parser.add_argument("--no-memo", action="store_true",
                         help="send every request to the harness (no memoized replies, D121)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"reproducers (default {OUT})")
@@ -202,27 +439,35 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="confirm each divergence's TLA+ trace with TLC (adds timings)")
     parser.add_argument("--json-lines", action="store_true",
                         help="classify over JSON lines (python -m conformance.engines.linux)")
-    parser.add_argument("--strict", action="store_true", help="exit 1 on any divergence")
+    parser.add_argument("--report-only", action="store_true",
+                        help="exit 0 on divergences (they are still reported)")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit 1 on any divergence (the default; kept for old command lines)")
     parser.add_argument("--check-readme", action="store_true",
                         help="exit 1 unless docs/kernel.md's kernel-check block is what this run prints "
                              "(CI runs it so, and the test suite then need not run the check again)")
     args = parser.parse_args(argv)
     examples, max_steps = ESSA_DRIVER.sizes[args.profile]
     t0 = time.monotonic()
+    notes: list[str] = []
     try:
-        if args.harness is None:
-            args.harness = detect(args.kernel_src)
-            function = next(f"{f} in {p}" for n, p, f in IMPLEMENTATIONS if n == args.harness)
-            print(f"kernel-check: the tree has the {args.harness} ESSA code ({function})",
-                  file=sys.stderr)  # fmt: skip
-        if args.harness not in HARNESSES:
-            raise ExtractError(f"there is no {args.harness} harness yet "
-                               "(conformance/engines/linux/README.md, \"The new gmap\")")  # fmt: skip
-        built: Built = build(args.harness, args.kernel_src)
+        built, args.harness = build_for(args.harness, args.kernel_src, notes)
     except (ExtractError, RuntimeError) as exc:
-        print(f"kernel-check: cannot build the {args.harness} harness: {exc}", file=sys.stderr)
-        return 3
+        print(f"kernel-check: cannot build the {args.harness or 'kernel'} harness: {exc}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_BUILD
     t_build = time.monotonic() - t0
+    for note in notes:
+        print(f"kernel-check: note: {note}", file=sys.stderr)
+    if args.replay is not None:
+        return replay(args.replay, built, args.harness, out)
+    if args.compare is not None:
+        try:
+            base, _ = build_for(args.harness, args.compare)
+        except (ExtractError, RuntimeError) as exc:
+            print(f"kernel-check: cannot build the base tree's harness: {exc}", file=sys.stderr)
+            return EXIT_BUILD
+        return compare(base, built, args.harness, out, only=args.only, seed=SEED)
     command = [sys.executable, "-m", "conformance.engines.linux", "--harness", args.harness]
     if args.kernel_src:
         command += ["--kernel-src", args.kernel_src]
@@ -236,39 +481,221 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         engine.built = built
         return engine
 
-    name = f"Linux {built.kernel} {args.harness} (kernel code)"
+    impl = IMPL[args.harness]
+    counters: dict[str, int] = {}
     try:
-        classify_engine = (EssaJsonLinesEngine(shlex.join(command)) if args.json_lines
-                           else in_process())  # fmt: skip
-        c, rows = check(classify_engine, in_process, IMPL[args.harness], args.out,
-                        examples=examples, max_steps=max_steps, tlc=args.tlc,
-                        engine_name=name, timings=timings)  # fmt: skip
+        if args.json_lines:
+            c, rows = check(EssaJsonLinesEngine(shlex.join(command)), in_process, impl, args.out,
+                            examples=examples, max_steps=max_steps, tlc=args.tlc,
+                            timings=timings, only=args.only)  # fmt: skip
+        else:
+            t1 = time.monotonic()
+            c, rows, counters = check_parallel(built, args.harness, args.out, jobs=args.jobs,
+                                               examples=examples, max_steps=max_steps,
+                                               tlc=args.tlc, memo=not args.no_memo,
+                                               only=args.only)  # fmt: skip
+            timings["classify and run"] = time.monotonic() - t1
+        found = findings(rows)
+        for f in found:
+            f.kernel = kernel_terms(built, args.harness, f)
     except Fault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.fault.kind}) at {exc.where}: {exc.fault.message}",
               file=sys.stderr)  # fmt: skip
-        return 3
+        return EXIT_FAULT
     except EngineFault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.kind}): {exc.message}", file=sys.stderr)
-        return 3
+        return EXIT_FAULT
+    except WorkerFault as exc:
+        print(f"kernel-check: ENGINE FAULT {exc}", file=sys.stderr)
+        return EXIT_FAULT
     printed = io.StringIO()
     table(f"Linux {built.kernel}, {args.harness} harness ({args.harness} KVM code compiled for "
           "s390x, run under qemu-s390x)", c, rows, printed, examples=examples,
-          max_steps=max_steps)  # fmt: skip
+          max_steps=max_steps, found=found)  # fmt: skip
+    last = summary(built.kernel, impl, c, rows, found)
     out.write(printed.getvalue())
+    out.flush()
     # on stderr: the table on stdout is the same on every run (the README quotes it)
     own, harness = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f"kernel-check: build {t_build:.1f} s, classify {timings['classify']:.1f} s, run "
-          f"{timings['run']:.1f} s (wall clock); CPU: Python {own.ru_utime + own.ru_stime:.1f} s, "
-          f"the harness (and the build) {harness.ru_utime + harness.ru_stime:.1f} s; "
-          f"requests the harness ran {sum(e.sent for e in engines)} in "
-          f"{sum(e.round_trips for e in engines)} round trips, answered from memo "
-          f"{sum(e.memoized for e in engines)}", file=sys.stderr)  # fmt: skip
-    if args.check_readme and readme_block() != printed.getvalue():
+    for e in engines:
+        for k in ("sent", "round_trips", "memoized"):
+            counters[k] = counters.get(k, 0) + getattr(e, k)
+    phases = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+    jobs = "" if args.json_lines else f", {args.jobs} jobs"
+    print(f"kernel-check: build {t_build:.1f} s, {phases} (wall clock{jobs}); CPU: "
+          f"Python {own.ru_utime + own.ru_stime:.1f} s, the harness, the workers (and the build) "
+          f"{harness.ru_utime + harness.ru_stime:.1f} s; requests the harness ran "
+          f"{counters.get('sent', 0)} in {counters.get('round_trips', 0)} round trips, answered "
+          f"from memo {counters.get('memoized', 0)}", file=sys.stderr, flush=True)  # fmt: skip
+    status = EXIT_DIVERGED if found and not args.report_only else EXIT_OK
+    if args.check_readme and readme_block() != printed.getvalue() + last + "\n":
         print("kernel-check: docs/kernel.md's kernel-check block differs from what this run printed; "
-              "paste the table above between its marker comments", file=sys.stderr)
-        return 1
-    diverged = any(r.reports for r in rows)
-    return 1 if args.strict and diverged else 0
+              "paste the output above (the table and this summary line) between its marker "
+              "comments", file=sys.stderr)  # fmt: skip
+        status = EXIT_DIVERGED
+    print(last, file=out, flush=True)
+    return status
+
+
+#: Exit statuses: conforms (or --report-only), a divergence (or the README's block differs),
+#: the harness could not be built, the harness broke the protocol.
+EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_BUILD, EXIT_FAULT = 0, 1, 2, 3, 3
+
+
+def build_for(harness: str | None, kernel_src: str | None,
+              notes: list[str] | None = None) -> tuple[Built, str]:  # fmt: skip
+    """The harness ``harness`` (by default the one for the ESSA code the tree has, said on
+    stderr) built from ``kernel_src``. Raises ExtractError or RuntimeError."""
+    if harness is None:
+        harness, where = detect(kernel_src)
+        print(f"kernel-check: the tree has the {harness} ESSA code ({where})", file=sys.stderr)
+    if harness not in HARNESSES:
+        raise ExtractError(f"there is no {harness} harness yet "
+                           "(conformance/engines/linux/README.md, \"The new gmap\")")  # fmt: skip
+    return build(harness, kernel_src, notes), harness
+
+
+def _engine(built: Built, harness: str, memo: bool = True) -> KernelEssaEngine:
+    engine = KernelEssaEngine(harness, memo=memo)
+    engine.built = built
+    return engine
+
+
+def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
+    """A saved trace's requests on the kernel of ``built``, judged step by step against the
+    spec (the reference of the trace's profile); where the kernel now answers otherwise than
+    the trace recorded, said so. 0 when the kernel's replies conform all through, else 1."""
+    try:
+        profile, requests, recorded = read_essa_trace(path, EssaProfileRequest(), PAGES)
+    except ValueError as exc:
+        print(f"kernel-check: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    engine = _engine(built, harness, memo=False)
+    name = f"Linux {built.kernel} {harness} (kernel code)"
+    error: Divergence | None = None
+    try:
+        engine.hello(EssaProfileRequest.of(profile))
+        drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
+        drive.reset()
+        for i, (request, before) in enumerate(zip(requests, recorded, strict=True), 1):
+            try:
+                now = drive.step(request)
+            except Divergence as exc:
+                error, now = exc, exc.steps[-1].observed
+            if now is not None and now.observed() != before.observed():
+                print(f"step {i} ({ESSA_DRIVER.show_request(request)}): the kernel now answers "
+                      f"{ESSA_DRIVER.show_reply(now)}; the trace recorded "
+                      f"{ESSA_DRIVER.show_reply(before)}", file=out)  # fmt: skip
+            if error is not None:
+                break
+    except Fault as exc:
+        print(f"kernel-check: ENGINE FAULT ({exc.fault.kind}) at {exc.where}: {exc.fault.message}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAULT
+    finally:
+        engine.close()
+    if error is None:
+        print(f"kernel-check: Linux {built.kernel} conforms to {profile.impl} on {path}: "
+              f"{len(requests)} steps, 0 divergences", file=out)  # fmt: skip
+        return EXIT_OK
+    print(report(ESSA_DRIVER, error, engine=name), file=out)
+    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps])
+    print("\n".join(terms) + "\n", file=out)
+    failure = Failure.of("replay", error)
+    finding = Finding(failure.key, "replay", failure, "", [profile], kernel=terms)
+    print(f"kernel-check: Linux {built.kernel} diverges from {profile.impl} on {path} at step "
+          f"{error.steps[-1].index}: {finding.headline()}", file=out)  # fmt: skip
+    return EXIT_DIVERGED
+
+
+#: compare's programs per profile beyond the tours: random ones of up to this many steps.
+COMPARE_PROGRAMS: Final = 200
+COMPARE_STEPS: Final = 40
+
+
+def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
+            only: EssaProfileRequest | None = None, seed: int = SEED, tours: bool = True) -> int:
+    """Before/after: the same requests (classify's sequences, the tours, unless ``tours`` is
+    false, and seeded random programs) on the harness of ``base`` and of ``patched``, each profile of the harness's Impl
+    (those ``only`` fixes); every distinct step where their replies differ is reported once
+    (the request and the fields), with both sides in the kernel's terms, whether or not the
+    spec decides it. 0 when they answer alike everywhere, else 1."""
+    impl = IMPL[harness]
+    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    seen: dict[tuple[str, tuple[str, ...]], list[EssaProfile]] = {}
+    shown: list[tuple[tuple[str, tuple[str, ...]], EssaProfile, list[EssaRequest], EssaReply,
+                      EssaReply]] = []
+    profiles = ESSA_DRIVER.profiles(fixed, PAGES)
+    steps = 0
+    for profile in profiles:
+        rng = random.Random(seed)
+        requests = list(ESSA_DRIVER.requests(profile))
+        programs: list[Sequence[EssaRequest]] = [p for _, p in sequences(profile)] if tours else []
+        programs += [[rng.choice(requests) for _ in range(rng.randint(1, COMPARE_STEPS))]
+                     for _ in range(COMPARE_PROGRAMS)]  # fmt: skip
+        a, b = _engine(base, harness), _engine(patched, harness)
+        try:
+            a.hello(EssaProfileRequest.of(profile))
+            b.hello(EssaProfileRequest.of(profile))
+            # both pipelined (the engines' exchange): a reset's None, then each step's reply
+            replies_a, replies_b = a.exchange(programs), b.exchange(programs)
+            for program in programs:
+                next(replies_a), next(replies_b)
+                got = [(next(replies_a), next(replies_b)) for _ in program]
+                for i, (r, (ra, rb)) in enumerate(zip(program, got)):
+                    assert ra is not None and rb is not None
+                    steps += 1
+                    if ra.observed() == rb.observed():
+                        continue
+                    key = (ESSA_DRIVER.show_request(r), tuple(ra.differences(rb)))
+                    if key not in seen:
+                        seen[key] = []
+                        shown.append((key, profile, list(program[:i + 1]), ra, rb))
+                    if profile not in seen[key]:
+                        seen[key].append(profile)
+                    break
+            next(replies_a, None), next(replies_b, None)  # the end: the exchanges finish
+        finally:
+            a.close()
+            b.close()
+    head = (f"Linux {base.kernel} ({base.tree}) against Linux {patched.kernel} ({patched.tree}), "
+            f"{harness} harness: {len(profiles)} profiles, {steps} steps")  # fmt: skip
+    print(head, file=out)
+    for n, (key, profile, program, ra, rb) in enumerate(shown, 1):
+        under = ", ".join(label(p) for p in seen[key])
+        print(f"\nDifference {n} of {len(shown)}: {key[0]}: {', '.join(key[1])} differ, under "
+              f"{under}; from a reset:", file=out)  # fmt: skip
+        for i, r in enumerate(program, 1):
+            print(f"  {i}. {ESSA_DRIVER.show_request(r)}", file=out)
+        print(f"base:    {ESSA_DRIVER.show_reply(ra, key[1])}", file=out)
+        print(f"patched: {ESSA_DRIVER.show_reply(rb, key[1])}", file=out)
+        for side, built in (("base", base), ("patched", patched)):
+            terms = kernel_terms_of(built, harness, profile, program)
+            print(f"{side}, " + "\n".join(terms), file=out)
+    if shown:
+        print(f"kernel-check: the trees answer differently at {len(shown)} distinct step"
+              f"{'s' if len(shown) > 1 else ''} under {len({p for ps in seen.values() for p in ps})}"
+              f" of {len(profiles)} profiles; first: {shown[0][0][0]}: "
+              f"{', '.join(shown[0][0][1])} differ", file=out)  # fmt: skip
+        return EXIT_DIVERGED
+    print(f"kernel-check: the trees answer alike: {len(profiles)} profiles, {steps} steps",
+          file=out)  # fmt: skip
+    return EXIT_OK
+
+
+def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
+                    requests: Sequence[EssaRequest]) -> list[str]:  # fmt: skip
+    """``requests`` replayed on a fresh harness, the last in the kernel's terms."""
+    engine = _engine(built, harness, memo=False)
+    try:
+        return engine.explain(profile, requests)
+    finally:
+        engine.close()
+
+
+def kernel_terms(built: Built, harness: str, f: Finding) -> list[str]:
+    """The diverging step of ``f`` replayed on the harness, in the kernel's terms."""
+    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests)
 
 
 README: Final = Path(__file__).resolve().parents[3] / "docs" / "kernel.md"

@@ -19,6 +19,19 @@
  *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
  *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
  *        in a VM without storage keys (the host keeps no change bit for it)
+ *   save N | restore N  ->  ok   (keep the whole host state in slot N < MAX_SNAPSHOTS, or go
+ *                                back to it: a request sequence's prefix is then run once)
+ *   explain  ->  what the last request did, in the kernel's terms, over several lines:
+ *     note TEXT                      what the harness did beside the kernel (a rollback, a
+ *                                    refusal before any kernel call), if anything
+ *     page P before|after pte=0x... [NAMES] pgste=0x... [NAMES] [key=0x.. [NAMES]]
+ *                                    the raw PTE, PGSTE (and storage key) of each page before
+ *                                    and after it, decoded with the kernel's macro names
+ *     cbrl before|after N: GADDR...  the harness's CBRL
+ *     call DEPTH CHANGED NAME        each kernel function it ran, in call order (DEPTH among
+ *                                    kernel functions; CHANGED 1 if a PTE, PGSTE (but the lock
+ *                                    bit) or the CBRL differed after it)
+ *     end
  * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
  */
 #include <stdio.h>
@@ -56,6 +69,9 @@ struct host {
 /* The CBRL origin page the ESSA intercept writes into (cbrlo: page address | nceo << 3). */
 static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
+/* Saved host states (save, restore): H points only into itself, so a copy is a whole state. */
+#define MAX_SNAPSHOTS 1024
+static struct host *snapshots[MAX_SNAPSHOTS];
 static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1;
 
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
@@ -63,6 +79,86 @@ static unsigned long frame_of(int p) { return (unsigned long)(p + 1) << PAGE_SHI
 static int page_of_frame(unsigned long addr) { return (int)(addr >> PAGE_SHIFT) - 1; }
 static pte_t *ptep_of(int p) { return &H.table[p]; }
 static unsigned long pgste_of(int p) { return *(unsigned long *)(ptep_of(p) + PTRS_PER_PTE); }
+
+/* ------------------------------------------------------------------ the step's record */
+
+/* Before the step, what the harness did beside the kernel, and the kernel functions it ran
+ * (explain).  Kept outside H: a rollback restores H, not this. */
+static unsigned long before_pte[MAX_PAGES], before_pgste[MAX_PAGES];
+static unsigned char before_key[MAX_PAGES];
+static unsigned long before_cbrl[MAX_CBRL];
+static int before_ncbrl;
+static char note[256];
+
+struct harness_fn { void *addr; const char *name; };
+extern const struct harness_fn harness_fns[];  /* appended by kernels.source */
+extern const int harness_nfns;
+#define MAX_CALLS 512
+#define MAX_STACK 64
+static struct { const char *name; int depth, changed; } calls[MAX_CALLS];
+static int ncalls, kernel_depth, stack_depth;
+static int tracing;  /* during a request's own work, not its reply's */
+static int open_call[MAX_STACK];          /* calls[] index of each open function, or -1 */
+static unsigned long open_sig[MAX_STACK]; /* the state when it was entered */
+
+#define NO_TRACE __attribute__((no_instrument_function))
+
+/* The PTEs, the PGSTEs without the lock bit (taken and released inside every change) and the
+ * CBRL, hashed: a function changed the state when it differs after it. */
+static NO_TRACE unsigned long state_sig(void)
+{
+	unsigned long h = (unsigned long)H.ncbrl * 1000003UL + (unsigned long)H.nappended;
+	for (int p = 0; p < pages; p++) {
+		h = h * 31 + pte_val(H.table[p]);
+		h = h * 31 + (pte_val(H.table[p + PTRS_PER_PTE]) & ~PGSTE_PCL_BIT);
+	}
+	return h;
+}
+
+NO_TRACE void __cyg_profile_func_enter(void *fn, void *site)
+{
+	(void)site;
+	int sp = stack_depth++;
+	if (sp >= MAX_STACK)
+		return;
+	open_call[sp] = -1;
+	for (int i = 0; tracing && i < harness_nfns; i++) {
+		if (harness_fns[i].addr != fn)
+			continue;
+		if (ncalls < MAX_CALLS) {
+			calls[ncalls].name = harness_fns[i].name;
+			calls[ncalls].depth = kernel_depth++;
+			calls[ncalls].changed = 0;
+			open_call[sp] = ncalls++;
+			open_sig[sp] = state_sig();
+		}
+		break;
+	}
+}
+
+NO_TRACE void __cyg_profile_func_exit(void *fn, void *site)
+{
+	(void)fn; (void)site;
+	int sp = --stack_depth;
+	if (sp < 0 || sp >= MAX_STACK || open_call[sp] < 0)
+		return;
+	calls[open_call[sp]].changed = state_sig() != open_sig[sp];
+	kernel_depth--;
+}
+
+static NO_TRACE void step_begins(void)
+{
+	for (int p = 0; p < pages; p++) {
+		before_pte[p] = pte_val(H.table[p]);
+		before_pgste[p] = pte_val(H.table[p + PTRS_PER_PTE]);
+		before_key[p] = H.skey[p];
+	}
+	memcpy(before_cbrl, H.cbrl, sizeof(before_cbrl));
+	before_ncbrl = H.ncbrl;
+	note[0] = 0;
+	ncalls = kernel_depth = 0;
+	tracing = 1;
+}
 
 /* ------------------------------------------------------------------ the stubs' host side */
 
@@ -198,8 +294,11 @@ static void fault_in(int p)
 static const char *reclaim(int p)
 {
 	pte_t *ptep = ptep_of(p);
-	if (pte_val(*ptep) & _PAGE_INVALID)
+	if (pte_val(*ptep) & _PAGE_INVALID) {
+		snprintf(note, sizeof(note), "the PTE has _PAGE_INVALID: there is nothing to reclaim, "
+			 "the harness called no kernel function");
 		return "Refused";
+	}
 	/* try_to_unmap_one: ptep_clear_flush, then drop an unused page or swap it out */
 	pte_t old = ptep_xchg_direct(&H.mm, hva_of(p), ptep, __pte(_PAGE_INVALID));
 	if (!pte_unused(old)) {
@@ -212,13 +311,17 @@ static const char *reclaim(int p)
 
 static const char *process_cbrl(void)
 {
-	if (H.ncbrl == 0)
+	if (H.ncbrl == 0) {
+		snprintf(note, sizeof(note), "the CBRL is empty: the harness called no kernel function");
 		return "Refused";
+	}
 	unsigned long gaddr = H.cbrl[0];
 	memmove(H.cbrl, H.cbrl + 1, (size_t)(H.ncbrl - 1) * sizeof(H.cbrl[0]));
 	H.ncbrl--;
 	H.zapped = 0;
 	__gmap_zap(&H.gmap, gaddr);
+	snprintf(note, sizeof(note), "the CBRL's head, guest address 0x%lx, went to __gmap_zap; "
+		 "free_swap_and_cache was %scalled", gaddr, H.zapped ? "" : "not ");
 	return H.zapped ? "Zapped" : "Kept";
 }
 
@@ -241,6 +344,12 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 		/* a program interruption: the instruction is suppressed, nothing it did stays */
 		int pic = H.pic;
 		H = saved;
+		snprintf(note, sizeof(note), "handle_essa injected program interruption 0x%x (%s): "
+			 "the harness rolled the ESSA back (host state restored from a snapshot taken "
+			 "before handle_essa; the instruction is suppressed)", pic,
+			 pic == PGM_SPECIFICATION ? "PGM_SPECIFICATION" : pic == PGM_PRIVILEGED_OP
+			 ? "PGM_PRIVILEGED_OP" : pic == PGM_OPERATION ? "PGM_OPERATION"
+			 : pic == PGM_ADDRESSING ? "PGM_ADDRESSING" : "?");
 		switch (pic) {
 		case PGM_SPECIFICATION: return "SpecificationException";
 		case PGM_PRIVILEGED_OP: return "PrivilegedOperation";
@@ -250,7 +359,11 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 		}
 	}
 	if (H.ncbrl + H.nappended > cbrl_size) {
+		int queued = H.nappended;
 		H = saved;
+		snprintf(note, sizeof(note), "the CBRL was full (%d of %d entries; handle_essa queued "
+			 "%d more): the harness rolled the ESSA back (host state restored from a snapshot "
+			 "taken before handle_essa)", H.ncbrl, cbrl_size, queued);
 		return "Refused";
 	}
 	memcpy(H.cbrl + H.ncbrl, H.appended, (size_t)H.nappended * sizeof(H.cbrl[0]));
@@ -293,8 +406,11 @@ static const char *migrate(void)
 {
 	unsigned long bits[MAX_PAGES], data[MAX_PAGES];
 	unsigned char keys[MAX_PAGES];
-	if (H.migrated)
+	if (H.migrated) {
+		snprintf(note, sizeof(note), "the VM was migrated already: the harness migrates once "
+			 "and called no kernel function");
 		return "Refused";
+	}
 	for (int p = 0; p < pages; p++) {
 		unsigned long pgstev = 0;
 		pte_t pte = *ptep_of(p);
@@ -342,6 +458,88 @@ static void reply(const char *outcome, long result, long value)
 	fflush(stdout);
 }
 
+#define NAMED(m) { m, #m }
+static const struct { unsigned long mask; const char *name; } pte_bits[] = {
+	NAMED(_PAGE_INVALID), NAMED(_PAGE_PROTECT), NAMED(_PAGE_UNUSED), NAMED(_PAGE_PRESENT),
+	NAMED(_PAGE_YOUNG), NAMED(_PAGE_DIRTY), NAMED(_PAGE_READ), NAMED(_PAGE_WRITE),
+}, pgste_bits[] = {
+	NAMED(_PGSTE_GPS_ZERO), NAMED(_PGSTE_GPS_NODAT), NAMED(PGSTE_GC_BIT), NAMED(PGSTE_GR_BIT),
+	NAMED(PGSTE_HC_BIT), NAMED(PGSTE_HR_BIT), NAMED(PGSTE_UC_BIT), NAMED(PGSTE_FP_BIT),
+	NAMED(PGSTE_PCL_BIT), NAMED(PGSTE_IN_BIT), NAMED(PGSTE_VSIE_BIT),
+}, usages[] = {
+	NAMED(_PGSTE_GPS_USAGE_STABLE), NAMED(_PGSTE_GPS_USAGE_UNUSED),
+	NAMED(_PGSTE_GPS_USAGE_POT_VOLATILE), NAMED(_PGSTE_GPS_USAGE_VOLATILE),
+}, key_bits[] = {
+	NAMED(_PAGE_CHANGED), NAMED(_PAGE_REFERENCED), NAMED(_PAGE_FP_BIT),
+};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void print_page(int p, const char *when, unsigned long ptev, unsigned long pgstev,
+		       unsigned char key)
+{
+	pte_t pte = __pte(ptev);
+	printf("page %d %s pte=0x%016lx [", p, when, ptev);
+	const char *sep = "";
+	if (pte_none(pte)) {
+		printf("pte_none: ");
+	} else if (pte_swap(pte)) {
+		printf("swap type %lu offset %lu: ", (ptev >> __SWP_TYPE_SHIFT) & __SWP_TYPE_MASK,
+		       __swp_offset(__pte_to_swp_entry(pte)));
+	} else if (!(ptev & _PAGE_INVALID)) {
+		printf("frame 0x%lx: ", ptev & PAGE_MASK);
+	}
+	for (unsigned i = 0; i < COUNT(pte_bits); i++)
+		if (ptev & pte_bits[i].mask)
+			printf("%s%s", sep, pte_bits[i].name), sep = "|";
+	printf("] pgste=0x%016lx [", pgstev);
+	for (unsigned i = 0; i < COUNT(usages); i++)
+		if ((pgstev & _PGSTE_GPS_USAGE_MASK) == usages[i].mask) {
+			printf("%s", usages[i].name);
+			break;
+		}
+	for (unsigned i = 0; i < COUNT(pgste_bits); i++)
+		if (pgstev & pgste_bits[i].mask)
+			printf("|%s", pgste_bits[i].name);
+	if (pgstev & PGSTE_ACC_BITS)
+		printf("|PGSTE_ACC_BITS=0x%lx", (pgstev & PGSTE_ACC_BITS) >> 60);
+	printf("]");
+	if (storage_keys) {
+		printf(" key=0x%02x [", key);
+		sep = "";
+		for (unsigned i = 0; i < COUNT(key_bits); i++)
+			if (key & key_bits[i].mask)
+				printf("%s%s", sep, key_bits[i].name), sep = "|";
+		if (key & _PAGE_ACC_BITS)
+			printf("%sACC=%d", sep, (key & _PAGE_ACC_BITS) >> 4);
+		printf("]");
+	}
+	printf("\n");
+}
+
+static void print_cbrl(const char *when, const unsigned long *list, int n)
+{
+	printf("cbrl %s %d:", when, n);
+	for (int i = 0; i < n; i++)
+		printf(" 0x%lx", list[i]);
+	printf("\n");
+}
+
+static void explain(void)
+{
+	if (note[0])
+		printf("note %s\n", note);
+	for (int p = 0; p < pages; p++)
+		print_page(p, "before", before_pte[p], before_pgste[p], before_key[p]);
+	for (int p = 0; p < pages; p++)
+		print_page(p, "after", pte_val(H.table[p]), pgste_of(p), H.skey[p]);
+	print_cbrl("before", before_cbrl, before_ncbrl);
+	print_cbrl("after", H.cbrl, H.ncbrl);
+	for (int i = 0; i < ncalls; i++)
+		printf("call %d %d %s\n", calls[i].depth, calls[i].changed, calls[i].name);
+	printf("end\n");
+	fflush(stdout);
+}
+
 int main(void)
 {
 	char line[256], op[32];
@@ -370,12 +568,33 @@ int main(void)
 			printf("ok\n");
 			fflush(stdout);
 			continue;
-		} else if (!strcmp(op, "cbrl")) {
+		} else if (!strcmp(op, "save") || !strcmp(op, "restore")) {
+			if (a < 0 || a >= MAX_SNAPSHOTS || (op[0] == 'r' && snapshots[a] == NULL)) {
+				printf("error no snapshot slot %d\n", a);
+			} else {
+				if (op[0] == 's' && snapshots[a] == NULL)
+					snapshots[a] = malloc(sizeof(H));
+				if (op[0] == 's')
+					memcpy(snapshots[a], &H, sizeof(H));
+				else
+					memcpy(&H, snapshots[a], sizeof(H));
+				printf("ok\n");
+			}
+			fflush(stdout);
+			continue;
+		} else if (!strcmp(op, "explain")) {
+			explain();
+			continue;
+		}
+		step_begins();
+		if (!strcmp(op, "cbrl")) {
 			out = process_cbrl();
 		} else if (!strcmp(op, "migrate")) {
 			out = migrate();
 		} else if (!strcmp(op, "refuse")) {
 			out = "Refused";  /* a request the host cannot take: the state as it is */
+			snprintf(note, sizeof(note), "a request of the new gmap's own PTEs, which the "
+				 "classic code has not: the harness did nothing");
 		} else if (!strcmp(op, "resetcmma")) {
 			out = reset_cmma();
 		} else if (!strcmp(op, "essabeyond")) {
@@ -399,6 +618,7 @@ int main(void)
 			writeback(a);
 			out = "Done";
 		}
+		tracing = 0;
 		if (out == NULL) {
 			printf("error cannot do: %s", line);
 			fflush(stdout);

@@ -49,7 +49,8 @@ typedef struct { unsigned long val; } swp_entry_t;
 #define barrier() do { } while (0)
 #define WRITE_ONCE(x, v) ((x) = (v))
 #define READ_ONCE(x) (x)
-#define WARN_ON_ONCE(x) (x)
+/* the condition's value, without a warning where the statement drops it */
+#define WARN_ON_ONCE(x) ({ bool __warned = !!(x); __warned; })
 #define VM_BUG_ON(x) do { (void)(x); } while (0)
 #define EXPORT_SYMBOL(x)
 #define EXPORT_SYMBOL_GPL(x)

@@ -20,6 +20,8 @@ per new sequence instead of one per request. ``memo=False`` sends every request.
 from __future__ import annotations
 
 import subprocess
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeAlias
 
 from conformance.essa import (
@@ -27,7 +29,9 @@ from conformance.essa import (
 )  # fmt: skip
 from conformance.protocol import EngineFault, Unsupported
 
-from .kernels import Built, build
+from refimpl.essa import EssaProfile
+
+from .kernels import HARNESSES, Built, build
 
 #: The Impl each harness implements (announced in the hello: reported, not trusted).
 IMPL: Final = {"classic": "KVMClassic", "gmap": "KVMGmap"}
@@ -65,7 +69,11 @@ def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
 
 
 #: Memoized replies: each request line's answer, its parsed reply, and the replies after it.
+#: An answer "" is in flight (sent ahead by :meth:`KernelEssaEngine.exchange`, not read yet).
 _Trie: TypeAlias = "dict[str, tuple[str, EssaReply, _Trie]]"
+_PENDING: Final = EssaReply("Pending")
+#: The harness's snapshot slots (classic_harness.c's MAX_SNAPSHOTS).
+SNAPSHOTS: Final = 1024
 
 
 class KernelEssaEngine:
@@ -84,6 +92,12 @@ class KernelEssaEngine:
         self._node: _Trie = self._root  # where the driver is: the requests since its reset
         self._path: list[str] = []
         self._harness_path: list[str] | None = None  # what the harness ran since its reset
+        #: The harness's snapshot slot of a trie node (by id: the state after its requests), and
+        #: each slot's node.
+        self._slots: dict[int, int] = {}
+        self._slot_owner: dict[int, int] = {}
+        self._lines: dict[EssaRequest, str] = {}
+        self._next_slot = 0
         #: Requests the harness ran (replays included), requests answered from the trie, and
         #: the writes to the harness that waited for its answers.
         self.sent = self.memoized = self.round_trips = 0
@@ -137,6 +151,7 @@ class KernelEssaEngine:
             raise Unsupported(answer.strip().removeprefix("error "))
         # a new profile: nothing kept; the harness is fresh, as after a reset
         self._root = self._node = {}
+        self._slots, self._slot_owner, self._next_slot = {}, {}, 0
         self._path, self._harness_path = [], []
         return EssaEngineInfo(f"Linux {self.built.kernel} {self.harness} (kernel code)", chosen)
 
@@ -182,8 +197,168 @@ class KernelEssaEngine:
         self._harness_path = list(self._path)
         return reply
 
+    def exchange(self, programs: Iterable[Sequence[EssaRequest]]) -> Iterator[EssaReply | None]:
+        """The driver's pipelined drive (:meth:`conformance.driver.Drive.run_all`): programs,
+        each from a reset; yields None for each reset, then each step's reply, in order. With
+        the memo, a program the trie holds whole is answered from it; any other goes to the
+        harness as a reset and the whole program (its known prefix replayed and checked), and
+        the programs are sent ahead of their replies, up to :meth:`_window` lines in flight, so
+        the harness's answers are read in a few large reads instead of one round trip per
+        program. Closed early (a divergence), it reads the answers in flight into the trie."""
+        if not self.memo:
+            for program in programs:
+                self.reset()
+                yield None
+                for request in program:
+                    yield self.step(request)
+            return
+        assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
+        stdin, stdout = self._proc.stdin, self._proc.stdout
+        window = self._window()
+        snapshots = HARNESSES[self.harness].snapshots
+        #: Lines sent, answers not read: None for a reset, else (parent, line, op): the entry
+        #: parent[line] is filled in (or checked) with the answer.
+        flight: deque[tuple[_Trie, str, str] | None] = deque()
+        #: Programs pulled from ``programs``, not yet yielded: each step's (parent, line).
+        queue: deque[list[tuple[_Trie, str]]] = deque()
+        harness: list[str] | None = self._harness_path
+        source: Iterator[Sequence[EssaRequest] | None] = iter(programs)
+        more = True
+
+        def read_one() -> None:
+            entry = flight.popleft()
+            answer = stdout.readline()
+            if not answer:
+                raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll() if self._proc else None})")
+            if entry is None:
+                if answer.strip() != "ok":
+                    raise EngineFault("error reply", "the kernel harness did not reset")
+                return
+            parent, line, op = entry
+            kept_answer, _, child = parent[line]
+            if not kept_answer:
+                parent[line] = (answer, self._parse(answer, op), child)
+            elif answer != kept_answer:
+                raise EngineFault("error reply", f"nondeterministic: the kernel harness answered "
+                                  f"{kept_answer.strip()!r} to {line!r}, and now "
+                                  f"{answer.strip()!r} to the same requests")  # fmt: skip
+
+        def send(program: Sequence[EssaRequest]) -> None:
+            nonlocal harness
+            lines = [(self._line(r), r.op) for r in program]
+            steps: list[tuple[_Trie, str]] = []
+            node, known = self._root, 0
+            for line, _ in lines:
+                if line not in node:
+                    break
+                steps.append((node, line))
+                node = node[line][2]
+                known += 1
+            prefix = node
+            if known == len(lines):
+                self.memoized += len(lines)
+                queue.append(steps)
+                return
+            for line, _ in lines[known:]:
+                child: _Trie = {}
+                node[line] = ("", _PENDING, child)
+                steps.append((node, line))
+                node = child
+            texts = [line for line, _ in lines]
+            new = list(zip(steps[known:], lines[known:]))
+            slot = self._slots.get(id(prefix)) if known and snapshots else None
+            if harness == texts[:known]:  # the harness is where the program's new part starts
+                out = new
+            elif slot is not None:  # the prefix's state was saved: back to it
+                flight.append(None)
+                stdin.write(f"restore {slot}\n")
+                out = new
+            else:  # from a reset, the prefix replayed (and its answers checked), then saved
+                flight.append(None)
+                stdin.write("reset\n")
+                replayed = list(zip(steps[:known], lines[:known]))
+                self._queue_lines(flight, replayed)
+                if known and snapshots:
+                    flight.append(None)
+                    stdin.write(f"save {self._slot_for(prefix)}\n")
+                out = replayed + new
+                self._queue_lines(flight, new)
+                self.sent += len(out)
+                self.memoized += len(lines) - len(out)
+                harness = texts
+                queue.append(steps)
+                return
+            self._queue_lines(flight, out)
+            self.sent += len(out)
+            self.memoized += len(lines) - len(out)
+            harness = texts
+            queue.append(steps)
+
+        try:
+            while True:
+                if more and len(flight) <= window // 2:
+                    sent_before = len(flight)
+                    while len(flight) < window and len(queue) < 4096:
+                        ahead = next(source, None)
+                        if ahead is None:
+                            more = False
+                            break
+                        send(ahead)
+                    if len(flight) > sent_before:
+                        stdin.flush()
+                        self.round_trips += 1
+                if not queue:
+                    return
+                steps = queue.popleft()
+                yield None
+                for parent, line in steps:
+                    while not parent[line][0]:
+                        read_one()
+                    yield parent[line][1]
+        except (BrokenPipeError, OSError) as exc:
+            raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
+        finally:
+            try:
+                while flight:
+                    read_one()
+            except EngineFault:
+                self._harness_path = None
+            else:
+                self._harness_path = harness
+            self._node, self._path = self._root, []
+
+    def _queue_lines(self, flight: deque[tuple[_Trie, str, str] | None],
+                     out: list[tuple[tuple[_Trie, str], tuple[str, str]]]) -> None:
+        assert self._proc is not None and self._proc.stdin
+        for (parent, line), (_, op) in out:
+            flight.append((parent, line, op))
+        self._proc.stdin.write("".join(line + "\n" for _, (line, _) in out))
+
+    def _slot_for(self, node: _Trie) -> int:
+        """A harness snapshot slot for the state after the requests that lead to ``node`` (the
+        oldest slot is taken over when all are used)."""
+        slot = self._next_slot
+        self._next_slot = (slot + 1) % SNAPSHOTS
+        old = self._slot_owner.get(slot)
+        if old is not None:
+            self._slots.pop(old, None)
+        self._slot_owner[slot] = id(node)
+        self._slots[id(node)] = slot
+        return slot
+
+    def _window(self) -> int:
+        """Lines in flight at most: their answers (about 8 bytes a page each) stay well below a
+        pipe's 64 kB, so the harness never blocks on a full stdout while we write."""
+        return max(64, 24_000 // (16 + 8 * self.pages))
+
     def _line(self, request: EssaRequest) -> str:
-        """The harness's line for ``request``."""
+        """The harness's line for ``request`` (kept: the driver asks for the same few often)."""
+        line = self._lines.get(request)
+        if line is None:
+            line = self._lines[request] = self._new_line(request)
+        return line
+
+    def _new_line(self, request: EssaRequest) -> str:
         if request.op in _GMAP_ONLY:
             return "refuse"
         if request.op == "ESSA" and request.beyond_memory:
@@ -204,6 +379,29 @@ class KernelEssaEngine:
             return reply._replace(reason=_GMAP_ONLY[op])
         return reply
 
+    def explain(self, profile: EssaProfile, requests: Sequence[EssaRequest]) -> list[str]:
+        """``requests`` from a reset on a fresh harness of ``profile``, then the last one in the
+        kernel's terms (the harness's ``explain``): what the harness did beside the kernel, the
+        kernel functions it ran, the raw PTE, PGSTE and CBRL before and after, decoded with the
+        kernel's macro names. The lines of a report, headed; the first after the heading names
+        the kernel function most to blame ("kernel function: X")."""
+        if not HARNESSES[self.harness].trace:
+            return [f"(the {self.harness} harness does not show a step in the kernel's terms)"]
+        self.hello(EssaProfileRequest.of(profile))
+        self._send("reset")
+        for r in requests:
+            self._send(self._line(r))
+        assert self._proc is not None and self._proc.stdin and self._proc.stdout
+        self._proc.stdin.write("explain\n")
+        self._proc.stdin.flush()
+        got = []
+        while (line := self._proc.stdout.readline()) and line.strip() != "end":
+            got.append(line.rstrip("\n"))
+        if not line:
+            raise EngineFault("crash", "the kernel harness exited during explain")
+        return kernel_terms(got, self.built.kernel if self.built else "?", self.harness,
+                            HARNESSES[self.harness].helpers)  # fmt: skip
+
     def close(self) -> None:
         if self._proc is not None:
             if self._proc.stdin:
@@ -212,6 +410,45 @@ class KernelEssaEngine:
             if self._proc.stdout:
                 self._proc.stdout.close()
             self._proc = None
+
+
+def kernel_terms(lines: Sequence[str], kernel: str, harness: str,
+                 helpers: frozenset[str] = frozenset()) -> list[str]:  # fmt: skip
+    """The harness's ``explain`` lines as a report's: the kernel function most to blame (the
+    deepest one, not a helper of ``helpers``, that changed a PTE, PGSTE or the CBRL, else the
+    deepest one called), the harness's note, the PTEs and PGSTEs, the CBRL, the calls."""
+    notes = [ln.removeprefix("note ") for ln in lines if ln.startswith("note ")]
+    pages = [ln.removeprefix("page ") for ln in lines if ln.startswith("page ")]
+    cbrl = [ln.removeprefix("cbrl ") for ln in lines if ln.startswith("cbrl ")]
+    calls = []
+    for ln in lines:
+        if ln.startswith("call "):
+            _, d, c, n = ln.split()
+            calls.append((int(d), c == "1", n))
+    own = [c for c in calls if c[2] not in helpers]
+    blamed = max((c for c in own if c[1]), key=lambda c: c[0], default=None) or max(
+        own, key=lambda c: c[0], default=None)  # fmt: skip
+    out = [f"In the kernel's terms (the step replayed on the {harness} harness, Linux {kernel}):"]
+    if blamed is not None:
+        out.append(f"kernel function: {blamed[2]}")
+    out += [f"the harness: {n}" for n in notes]
+    out += [f"page {p}" for p in pages]
+    out += [f"CBRL {c}" for c in cbrl]
+    if calls:
+        out.append("kernel functions the step ran, by call depth (* changed a PTE, a PGSTE or "
+                   "the CBRL):")
+        shown: list[tuple[int, bool, str, int]] = []
+        for depth, changed, name in calls:
+            if shown and shown[-1][:3] == (depth, changed, name):
+                shown[-1] = (depth, changed, name, shown[-1][3] + 1)  # called again: counted
+                continue
+            shown.append((depth, changed, name, 1))
+        for depth, changed, name, times in shown:
+            out.append(f"  {'  ' * depth}{name}{' *' if changed else ''}"
+                       + (f" (x{times})" if times > 1 else ""))
+    else:
+        out.append("kernel functions the step ran: none")
+    return out
 
 
 class ClassicKernelEngine(KernelEssaEngine):

@@ -15,6 +15,7 @@ files needed out of the tarball, once, into a cache directory.
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import tarfile
@@ -46,6 +47,7 @@ class Want:
 # ------------------------------------------------------------------------ C text scanning
 
 
+@functools.lru_cache(maxsize=64)
 def _blank_comments_and_strings(text: str) -> str:
     """The text with comments, string and character literals replaced by spaces (newlines
     kept), so braces and names inside them are not mistaken for code; offsets are unchanged."""
@@ -92,6 +94,58 @@ def normalise(signature: str) -> str:
     ``int f(int a, int b)``)."""
     s = re.sub(r"\s+", " ", signature).strip()
     return re.sub(r"\( ", "(", re.sub(r" \)", ")", s))
+
+
+#: Words that do not change how a call passes its arguments: qualifiers, signedness, storage
+#: class and the kernel's function attributes.
+_HARMLESS: Final = frozenset({
+    "const", "volatile", "signed", "unsigned", "static", "inline", "__always_inline", "extern",
+    "notrace", "noinline", "__init", "__must_check", "__maybe_unused", "__inline", "__inline__",
+})  # fmt: skip
+
+
+def _type_shape(decl: str, named: bool) -> str:
+    """A type with the harmless words (:data:`_HARMLESS`) and, if ``named``, the declared name
+    left out: ``unsigned long *oldpte`` -> ``long *``, ``unsigned int orc`` -> ``int``."""
+    decl = re.sub(r"\[[^\]]*\]", "*", decl)  # an array parameter is a pointer
+    tokens = re.findall(r"\w+|\*", decl)
+    if named and tokens and re.fullmatch(r"\w+", tokens[-1]) and len(tokens) > 1:
+        tokens.pop()
+    kept = [t for t in tokens if t not in _HARMLESS and t != "int" or t == "*"]
+    if not any(t != "*" for t in kept):  # unsigned, unsigned int, int: all int
+        kept.insert(0, "int")
+    return " ".join(kept)
+
+
+def shape(signature: str, name: str) -> tuple[str, tuple[str, ...]]:
+    """What a call to a definition depends on: the return type and the parameters' types, each
+    without the harmless words and the parameters' names (:func:`_type_shape`)."""
+    at = re.search(r"(?<!\w)" + re.escape(name) + r"\s*\(", signature)
+    if at is None:
+        return signature, ()
+    inside = signature[at.end():signature.rfind(")")]
+    params, depth, cur = [], 0, ""
+    for ch in inside:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            params.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    params.append(cur)
+    types = tuple(_type_shape(x, named=True) for x in params if x.strip() not in ("", "void"))
+    return _type_shape(signature[:at.start()], named=False), types
+
+
+def harmless(expected: str, found: str, name: str) -> bool:
+    """Whether ``found`` differs from ``expected`` only in what cannot change the harness's
+    calls: qualifiers, signedness, parameter names, ``static``/``inline``. Safe, because the
+    harness is compiled together with the tree's own definition: every call it makes is checked
+    by the compiler against the tree's prototype, and an argument of the same width converts
+    as the kernel's own callers' do; a parameter added, removed, or of another kind (a pointer
+    for a number, another struct) still differs here, and stops the build."""
+    return shape(normalise(expected), name) == shape(normalise(found), name)
 
 
 def _declaration_start(code: str, name_at: int) -> int:
@@ -148,9 +202,10 @@ def read_source(root: Path, path: str) -> str:
     return f.read_text(encoding="utf-8", errors="replace")
 
 
-def extract(root: Path, wants: Iterable[Want]) -> list[str]:
+def extract(root: Path, wants: Iterable[Want], notes: list[str] | None = None) -> list[str]:
     """Every wanted definition, in order, each headed by a comment naming its file. Raises
-    ExtractError naming the function and the file on anything missing or changed."""
+    ExtractError naming the function and the file on anything missing or changed; a signature
+    that differs harmlessly (:func:`harmless`) is taken, with a line in ``notes``."""
     texts: dict[str, str] = {}
     out = []
     for w in wants:
@@ -166,6 +221,12 @@ def extract(root: Path, wants: Iterable[Want]) -> list[str]:
             raise ExtractError(f"{w.path}: {exc}: the kernel moved or renamed {w.name}; the "
                                f"harness needs an update for this version") from None  # fmt: skip
         if w.signature and signature != normalise(w.signature):
+            if harmless(w.signature, signature, w.name):
+                if notes is not None:
+                    notes.append(f"{w.path}: the signature of {w.name} differs harmlessly "
+                                 f"(qualifiers, signedness or names): `{signature}`")  # fmt: skip
+                out.append(f'/* {w.path}: {w.name} */\n#line {line} "{w.path}"\n' + body)
+                continue
             raise ExtractError(f"{w.path}: the signature of {w.name} changed: the harness "
                                f"expects `{normalise(w.signature)}`, the tree has `{signature}`")  # fmt: skip
         out.append(f'/* {w.path}: {w.name} */\n#line {line} "{w.path}"\n' + body)

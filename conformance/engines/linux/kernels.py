@@ -14,6 +14,7 @@ import fcntl
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -149,37 +150,81 @@ class Harness:
     wants: tuple[Want, ...]
     stubs: Path
     host: Path
+    #: The host records the kernel functions each step runs (-finstrument-functions, and the
+    #: address table :func:`source` appends); it defines the hooks and ``struct harness_fn``,
+    #: and answers the line protocol's ``explain`` (the last request in the kernel's terms).
+    trace: bool = False
+    #: The host answers ``save N`` and ``restore N`` (its whole state kept in, or taken back
+    #: from, one of the engine's :data:`~.engine.SNAPSHOTS` slots).
+    snapshots: bool = False
+    #: Kernel functions a report does not blame for a divergence (locks, one-bit setters):
+    #: the function that called them decided.
+    helpers: frozenset[str] = frozenset()
 
 
 HARNESSES: Final[dict[str, Harness]] = {
-    "classic": Harness("classic", CLASSIC, HERE / "classic_stubs.h", HERE / "classic_harness.c"),
+    "classic": Harness("classic", CLASSIC, HERE / "classic_stubs.h", HERE / "classic_harness.c",
+                       trace=True, snapshots=True, helpers=frozenset({
+                           "pgste_get_lock", "pgste_set_unlock", "pgste_get", "pgste_set_pte",
+                           "pgste_set_key", "pgste_update_all", "pgste_pte_notify", "set_pte",
+                           "pte_clear", "set_pte_bit", "clear_pte_bit", "mk_swap_pte",
+                           "ptep_xchg_start", "ptep_xchg_commit", "ptep_flush_direct",
+                           "ptep_ipte_local", "ptep_ipte_global", "kvm_s390_get_regs_rre",
+                           "mm_has_pgste", "mm_uses_skeys", "pte_present", "pte_none",
+                           "pte_swap", "pte_unused", "__swp_offset"})),
 }
 
 
-#: How a tree's ESSA code is recognised: the function that performs ESSA on a PGSTE and its file.
-#: The new gmap (the "KVM: s390: Switch to new gmap" series, Linux 7.x) keeps the PGSTEs beside
-#: KVM's own guest page tables (dat_perform_essa); before it, in the host's (pgste_perform_essa).
+#: How a tree's ESSA code is recognised: the function that performs ESSA on a PGSTE, and the
+#: file it was in when the harness was written. The new gmap (the "KVM: s390: Switch to new
+#: gmap" series, Linux 7.x) keeps the PGSTEs beside KVM's own guest page tables
+#: (dat_perform_essa); before it, in the host's (pgste_perform_essa). The file is only where to
+#: look first: the function is searched for in every file under :data:`SEARCHED` (newer trees
+#: moved it, e.g. to arch/s390/kvm/gmap/).
 IMPLEMENTATIONS: Final = (("gmap", DAT_C, "dat_perform_essa"),
                           ("classic", PGTABLE_C, "pgste_perform_essa"))  # fmt: skip
+#: Where a tree's ESSA code is searched for.
+SEARCHED: Final = "arch/s390"
 
 
-def implementation(tree: Path) -> str:
-    """Which ESSA implementation the kernel tree has: ``gmap`` or ``classic``. Raises
-    ExtractError when it has neither."""
+def defining(tree: Path, function: str, hint: str = "") -> str | None:
+    """The file (relative to ``tree``) that defines ``function``: ``hint`` if it does, else the
+    first .c or .h file under :data:`SEARCHED` that does, in path order; None if none does."""
+    if hint and (tree / hint).is_file():
+        try:
+            find_function(read_source(tree, hint), function)
+            return hint
+        except ExtractError:
+            pass
+    root = tree / SEARCHED
+    for f in sorted(root.rglob("*.[ch]")) if root.is_dir() else []:
+        text = f.read_text(encoding="utf-8", errors="replace")
+        if function not in text:
+            continue
+        try:
+            find_function(text, function)
+        except ExtractError:
+            continue
+        return str(f.relative_to(tree))
+    return None
+
+
+def implementation(tree: Path) -> tuple[str, str]:
+    """Which ESSA implementation the kernel tree has, ``gmap`` or ``classic``, and where:
+    ``pgste_perform_essa in arch/s390/mm/pgtable.c``. Raises ExtractError when it has
+    neither, naming what was searched for."""
     for name, path, function in IMPLEMENTATIONS:
-        if (tree / path).is_file():
-            try:
-                find_function(read_source(tree, path), function)
-            except ExtractError:
-                continue
-            return name
-    raise ExtractError(f"{tree} has neither " + " nor ".join(
-        f"{function} in {path}" for _, path, function in IMPLEMENTATIONS))  # fmt: skip
+        found = defining(tree, function, path)
+        if found is not None:
+            return name, f"{function} in {found}"
+    raise ExtractError(f"{tree} defines neither " + " nor ".join(
+        function for _, _, function in IMPLEMENTATIONS) + f" in any file under {SEARCHED}: no "
+        "harness can build it (kernels.IMPLEMENTATIONS names the function each harness needs)")  # fmt: skip
 
 
-def detect(kernel_src: str | None = None) -> str:
-    """The implementation of ``kernel_src`` (or $KERNEL_SRC, else the files of Debian's tarball
-    the classic harness takes). Raises ExtractError."""
+def detect(kernel_src: str | None = None) -> tuple[str, str]:
+    """The implementation of ``kernel_src`` (or $KERNEL_SRC, else Debian's tarball's
+    arch/s390) and where its ESSA function is (:func:`implementation`). Raises ExtractError."""
     return implementation(kernel_tree(HARNESSES["classic"], kernel_src))
 
 
@@ -218,16 +263,25 @@ def _headers_missing(cc: str) -> str:
 
 def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
     """The kernel tree: ``kernel_src`` (or $KERNEL_SRC), else the needed files of the Debian
-    tarball, unpacked once under .cache/linux/src/."""
+    tarball (all of arch/s390, where the ESSA code is searched for), unpacked once under
+    .cache/linux/src/."""
     src = kernel_src if kernel_src is not None else os.environ.get("KERNEL_SRC")
     if src:
         root = Path(src)
         if not root.is_dir():
             raise ExtractError(f"KERNEL_SRC={src} is not a directory")
         return root
-    paths = sorted({w.path for w in harness.wants})
+    # tar takes a directory's files with it, and then misses each of them named again
+    paths = sorted({SEARCHED, *(w.path for w in harness.wants
+                                if not w.path.startswith(SEARCHED + "/"))})  # fmt: skip
     name = DEFAULT_TARBALL.name.split(".tar")[0]
-    return unpack(DEFAULT_TARBALL, paths, CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}")
+    dest = CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}"
+    root = unpack(DEFAULT_TARBALL, paths, dest)
+    # an earlier version of the same package, unpacked before: not used again
+    for old in dest.parent.glob(f"{name}-" + "[0-9a-f]" * 16):
+        if old != dest and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+    return root
 
 
 def tarball_digest(tarball: Path) -> str:
@@ -253,18 +307,65 @@ def tarball_digest(tarball: Path) -> str:
     return digest
 
 
-def source(harness: Harness, tree: Path) -> str:
-    """The one C file that is compiled: the stubs, the kernel's definitions, the host model."""
+def locate(tree: Path, wants: tuple[Want, ...], notes: list[str]) -> tuple[Want, ...]:
+    """``wants`` with each function the tree moved to another file under :data:`SEARCHED`
+    taken from there (a line in ``notes`` says so); one it no longer defines anywhere is left
+    for :func:`extract` to name."""
+    out = []
+    texts: dict[str, str] = {}
+    for w in wants:
+        if w.kind == FUNCTION and (tree / w.path).is_file():
+            text = texts.setdefault(w.path, read_source(tree, w.path))
+            if w.name in text:
+                try:
+                    find_function(text, w.name)
+                    out.append(w)
+                    continue
+                except ExtractError:
+                    pass
+        if w.kind == FUNCTION:
+            found = defining(tree, w.name)
+            if found is not None and found != w.path:
+                notes.append(f"{w.name} moved from {w.path} to {found}: taken from there")
+                w = Want(found, w.name, w.kind, w.signature)
+        out.append(w)
+    return tuple(out)
+
+
+def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
+    """The one C file that is compiled: the stubs, the kernel's definitions, the host model,
+    and (for a harness that traces) the table of the kernel functions by address."""
+    notes = [] if notes is None else notes
+    wants = locate(tree, harness.wants, notes)
     parts = [f'#include "{harness.stubs}"\n']
-    for want, text in zip(harness.wants, extract(tree, harness.wants), strict=True):
+    for want, text in zip(wants, extract(tree, wants, notes), strict=True):
         parts += [_BEFORE.get(want.name, ""), text, _AFTER.get(want.name, "")]
     parts.append(f'#line 1 "{harness.host}"\n' + harness.host.read_text())
+    if harness.trace:
+        names = [w.name for w in wants if w.kind == FUNCTION]
+        parts.append("\n/* the kernel functions taken, by address (kernels.source) */\n"
+                     "const struct harness_fn harness_fns[] = {\n"
+                     + "".join(f'\t{{ (void *)&{n}, "{n}" }},\n' for n in names)
+                     + f"}};\nconst int harness_nfns = {len(names)};\n")  # fmt: skip
     return "".join(parts)
 
 
-def build(name: str = "classic", kernel_src: str | None = None) -> Built:
+#: The compiler's options: -finstrument-functions for a harness that traces the kernel
+#: functions a step runs (every entry and exit, inlined ones included, calls its hooks).
+CFLAGS: Final = ("-O1", "-std=gnu11", "-static", "-Wall", "-Werror=implicit-function-declaration",
+                 "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-but-set-variable")
+TRACE_CFLAGS: Final = ("-finstrument-functions",)
+#: Builds kept in the cache (the most recently used; older ones are removed after a build). Six:
+#: a test run makes up to three (planted trees), and a build in use must not be removed.
+KEEP_BUILDS: Final = 6
+
+
+def build(name: str = "classic", kernel_src: str | None = None,
+          notes: list[str] | None = None) -> Built:  # fmt: skip
     """Build (or find cached) the harness ``name`` from the kernel tree. Raises ExtractError
-    (the tree lacks or changed a definition) or RuntimeError (the toolchain)."""
+    (the tree lacks or changed a definition) or RuntimeError (the toolchain, or a compiler
+    error: the helper or type the harness lacks is named). ``notes`` gets what was tolerated
+    (a harmless signature change, a moved function) and the compiler's warnings."""
     why = toolchain_missing()
     if why:
         raise RuntimeError(why)
@@ -273,38 +374,88 @@ def build(name: str = "classic", kernel_src: str | None = None) -> Built:
     CACHE.mkdir(parents=True, exist_ok=True)
     with (CACHE / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _build(name, kernel_src)
+        return _build(name, kernel_src, [] if notes is None else notes)
 
 
-def _build(name: str, kernel_src: str | None) -> Built:
+def _build(name: str, kernel_src: str | None, notes: list[str]) -> Built:
     harness = HARNESSES[name]
     tree = kernel_tree(harness, kernel_src)
-    has = implementation(tree)
+    has, where = implementation(tree)
     if has != name:
-        function = next(f"{f} ({path})" for n, path, f in IMPLEMENTATIONS if n == has)
         missing = "" if has in HARNESSES else (
             f"; there is no {has} harness yet (conformance/engines/linux/README.md, "
             f"\"The new gmap\")")  # fmt: skip
         raise ExtractError(f"Linux {version(tree)} ({tree}) has the {has} ESSA code, "
-                           f"{function}, not the {name} one{missing}")  # fmt: skip
+                           f"{where}, not the {name} one{missing}")  # fmt: skip
     kernel = version(tree)
-    text = source(harness, tree)
-    digest = hashlib.sha256(text.encode() + CC.encode()).hexdigest()[:16]
+    text = source(harness, tree, notes)
+    flags = [*CFLAGS, *(TRACE_CFLAGS if harness.trace else ())]
+    digest = hashlib.sha256("\0".join([text, CC, *flags]).encode()).hexdigest()[:16]
     out = CACHE / kernel / f"{name}-{digest}"
     binary = out / f"essa-{name}"
-    if not binary.is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        c_file = out / f"{name}.c"
-        c_file.write_text(text)
-        r = subprocess.run([CC, "-O1", "-std=gnu11", "-static", "-Wall", "-Werror=implicit-function-declaration",
-                            "-Wno-unused-function",
-                            "-Wno-unused-variable", "-Wno-unused-but-set-variable",
-                            "-o", str(binary), str(c_file)],
-                           capture_output=True, text=True)  # fmt: skip
-        if r.returncode != 0:
-            raise RuntimeError(f"compiling the {name} harness against Linux {kernel} ({tree}) "
-                               f"failed:\n{r.stderr[-4000:]}")  # fmt: skip
+    if binary.is_file():
+        os.utime(out)  # most recently used: kept by prune
+        return Built(binary, _runner(binary), kernel, tree)
+    out.mkdir(parents=True, exist_ok=True)
+    c_file = out / f"{name}.c"
+    c_file.write_text(text)
+    r = subprocess.run([CC, *flags, "-o", str(binary), str(c_file)], capture_output=True,
+                       text=True)  # fmt: skip
+    if r.returncode != 0:
+        shutil.rmtree(out, ignore_errors=True)
+        raise RuntimeError(compile_error(r.stderr, harness, kernel, tree))
+    notes += [f"compiler: {line}" for line in r.stderr.splitlines() if "warning:" in line]
+    prune(CACHE)
     return Built(binary, _runner(binary), kernel, tree)
+
+
+def prune(cache: Path, keep: int = KEEP_BUILDS) -> list[Path]:
+    """Remove all but the ``keep`` most recently used builds under ``cache`` (each
+    <version>/<harness>-<digest>/), and version directories left empty. Returns the removed."""
+    builds = [d for v in cache.iterdir() if v.is_dir() and v.name != "src"
+              for d in v.iterdir() if d.is_dir()]  # fmt: skip
+    builds.sort(key=lambda d: d.stat().st_mtime, reverse=True)
+    removed = builds[keep:]
+    for d in removed:
+        shutil.rmtree(d, ignore_errors=True)
+    for v in cache.iterdir():
+        if v.is_dir() and v.name != "src" and not any(v.iterdir()):
+            v.rmdir()
+    return removed
+
+
+_Q: Final = "[\u2018\u2019'`\"]"  # gcc quotes names with ‘’ (UTF-8) or '' (C locale)
+
+
+def compile_error(stderr: str, harness: Harness, kernel: str, tree: Path) -> str:
+    """The compiler's errors as what to do: each helper, constant, type or member the tree's
+    code uses and the harness lacks, named with the kernel function that uses it and the file
+    to add it to; then the compiler's own last lines."""
+    stubs = harness.stubs.relative_to(REPO) if harness.stubs.is_relative_to(REPO) else harness.stubs
+    todo: dict[str, str] = {}
+    function = ""
+    for line in stderr.splitlines():
+        m = re.search(rf"(?:In|in) function {_Q}(\w+){_Q}", line)
+        if m:
+            function = m.group(1)
+        where = re.match(r"([^:\s]+):\d+", line)
+        site = f"{function} ({where.group(1)})" if function and where else (function or "the harness")
+        for pattern, what in (
+            (rf"implicit declaration of function {_Q}(\w+){_Q}", "calls {0}: add a stub for the helper {0}"),
+            (rf"undefined reference to {_Q}(\w+){_Q}", "calls {0}: add a definition of the helper {0}"),
+            (rf"{_Q}(\w+){_Q} undeclared", "uses {0}: add a definition of {0} (or take the macro from the tree in kernels.py)"),
+            (rf"unknown type name {_Q}(\w+){_Q}", "uses the type {0}: add it"),
+            (rf"{_Q}(struct \w+){_Q} has no member named {_Q}(\w+){_Q}", "uses {1} of {0}: add the member {1} to {0}"),
+        ):  # fmt: skip
+            m = re.search(pattern, line)
+            if m:
+                todo.setdefault(m.group(0), f"- {site} {what.format(*m.groups())} in {stubs}")
+    head = f"compiling the {harness.name} harness against Linux {kernel} ({tree}) failed"
+    if todo:
+        head += (f": the tree's code needs what the harness does not provide (each stub goes "
+                 f"into the README's Stubs table, with why it is safe):\n" + "\n".join(todo.values()))
+    tail = "\n".join(stderr.strip().splitlines()[-30:])
+    return f"{head}\n\nthe compiler's last lines:\n{tail}"
 
 
 def _runner(binary: Path) -> tuple[str, ...]:
