@@ -47,7 +47,11 @@ impl Json {
 
 /// Parses one JSON document; trailing whitespace is allowed, anything else is not.
 pub fn parse(text: &str) -> Result<Json, String> {
-    let mut p = Parser { s: text.as_bytes(), i: 0, depth: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
     p.ws();
     let v = p.value()?;
     p.ws();
@@ -323,7 +327,10 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let v = parse(r#"{"type": "step", "id": 7, "op": "Write", "page": 0, "arg": 1, "x": [true, null, -1.5e3, "a\u00e9\n"]}"#).unwrap();
+        let v = parse(
+            r#"{"type": "step", "id": 7, "op": "Write", "page": 0, "arg": 1, "x": [true, null, -1.5e3, "a\u00e9\n"]}"#,
+        )
+        .unwrap();
         assert_eq!(v.get("id").and_then(Json::as_i64), Some(7));
         assert_eq!(v.get("op").and_then(Json::as_str), Some("Write"));
         let mut out = String::new();

@@ -6,6 +6,8 @@
 //! `--impl` and `--bugs` decide what a hello that leaves `Impl` or `Bugs` open runs.
 //! `ESSA_RS_BUG=<name>` switches on one planted bug (BUGS.md).
 
+#[cfg(test)]
+mod bug_demos;
 mod bugs;
 mod json;
 mod machine;
@@ -56,7 +58,10 @@ fn fail_line(id: &Json, f: Fail) -> String {
 fn opt_bool(obj: &Json, key: &str) -> Result<Option<bool>, Fail> {
     match obj.get(key) {
         None | Some(Json::Null) => Ok(None),
-        Some(v) => v.as_bool().map(Some).ok_or_else(|| Fail::BadRequest(format!("{key} must be true or false"))),
+        Some(v) => v
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| Fail::BadRequest(format!("{key} must be true or false"))),
     }
 }
 
@@ -64,7 +69,10 @@ fn opt_bool(obj: &Json, key: &str) -> Result<Option<bool>, Fail> {
 fn opt_int(obj: &Json, key: &str) -> Result<Option<i64>, Fail> {
     match obj.get(key) {
         None | Some(Json::Null) => Ok(None),
-        Some(v) => v.as_i64().map(Some).ok_or_else(|| Fail::BadRequest(format!("{key} must be an integer"))),
+        Some(v) => v
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| Fail::BadRequest(format!("{key} must be an integer"))),
     }
 }
 
@@ -225,7 +233,12 @@ fn parse_step(req: &Json, pages: usize) -> Result<Op, Fail> {
             if beyond_memory && orc > 1 {
                 return bad("an ESSA beyond memory has orc 0 or 1");
             }
-            Op::Essa { page, orc: orc as u8, problem_state, beyond_memory }
+            Op::Essa {
+                page,
+                orc: orc as u8,
+                problem_state,
+                beyond_memory,
+            }
         }
         "HostReclaim" => Op::HostReclaim(pg()),
         "HostProcessCBRL" => Op::HostProcessCBRL,
@@ -269,12 +282,17 @@ fn step_line(id: &Json, m: &Machine, o: &machine::Outcome) -> String {
 
 fn usage_exit(msg: &str) -> ! {
     eprintln!("essa-rs: {msg}");
-    eprintln!("usage: essa-rs [--impl Paper2007|KVMClassic|KVMGmap] [--bugs none|StickyZero,CBRLGuestAddress,StaleUnusedBit]");
+    eprintln!(
+        "usage: essa-rs [--impl Paper2007|KVMClassic|KVMGmap] [--bugs none|StickyZero,CBRLGuestAddress,StaleUnusedBit]"
+    );
     std::process::exit(2);
 }
 
 fn parse_args() -> Defaults {
-    let mut d = Defaults { imp: Impl::Paper2007, bugs: Vec::new() };
+    let mut d = Defaults {
+        imp: Impl::Paper2007,
+        bugs: Vec::new(),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let (key, val) = match a.split_once('=') {
@@ -291,11 +309,15 @@ fn parse_args() -> Defaults {
                 std::process::exit(0);
             }
             "--impl" | "-impl" => {
-                let v = val.or_else(|| args.next()).unwrap_or_else(|| usage_exit("--impl needs a value"));
+                let v = val
+                    .or_else(|| args.next())
+                    .unwrap_or_else(|| usage_exit("--impl needs a value"));
                 d.imp = Impl::parse(&v).unwrap_or_else(|| usage_exit(&format!("unknown Impl {v:?}")));
             }
             "--bugs" | "-bugs" => {
-                let v = val.or_else(|| args.next()).unwrap_or_else(|| usage_exit("--bugs needs a value"));
+                let v = val
+                    .or_else(|| args.next())
+                    .unwrap_or_else(|| usage_exit("--bugs needs a value"));
                 d.bugs.clear();
                 if v != "none" && !v.is_empty() {
                     for b in v.split(',') {
@@ -350,7 +372,11 @@ fn main() {
                 match req.get("type").and_then(Json::as_str) {
                     Some("hello") => {
                         if machine.is_some() {
-                            error_line(&id, "BadRequest", "a second hello: the driver restarts the engine first")
+                            error_line(
+                                &id,
+                                "BadRequest",
+                                "a second hello: the driver restarts the engine first",
+                            )
                         } else {
                             match hello(&req, &defaults) {
                                 Ok(p) => {
