@@ -46,7 +46,18 @@ ENGINES := conformance/engines/build/cmma-engine
 ifneq ($(shell command -v go),)
 ENGINES += conformance/engines/build/essa-engine
 endif
+# The ESSA engine in Rust (conformance/engines/essa-rs/, written from PROTOCOL.md alone, with the
+# held-out bug catalogue behind ESSA_RS_BUG), when cargo is installed. std only: builds offline.
+ifneq ($(shell command -v cargo),)
+ENGINES += conformance/engines/build/essa-rs
+endif
 engines: $(ENGINES)
+
+conformance/engines/build/essa-rs: $(wildcard conformance/engines/essa-rs/src/*.rs) conformance/engines/essa-rs/Cargo.toml
+	@mkdir -p $(@D)
+	cargo build --quiet --release --offline --manifest-path conformance/engines/essa-rs/Cargo.toml \
+		--target-dir conformance/engines/build/essa-rs-target
+	cp conformance/engines/build/essa-rs-target/release/essa-rs $@
 
 conformance/engines/build/cmma-engine: conformance/engines/cmma_engine.c
 	@mkdir -p $(@D)
@@ -118,6 +129,7 @@ bench: venv tlc engines
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)
 	$(PY) bench/distributed_bench.py
 	$(PY) bench/mutate_bench.py
+	$(PY) bench/heldout_bench.py
 	$(PY) bench/kernel_regressions_bench.py
 
 clean:

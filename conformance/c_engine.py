@@ -2,7 +2,10 @@
 
 * the PageStates engine in C (conformance/engines/cmma_engine.c): :func:`ensure_built`;
 * the ESSA engine in Go (conformance/engines/essa-go/, written from PROTOCOL.md's ESSA section;
-  ``-impl`` chooses the Impl the hello leaves open): :func:`ensure_essa_go_built`.
+  ``-impl`` chooses the Impl the hello leaves open): :func:`ensure_essa_go_built`;
+* the ESSA engine in Rust (conformance/engines/essa-rs/, written from PROTOCOL.md alone, with the
+  held-out bug catalogue behind ``ESSA_RS_BUG``; ``--impl`` as the Go one's):
+  :func:`ensure_essa_rs_built`.
 
 ``make engines`` builds them; these do the same from Python (tests, benchmarks) when a binary is
 missing or older than its sources, with the Makefile's commands.
@@ -57,3 +60,26 @@ def ensure_essa_go_built() -> Path:
     if result.returncode != 0:
         raise RuntimeError(f"building {GO_SOURCES} failed:\n{result.stderr}")
     return GO_BINARY
+
+
+RS_SOURCES: Final = SOURCE.parent / "essa-rs"
+RS_BINARY: Final = SOURCE.parent / "build" / "essa-rs"
+
+
+def ensure_essa_rs_built() -> Path:
+    """The Rust ESSA engine's path, built first if needed. Raises RuntimeError if it cannot be."""
+    sources = sorted((RS_SOURCES / "src").glob("*.rs")) + [RS_SOURCES / "Cargo.toml"]
+    if _fresh(RS_BINARY, *sources):
+        return RS_BINARY
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        raise RuntimeError(f"no cargo to build {RS_SOURCES}: install Rust, or run `make engines`")
+    target = RS_BINARY.parent / "essa-rs-target"
+    result = subprocess.run([cargo, "build", "--quiet", "--release", "--offline", "--manifest-path",
+                             str(RS_SOURCES / "Cargo.toml"), "--target-dir", str(target)],
+                            capture_output=True, text=True)  # fmt: skip
+    if result.returncode != 0:
+        raise RuntimeError(f"building {RS_SOURCES} failed:\n{result.stderr}")
+    shutil.copyfile(target / "release" / "essa-rs", RS_BINARY)
+    RS_BINARY.chmod(0o755)
+    return RS_BINARY
