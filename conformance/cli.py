@@ -87,7 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--examples", type=int, help="hypothesis examples (overrides --profile)")
     run.add_argument("--steps", type=int, help="steps per example (overrides --profile)")
     run.add_argument("--seed", type=int, help="hypothesis seed (a fixed run); the walk's too")
-    run.add_argument("--no-tour", action="store_true", help="skip the transition tour")
+    run.add_argument("--no-tour", action="store_true", help="skip the tour")
+    run.add_argument("--cover-edges", type=int, metavar="N",
+                     help="ESSA: the coverage tour covers at most N edges of the reference's "
+                     "graph per profile (-1: every edge; 0: the fixed one-page tours instead)")
+    run.add_argument("--depth", type=int, metavar="N",
+                     help="ESSA: the coverage tour's graph of every page together reaches N steps "
+                     "from the reset (0: to its end)")
+    run.add_argument("--swarm", type=int, metavar="N",
+                     help="ESSA: steps of the swarm walk per profile (0: none)")
     run.add_argument("--walk", type=int, default=0, metavar="N",
                      help="after hypothesis, N random steps at full speed (default 0)")
     run.add_argument("--out", type=Path, default=Path("conformance-report"),

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from conformance.commands import default_budget
+from conformance.search import search
 from conformance.driver import Fault, run_machine
 from conformance.testing import EssaEngineContract
 from conformance.essa import ESSA_DRIVER, EssaProfileRequest, KVMClassicEngine
@@ -37,7 +39,8 @@ def test_there_are_at_least_twelve_mutants_of_every_kind() -> None:
 @pytest.mark.parametrize("mutant", ESSA_MUTANTS, ids=lambda m: m.__name__)
 def test_default_run_kills_every_mutant(mutant: type[EssaMutant]) -> None:
     profiles = ESSA_DRIVER.profiles(EssaProfileRequest(impl=mutant.impl), DEFAULT_PAGES)
-    outcomes = run_machine(ESSA_DRIVER, mutant(), profiles)
+    outcomes = search(ESSA_DRIVER, mutant(), profiles, default_budget(ESSA_DRIVER, mutant.impl),
+                      stop_at_first=True)  # fmt: skip
     last = outcomes[-1]
     assert last.status == "diverged", f"{mutant.__name__} survived: {mutant.breaks}"
     assert last.error is not None
