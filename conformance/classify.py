@@ -34,7 +34,7 @@ from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 from .driver import Divergence, Drive, Fault, run_programs
 from .essa import (
     ESSA_DRIVER, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,
-    EssaRequest, queue_tour, tour,
+    EssaRequest, _conflict, queue_tour, tour,
 )  # fmt: skip
 from .protocol import EngineFault, Unsupported
 
@@ -212,8 +212,8 @@ def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileReques
         # An announced Impl or Bugs is not evidence: classify finds them out by behaviour.
         for profile in cands:
             if conflicts:
-                verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces "
-                                        f"{info.profile.to_json()}"))  # fmt: skip
+                verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces " + ", ".join(
+                    _conflict(a, info.profile, asked) for a in conflicts)))  # fmt: skip
             else:
                 verdicts.append(check_profile(engine, profile))
     return Classification(info, tuple(verdicts))

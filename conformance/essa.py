@@ -737,8 +737,17 @@ def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
 DEFAULT_BUDGETS: Final[dict[str, Budget]] = {
     "Paper2007": Budget(cover_edges=None, depth=None, swarm=2000),
     "KVMClassic": Budget(cover_edges=None, depth=3, swarm=2000),
-    "KVMGmap": Budget(cover_edges=6000, depth=2, swarm=1000),
+    "KVMGmap": Budget(cover_edges=4000, depth=2, swarm=1000),
 }
+
+
+def _conflict(attr: str, announced: EssaProfileRequest, asked: EssaProfileRequest) -> str:
+    """One field an engine announces otherwise than asked, in words: ``Impl KVMClassic, not
+    KVMGmap``."""
+    tla = next((c.tla for c in CONSTANTS if c.attr == attr), "Pages")
+    one = EssaProfileRequest(**{attr: announced.fields[attr]}).to_json()[tla]
+    other = EssaProfileRequest(**{attr: asked.fields[attr]}).to_json()[tla]
+    return f"{tla} {one}, not {other}"
 
 
 class EssaDriver:
@@ -869,8 +878,8 @@ class EssaDriver:
         info = engine.hello(asked)
         conflicts = asked.conflicts(info.profile)
         if conflicts:
-            raise Unsupported(f"the engine announces {info.profile.to_json()}, not "
-                              f"{asked.to_json()}")  # fmt: skip
+            raise Unsupported("the engine announces " + ", ".join(
+                _conflict(a, info.profile, asked) for a in conflicts))  # fmt: skip
         return info.name, profile
 
     def requests(self, profile: EssaProfile) -> Sequence[EssaRequest]:

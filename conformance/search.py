@@ -19,8 +19,12 @@ that step, then by delta debugging (:func:`conformance.driver.shrink`).
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import random
+import sys
 import time
+from pathlib import Path
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -175,8 +179,14 @@ def cover(g: Graph, limit: int | None = None, length: int = WALK_LENGTH) -> list
                 del out_todo[s]
         return g.succ[(s, r)]
 
+    #: states from which no state with an edge left is reachable (for good: edges are only
+    #: ever taken)
+    dead: set[int] = set()
+
     def nearest(s: int) -> list[tuple[int, int]] | None:
         """The shortest way (edges) from ``s`` to a state with an edge left."""
+        if s in dead:
+            return None
         back: dict[int, tuple[int, int]] = {s: (-1, -1)}
         queue: deque[int] = deque([s])
         while queue:
@@ -189,9 +199,10 @@ def cover(g: Graph, limit: int | None = None, length: int = WALK_LENGTH) -> list
                     u = p
                 return way[::-1]
             for r, t in adj.get(u, ()):
-                if t not in back:
+                if t not in back and t not in dead:
                     back[t] = (u, r)
                     queue.append(t)
+        dead.update(back)
         return None
 
     while left:
@@ -349,6 +360,55 @@ class Budget:
         return ", ".join(parts) or "nothing"
 
 
+#: Where enumerated graphs and their walks are kept, by the hash of the code that makes them.
+CACHE: Final = Path(__file__).resolve().parents[1] / ".cache" / "coverage"
+
+
+def code_hash(machine: Any) -> str:
+    """The hash of the code a machine's graph comes from: the reference implementation
+    (refimpl/), the machine's mode (its oracle) and this module."""
+    import refimpl
+
+    files = sorted(Path(refimpl.__file__).resolve().parent.rglob("*.py"))
+    files += [Path(sys.modules[type(machine).__module__].__file__ or ""), Path(__file__)]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def graph_and_walks(machine: Any, profile: Any, budget: Budget,
+                    cache: Path | None = CACHE) -> tuple[Graph, list[list[int]], bool]:  # fmt: skip
+    """The coverage graph of ``profile`` under ``budget`` and the walks that cover it, from
+    ``cache`` when they were enumerated before by the same code (whether they were), else
+    enumerated and kept there (an unwritable cache is skipped)."""
+    path = None
+    if cache is not None:
+        name = f"{machine.short_name(profile)}-d{budget.depth}-e{budget.cover_edges}.pickle"
+        path = cache / code_hash(machine) / name
+        try:
+            with path.open("rb") as f:
+                g, walks = pickle.load(f)
+            return g, walks, True
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+            pass
+    g = coverage_graph(machine, profile, machine.coverage_groups(profile, budget.depth),
+                       getattr(machine, "state_key", lambda s: s), machine.refused,
+                       max_edges=budget.cover_edges)  # fmt: skip
+    start = time.monotonic()
+    walks = cover(g)
+    g.seconds += time.monotonic() - start
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(pickle.dumps((g, walks), protocol=pickle.HIGHEST_PROTOCOL))
+            tmp.replace(path)
+        except OSError:
+            pass
+    return g, walks, False
+
+
 def covers(machine: Any) -> bool:
     """Whether the machine names its state graph (the coverage tour applies)."""
     return hasattr(machine, "coverage_groups")
@@ -357,11 +417,12 @@ def covers(machine: Any) -> bool:
 def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *,
            seed: int | None = None, database: Any = None,
            progress: Callable[[Outcome], None] | None = None,
-           stop_at_first: bool = False) -> list[Outcome]:  # fmt: skip
+           stop_at_first: bool = False, cache: Path | None = CACHE) -> list[Outcome]:  # fmt: skip
     """Every profile in turn: hello, the tour, hypothesis, the swarm walk, the uniform walk, as
     ``budget`` says. A profile stops at its first divergence and the search goes on with the
     next (unless ``stop_at_first``); a fault ends it; a profile the engine does not run is
-    skipped (status ``skipped``). The coverage tour's outcome notes the graph's size."""
+    skipped (status ``skipped``). The coverage tour's outcome notes the graph's size; its graph
+    and walks are kept in ``cache`` (:func:`graph_and_walks`; None: none)."""
     from .driver import run_hypothesis, run_programs, run_walk
     from .protocol import EngineFault, Unsupported
 
@@ -387,14 +448,13 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
         graph: Graph | None = None
         ok = True
         if budget.tour and covers(machine) and budget.cover_edges != 0:
-            graph = coverage_graph(machine, profile, machine.coverage_groups(profile, budget.depth),
-                                   key, machine.refused, max_edges=budget.cover_edges)  # fmt: skip
-            walks = cover(graph)
+            graph, walks, cached = graph_and_walks(machine, profile, budget, cache)
             o = run_cover(drive, graph, walks, key)
+            how = "from the cache" if cached else f"enumerated in {graph.seconds:.1f} s"
             o.note = (f"graph {len(graph.states):,} states ("
                       + ", ".join(f"{k} {v:,}" for k, v in graph.sizes.items())
                       + f"), {len(graph.edges):,} edges{'' if graph.complete else ' (cut by the budget)'}"
-                      + f", enumerated in {graph.seconds:.1f} s; " + o.note)  # fmt: skip
+                      + f", {how}; " + o.note)  # fmt: skip
             ok = add(o)
         elif budget.tour:
             ok = add(run_programs(drive, machine.tours(profile)))

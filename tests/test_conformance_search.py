@@ -135,3 +135,40 @@ def test_the_summary_of_a_conforming_run() -> None:
 def test_distinct_and_summary_are_machine_independent() -> None:
     assert summary_line(ESSA_DRIVER, [], 0.0).startswith("SUMMARY: nothing checked: 0 profiles")
     assert distinct(ESSA_DRIVER, []) == []
+
+
+def test_a_crash_report_quotes_the_panic_above_a_backtrace() -> None:
+    from conformance.jsonlines import stderr_words
+
+    rust = ["thread 'main' panicked at src/engine.rs:41:9:",
+            "index out of bounds: the len is 2 but the index is 2", "stack backtrace:",
+            *(f"   {i}: frame{i}" for i in range(12)),
+            "note: Some details are omitted, run with RUST_BACKTRACE=full"]  # fmt: skip
+    words = stderr_words(rust)
+    assert "panicked at src/engine.rs:41:9" in words
+    assert "index out of bounds: the len is 2 but the index is 2" in words
+    assert "frame11" in words and "frame5" not in words and " ... " in words
+    assert stderr_words(["bad engine: segmentation fault"]) == \
+        "; its last words on stderr: bad engine: segmentation fault"  # fmt: skip
+
+
+class AnnouncesClassic(EssaMutant):
+    """An engine that announces KVMClassic whatever it is asked (a harness of one kernel)."""
+
+    impl = "KVMClassic"
+
+    def hello(self, request: EssaProfileRequest) -> Any:
+        info = super().hello(request.without("impl"))
+        return info
+
+
+def test_a_skip_names_the_field_the_engine_announces_otherwise() -> None:
+    out = io.StringIO()
+    code = main(["run", "--machine", "ESSA", "--impl", "KVMGmap", "--engine-class",
+                 "tests.test_conformance_search:AnnouncesClassic", "--storage-keys",
+                 "--facility147", "--cbrl-size", "2", "--bugs", "none", "--prebuilt-page-tables",
+                 "--cmma-enabled", "--quiet"], out=out)  # fmt: skip
+    text = out.getvalue()
+    assert code == 4
+    assert "the engine announces Impl KVMClassic, not KVMGmap" in text
+    assert "{" not in text.split("skipped", 1)[1]
