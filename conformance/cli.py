@@ -188,7 +188,9 @@ def _as_essa(out: TextIO) -> str:
 def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     """Classify an ESSA engine: exit 0 identified, 1 not identified, 3 engine fault, 4 nothing
     checked (every profile unsupported)."""
-    from .classify import classify, report
+    import time
+
+    from .classify import classify, report, summary_line
     from .driver import Fault
     from .driver import report as fault_text
     from .essa import ESSA_DRIVER, EssaProfileRequest
@@ -200,6 +202,7 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
     request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
+    start = time.monotonic()
     try:
         c = classify(engine, request)
     except Fault as exc:
@@ -218,6 +221,7 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     command = (f'--engine "{args.engine}"' if args.engine is not None
                else f"--engine-class {args.engine_class}")  # fmt: skip
     report(c, out, command)
+    print(summary_line(c, time.monotonic() - start), file=out)
     if all(v.skipped for v in c.verdicts):
         return EXIT_NOTHING
     return EXIT_OK if c.identified is not None else EXIT_DIVERGED
