@@ -2,9 +2,12 @@
 
 ``run`` drives an engine (``--engine "command line"`` over JSON lines, or ``--engine-class
 module:Class`` in-process) of any machine of :data:`conformance.machines.MACHINES`
-(``--machine``, default PageStates) beside the reference implementation: first a deterministic
-tour of every transition, then hypothesis (``--profile quick|thorough``, ``--examples``,
-``--steps``, ``--seed``), and optionally a fast random walk (``--walk N``). A divergence is
+(``--machine``, default PageStates) beside the reference implementation, within a budget per
+profile it prints first: a deterministic tour (ESSA: the coverage tour of the reference's graph
+over two pages, ``--cover-edges``, ``--depth``; conformance/search.py), hypothesis (``--profile
+quick|thorough``, ``--examples``, ``--steps``, ``--seed``), the swarm walk (ESSA, ``--swarm N``
+steps) and optionally a uniform random walk (``--walk N``); it ends with one summary line. A
+divergence is
 printed as a table naming the rule, saved (report, JSON lines, ITF, TLA+) under ``--out``, and
 confirmed by TLC. ``validate FILE`` checks a trace an engine recorded with the oracle and with
 TLC. ``mutants`` runs the suite against the shipped broken engines. ``classify`` says which ESSA
