@@ -20,8 +20,10 @@ that step, then by delta debugging (:func:`conformance.driver.shrink`).
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -400,8 +402,12 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
     g.seconds += time.monotonic() - start
     if path is not None:
         try:
+            if not path.parent.is_dir():
+                # a new version of the code: the graphs of the others are not read again
+                for old in cache.glob("*") if cache is not None and cache.is_dir() else ():
+                    shutil.rmtree(old, ignore_errors=True)
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(pickle.dumps((g, walks), protocol=pickle.HIGHEST_PROTOCOL))
             tmp.replace(path)
         except OSError:
