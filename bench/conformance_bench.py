@@ -32,6 +32,11 @@ mutant, the seconds
 ``run`` with its default settings takes to report it (every profile, 2 pages), median of seeds
 0 .. runs-1.
 
+The search of ``run --machine ESSA`` (``--search-only``, and part of the ESSA figures): per
+Impl, with the default budget on every profile, the coverage graphs' sizes and the tours'
+lengths, the default run's seconds in-process (graphs enumerated, and from the cache) and over
+JSON lines, and its checked steps per second.
+
 Last, the lines the unifications removed and added (``git diff --numstat -M``): the commit
 "refimpl: one engine, one package per machine" (``--unification``) over refimpl/ and its tests,
 and the commits that put the page-state mode on the one driver (``--driver-unification``) over
@@ -60,10 +65,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conformance.c_engine import ensure_built, ensure_essa_go_built  # noqa: E402
+from conformance.commands import default_budget  # noqa: E402
 from conformance.driver import Drive, run_hypothesis, run_machine, run_programs, run_walk  # noqa: E402
+from conformance.search import graph_and_walks, search  # noqa: E402
 from conformance.engine import Engine, ReferenceEngine  # noqa: E402
 from conformance.essa import (  # noqa: E402
-    ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
+    ENGINES, ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
     all_requests, forget_oracle_answers,
 )
 from conformance.jsonlines import DEFAULT_WINDOW, JsonLinesEngine  # noqa: E402
@@ -139,18 +146,19 @@ def round_trip_rate(command: str, steps: int, runs: int) -> float:
 
 
 def kill_times(mode: Mode, runs: int) -> dict[str, dict[str, object]]:
-    """For each mutant of ``mode``: the seconds ``run`` with its default settings (tour, then
-    hypothesis quick; every profile ``mutants`` gives it) takes to report it, seeds 0 .. runs-1,
+    """For each mutant of ``mode``: the seconds ``run`` with its default budget (the ESSA mode:
+    the coverage tour, then the swarm walk; PageStates: the tour, then hypothesis quick; every
+    profile ``mutants`` gives it; the coverage graphs from the cache) takes to report it, seeds 0 .. runs-1,
     their median, and how many runs killed it."""
-    examples, steps = mode.sizes["quick"]
     kills: dict[str, dict[str, object]] = {}
     for m in mode.mutants():
         seconds, lengths, killed, by = [], [], 0, ""
         for seed in range(runs):
             forget_oracle_answers()
             start = time.perf_counter()
-            last = run_machine(mode, m(), mode.mutant_profiles(m), examples=examples,
-                               max_steps=steps, seed=seed)[-1]  # fmt: skip
+            budget = default_budget(mode, getattr(m, "impl", None))
+            last = search(mode, m(), mode.mutant_profiles(m), budget, seed=seed,
+                          stop_at_first=True)[-1]  # fmt: skip
             seconds.append(time.perf_counter() - start)
             if mode.kills(m, last):
                 killed += 1
@@ -174,19 +182,18 @@ def _cpu() -> float:
 
 
 def essa_run_rates(make: Callable[[], EssaEngine], runs: int) -> dict[str, float]:
-    """Checked steps per second of ``run --machine ESSA`` with its default settings on one
-    profile: the whole run (tour, then hypothesis), and each drive on its own; and the whole
+    """Checked steps per second of ``run --machine ESSA`` with its default budget on one
+    profile: the whole run (the coverage tour, then the swarm walk), and each drive on its own; and the whole
     run's steps per second of the driver's own CPU time (``cpu``); medians."""
     profile = ESSA_DRIVER.profiles(ESSA_FIXED, 2)[0]
-    rates: dict[str, list[float]] = {"run": [], "tour": [], "hypothesis": [], "cpu": []}
+    rates: dict[str, list[float]] = {"run": [], "cover": [], "swarm": [], "cpu": []}
     for seed in range(runs):
         forget_oracle_answers()
         engine = make()
         try:
-            examples, steps = ESSA_DRIVER.sizes["quick"]
             cpu = _cpu()
-            outcomes = run_machine(ESSA_DRIVER, engine, [profile], examples=examples,
-                                   max_steps=steps, seed=seed)  # fmt: skip
+            outcomes = search(ESSA_DRIVER, engine, [profile],
+                              default_budget(ESSA_DRIVER, profile.impl), seed=seed)  # fmt: skip
             cpu = _cpu() - cpu
             assert all(o.passed for o in outcomes), outcomes
             for o in outcomes:
@@ -241,6 +248,62 @@ def unification_lines(commit: str, paths: Sequence[str] = ("refimpl", "tests"),
     return {"added": added, "removed": removed, "deleted_files": deleted}
 
 
+def search_figures(args: argparse.Namespace) -> dict[str, object]:
+    """Per Impl, with ``run``'s default budget on every profile (2 pages): the coverage graphs
+    (states, edges, whether the budget cut them) and tours (walks, steps), enumerated afresh
+    (no cache); the default run's seconds in-process, cold (graphs enumerated) and warm (from
+    the cache), with its checked steps per second; and over JSON lines (the reference engine
+    behind ``python -m conformance.essa``) the warm run's seconds and steps per second."""
+    import tempfile
+
+    figures: dict[str, object] = {"load_average": round(os.getloadavg()[0], 1)}
+    print(f"\nthe search of `run --machine ESSA`, default budget, every profile, 2 pages; load "
+          f"average {figures['load_average']} on {os.cpu_count()} CPUs")  # fmt: skip
+    for impl in args.impls.split(","):
+        budget = default_budget(ESSA_DRIVER, impl)
+        profiles = ESSA_DRIVER.profiles(EssaProfileRequest(impl=impl), 2)
+        rows: list[dict[str, Any]] = []
+        with tempfile.TemporaryDirectory() as cache:
+            for p in profiles:
+                g, walks, _ = graph_and_walks(ESSA_DRIVER, p, budget, Path(cache))
+                rows.append({"profile": ESSA_DRIVER.short_name(p), "states": len(g.states),
+                             "edges": len(g.edges), "complete": g.complete,
+                             "walks": len(walks), "tour_steps": sum(map(len, walks)),
+                             "seconds": round(g.seconds, 2), "sizes": g.sizes})  # fmt: skip
+            runs: dict[str, tuple[float, int]] = {}
+            for label, cached in (("cold", None), ("warm", Path(cache))):
+                forget_oracle_answers()
+                start = time.perf_counter()
+                outcomes = search(ESSA_DRIVER, ENGINES[impl](), profiles, budget,
+                                  cache=cached)  # fmt: skip
+                runs[label] = (time.perf_counter() - start, sum(o.steps for o in outcomes))
+                assert all(o.passed for o in outcomes), impl
+            if not args.no_json_lines_search:
+                forget_oracle_answers()
+                engine = EssaJsonLinesEngine(f"{sys.executable} -m conformance.essa --impl {impl}")
+                start = time.perf_counter()
+                try:
+                    outcomes = search(ESSA_DRIVER, engine, profiles, budget, cache=Path(cache))
+                finally:
+                    engine.close()
+                runs["jsonlines"] = (time.perf_counter() - start, sum(o.steps for o in outcomes))
+        states = [int(r["states"]) for r in rows]
+        steps = [int(r["tour_steps"]) for r in rows]
+        print(f"{impl}: {len(profiles)} profiles; {budget.describe()}")
+        print(f"  graph states per profile {min(states):,} .. {max(states):,} (median "
+              f"{statistics.median(states):,.0f}); edges {sum(int(r['edges']) for r in rows):,} "
+              f"in all, {sum(not r['complete'] for r in rows)} profiles cut by the budget; tour "
+              f"steps per profile {min(steps):,} .. {max(steps):,}, {sum(steps):,} in all; "
+              f"enumeration and walks {sum(float(r['seconds']) for r in rows):.1f} s")  # fmt: skip
+        for label, (sec, n) in runs.items():
+            what = {"cold": "in-process, graphs enumerated", "warm": "in-process, graphs cached",
+                    "jsonlines": "JSON lines (python -m conformance.essa), graphs cached"}[label]  # fmt: skip
+            print(f"  default run, {what:<52} {sec:6.1f} s  {n:>10,} steps  {n / sec:>8,.0f} steps/s")
+        figures[impl] = {"profiles": rows, "runs": {k: {"seconds": round(v[0], 1), "steps": v[1]}
+                                                     for k, v in runs.items()}}  # fmt: skip
+    return figures
+
+
 def essa(args: argparse.Namespace) -> dict[str, object]:
     load = os.getloadavg()
     window = args.window
@@ -276,6 +339,7 @@ def essa(args: argparse.Namespace) -> dict[str, object]:
     print(f"\ntime for `run --machine ESSA` (default settings, every profile, 2 pages) to report "
           f"each ESSA mutant (median of seeds 0..{args.runs - 1})")  # fmt: skip
     kills = kill_times(ESSA_DRIVER, args.runs)
+    figures["search"] = search_figures(args)
     figures["essa_mutants"] = kills
     figures["essa_mutant_median_seconds"] = round(statistics.median(
         float(k["median_seconds"]) for k in kills.values()), 3)  # type: ignore[arg-type]
@@ -307,9 +371,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="requests in flight over JSON lines (1: lock-step; default %(default)s)")
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--essa-only", action="store_true", help="the ESSA mode's figures only")
+    only.add_argument("--search-only", action="store_true",
+                      help="the search's figures only: graphs, tours, default run per Impl")
+    parser.add_argument("--impls", default="Paper2007,KVMClassic,KVMGmap",
+                        help="the Impls of the search's figures (comma-separated)")
+    parser.add_argument("--no-json-lines-search", action="store_true",
+                        help="leave out the search's run over JSON lines")
     only.add_argument("--pagestates-only", action="store_true",
                       help="the PageStates mode's figures only (the first two tables of docs/checking.md)")
     args = parser.parse_args(argv)
+    if args.search_only:
+        figures_search = search_figures(args)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.with_name("bench-conformance-search.json").write_text(
+            json.dumps(figures_search, indent=2) + "\n")
+        return 0
     if args.essa_only:
         figures_essa = essa(args)
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -34,7 +34,7 @@ from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 from .driver import Divergence, Drive, Fault, run_programs
 from .essa import (
     ESSA_DRIVER, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,
-    EssaRequest, queue_tour, tour,
+    EssaRequest, _conflict, queue_tour, tour,
 )  # fmt: skip
 from .protocol import EngineFault, Unsupported
 
@@ -212,8 +212,8 @@ def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileReques
         # An announced Impl or Bugs is not evidence: classify finds them out by behaviour.
         for profile in cands:
             if conflicts:
-                verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces "
-                                        f"{info.profile.to_json()}"))  # fmt: skip
+                verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces " + ", ".join(
+                    _conflict(a, info.profile, asked) for a in conflicts)))  # fmt: skip
             else:
                 verdicts.append(check_profile(engine, profile))
     return Classification(info, tuple(verdicts))
@@ -257,5 +257,37 @@ def report(c: Classification, out: TextIO, command: str = "--engine ...") -> Non
               f"{', '.join(c.matched)}", file=out)  # fmt: skip
 
 
+def summary_line(c: Classification, seconds: float) -> str:
+    """The one line classify ends with: the verdict, the profiles checked, the steps, the
+    distinct divergences (the same request diverging in the same fields under several constant
+    sets counts once per candidate) and the first of them."""
+    ran = [v for v in c.verdicts if not v.skipped]
+    skipped = len(c.verdicts) - len(ran)
+    m = c.identified
+    verdict = (f"identified as {m}" if m is not None
+               else "nothing checked" if not ran
+               else "not identified" if not c.matched
+               else f"not identified ({len(c.matched)} candidates match)")  # fmt: skip
+    seen: dict[tuple[object, ...], Verdict] = {}
+    for v in ran:
+        d = v.divergence
+        if d is not None:
+            seen.setdefault((candidate(v.profile), d.request, tuple(d.expected.differences(
+                d.observed))), v)  # fmt: skip
+    text = (f"SUMMARY: {verdict}: {len(ran)} candidate profiles checked"
+            + (f" ({skipped} skipped)" if skipped else "")
+            + f", {sum(v.steps for v in c.verdicts):,} steps in {seconds:.1f} s, {len(seen)} "
+            f"distinct divergence{'s' if len(seen) != 1 else ''}"
+            + (" (of the other candidates)" if m is not None and seen else ""))  # fmt: skip
+    if seen:
+        v = next(iter(seen.values()))
+        d = v.divergence
+        assert d is not None
+        text += (f"; first: {ESSA_DRIVER.short_name(v.profile)} {d.sequence} step {d.step} "
+                 f"({d.request.describe()}): "
+                 f"{', '.join(d.expected.differences(d.observed))} differ")  # fmt: skip
+    return text
+
+
 __all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict", "check_profile",
-           "classify", "report", "sequences"]  # fmt: skip
+           "classify", "report", "sequences", "summary_line"]  # fmt: skip

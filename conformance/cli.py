@@ -2,9 +2,12 @@
 
 ``run`` drives an engine (``--engine "command line"`` over JSON lines, or ``--engine-class
 module:Class`` in-process) of any machine of :data:`conformance.machines.MACHINES`
-(``--machine``, default PageStates) beside the reference implementation: first a deterministic
-tour of every transition, then hypothesis (``--profile quick|thorough``, ``--examples``,
-``--steps``, ``--seed``), and optionally a fast random walk (``--walk N``). A divergence is
+(``--machine``, default PageStates) beside the reference implementation, within a budget per
+profile it prints first: a deterministic tour (ESSA: the coverage tour of the reference's graph
+over two pages, ``--cover-edges``, ``--depth``; conformance/search.py), hypothesis (``--profile
+quick|thorough``, ``--examples``, ``--steps``, ``--seed``), the swarm walk (ESSA, ``--swarm N``
+steps) and optionally a uniform random walk (``--walk N``); it ends with one summary line. A
+divergence is
 printed as a table naming the rule, saved (report, JSON lines, ITF, TLA+) under ``--out``, and
 confirmed by TLC. ``validate FILE`` checks a trace an engine recorded with the oracle and with
 TLC. ``mutants`` runs the suite against the shipped broken engines. ``classify`` says which ESSA
@@ -87,7 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--examples", type=int, help="hypothesis examples (overrides --profile)")
     run.add_argument("--steps", type=int, help="steps per example (overrides --profile)")
     run.add_argument("--seed", type=int, help="hypothesis seed (a fixed run); the walk's too")
-    run.add_argument("--no-tour", action="store_true", help="skip the transition tour")
+    run.add_argument("--no-tour", action="store_true", help="skip the tour")
+    run.add_argument("--cover-edges", type=int, metavar="N",
+                     help="ESSA: the coverage tour covers at most N edges of the reference's "
+                     "graph per profile (-1: every edge; 0: the fixed one-page tours instead)")
+    run.add_argument("--depth", type=int, metavar="N",
+                     help="ESSA: the coverage tour's graph of every page together reaches N steps "
+                     "from the reset (0: to its end)")
+    run.add_argument("--swarm", type=int, metavar="N",
+                     help="ESSA: steps of the swarm walk per profile (0: none)")
     run.add_argument("--walk", type=int, default=0, metavar="N",
                      help="after hypothesis, N random steps at full speed (default 0)")
     run.add_argument("--out", type=Path, default=Path("conformance-report"),
@@ -180,7 +191,9 @@ def _as_essa(out: TextIO) -> str:
 def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     """Classify an ESSA engine: exit 0 identified, 1 not identified, 3 engine fault, 4 nothing
     checked (every profile unsupported)."""
-    from .classify import classify, report
+    import time
+
+    from .classify import classify, report, summary_line
     from .driver import Fault
     from .driver import report as fault_text
     from .essa import ESSA_DRIVER, EssaProfileRequest
@@ -192,6 +205,7 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
     request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
+    start = time.monotonic()
     try:
         c = classify(engine, request)
     except Fault as exc:
@@ -210,6 +224,7 @@ def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     command = (f'--engine "{args.engine}"' if args.engine is not None
                else f"--engine-class {args.engine_class}")  # fmt: skip
     report(c, out, command)
+    print(summary_line(c, time.monotonic() - start), file=out)
     if all(v.skipped for v in c.verdicts):
         return EXIT_NOTHING
     return EXIT_OK if c.identified is not None else EXIT_DIVERGED

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, report, run_machine, save
+from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, report, save
+from .search import Budget, covers, search
 from .machines import Mode
 from .protocol import EngineFault
 from .tla import MODULE
@@ -87,14 +89,99 @@ def _sizes(mode: Mode, args: argparse.Namespace) -> tuple[int, int]:
             args.steps if args.steps is not None else steps)  # fmt: skip
 
 
+def default_budget(mode: Mode, impl: str | None = None, settings: str = "quick") -> Budget:
+    """``run``'s budget per profile with no option changing it: the machine's (the ESSA mode's
+    per Impl), else its fixed tours and hypothesis at ``settings``."""
+    own = getattr(mode, "budget", None)
+    if own is not None:
+        b: Budget = own(impl)
+        if settings == "thorough":
+            examples, steps = mode.sizes["thorough"]
+            b = replace(b, cover_edges=None, depth=3, swarm=b.swarm * 10, examples=examples,
+                        max_steps=steps)  # fmt: skip
+        return b
+    examples, steps = mode.sizes[settings]
+    return Budget(cover_edges=0, examples=examples, max_steps=steps)
+
+
+def budget_of(mode: Mode, args: argparse.Namespace, impl: str | None) -> Budget:
+    """The budget of ``run``: the default (:func:`default_budget`) changed by the options."""
+    b = default_budget(mode, impl, args.profile)
+    changes: dict[str, Any] = {"walk": args.walk, "tour": not args.no_tour}
+    for attr, value in (("examples", args.examples), ("max_steps", args.steps),
+                        ("swarm", getattr(args, "swarm", None)),
+                        ("depth", getattr(args, "depth", None))):  # fmt: skip
+        if value is not None:
+            changes[attr] = value
+    edges = getattr(args, "cover_edges", None)
+    if edges is not None:
+        changes["cover_edges"] = None if edges < 0 else edges
+    if changes.get("depth") == 0:
+        changes["depth"] = None
+    return replace(b, **changes)
+
+
+def signature(mode: Mode, error: Divergence) -> tuple[object, ...]:
+    """What makes two divergences the same, under whichever profile: the request of the step
+    that diverged and the fields that differ there (the steps before it, the shortest way to a
+    state the bug shows in, may differ between profiles whose graphs differ)."""
+    last = error.steps[-1]
+    return mode.show_request(last.request), tuple(last.differs)
+
+
+def distinct(mode: Mode, outcomes: list[Outcome]) -> list[tuple[Outcome, list[Any]]]:
+    """The divergences of ``outcomes``, each once, with every profile it was found under."""
+    found: dict[tuple[object, ...], tuple[Outcome, list[Any]]] = {}
+    for o in outcomes:
+        if isinstance(o.error, Divergence):
+            found.setdefault(signature(mode, o.error), (o, []))[1].append(o.profile)
+    return list(found.values())
+
+
+def first_divergence(mode: Mode, error: Divergence | Fault) -> str:
+    """The first divergence (or fault) in a line: the profile, the step, what differs."""
+    name = mode.short_name(error.profile)
+    if isinstance(error, Fault):
+        return f"{name}: engine fault ({error.fault.kind}) at {error.where}: {error.fault.message}"
+    last = error.steps[-1]
+    return (f"{name} step {last.index} ({mode.show_request(last.request)}): "
+            f"{', '.join(last.differs)} differ")  # fmt: skip
+
+
+def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float) -> str:
+    """The one line ``run`` ends with: the verdict, the profiles checked, the steps, the
+    distinct divergences and the first of them."""
+    profiles = list({id(o.profile): o.profile for o in outcomes}.values())
+    skipped = {id(o.profile) for o in outcomes if o.status == "skipped"}
+    checked = len(profiles) - len(skipped)
+    steps = sum(o.steps for o in outcomes)
+    groups = distinct(mode, outcomes)
+    faults = [o for o in outcomes if isinstance(o.error, Fault)]
+    verdict = ("ENGINE FAULT" if faults else "DIVERGES" if groups
+               else "nothing checked" if not checked else "conforms")  # fmt: skip
+    text = (f"SUMMARY: {verdict}: {checked} profile{'s' if checked != 1 else ''} checked"
+            + (f" ({len(skipped)} skipped)" if skipped else "")
+            + f", {steps:,} steps in {seconds:.1f} s, {len(groups)} distinct "
+            f"divergence{'s' if len(groups) != 1 else ''}")  # fmt: skip
+    first = faults[0] if faults else groups[0][0] if groups else None
+    if first is not None and first.error is not None:
+        also = next((len(ps) - 1 for o, ps in groups if o is first), 0)
+        text += f"; first: {first_divergence(mode, first.error)}"
+        if also:
+            text += f" (also under {also} other profile{'s' if also != 1 else ''})"
+    return text
+
+
 def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
-    """``run``: hello, the tour, hypothesis (and ``--walk``) on every profile asked for."""
+    """``run``: hello, then on every profile asked for the tour, hypothesis, the swarm walk and
+    the uniform walk the budget says; each distinct divergence reported once; one summary
+    line."""
+    start = time.monotonic()
     try:
         engine = mode.engine(args)
     except ValueError as exc:
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
-    examples, steps = _sizes(mode, args)
     database = None if args.no_database else (args.database or mode.database)
     try:
         try:
@@ -102,15 +189,16 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
         except ValueError as exc:
             print(f"error: {exc}", file=err_out)
             return EXIT_USAGE
-        print(f"{headline}; hypothesis {examples} examples of up to {steps} steps", file=out,
+        budget = budget_of(mode, args, getattr(profiles[0], "impl", None) if profiles else None)
+        print(f"{headline}; budget per profile: {budget.describe(covers(mode))}", file=out,
               flush=True)  # fmt: skip
-        outcomes = run_machine(
-            mode, engine, profiles, tour=not args.no_tour, examples=examples, max_steps=steps,
-            seed=args.seed, walk=args.walk, database=database,
+        outcomes = search(
+            mode, engine, profiles, budget, seed=args.seed, database=database,
             progress=None if args.quiet else lambda o: print(_line(mode, o), file=out, flush=True),
         )  # fmt: skip
     except EngineFault as exc:
         print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
+        print(f"SUMMARY: ENGINE FAULT at hello: {exc.message}", file=out)
         return EXIT_FAULT
     except ValueError as exc:  # a profile neither the engine nor the command line completes
         print(f"error: {exc}", file=err_out)
@@ -121,20 +209,43 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
         except EngineFault:
             pass
     name = str(getattr(engine, "name", None) or getattr(engine, "command", "engine"))
-    failed = [o for o in outcomes if o.error is not None]
-    if failed:
-        assert failed[-1].error is not None
-        return report_failure(mode, failed[-1].error, name, args.out, out, tlc=not args.no_tlc)
     skipped = [o for o in outcomes if o.status == "skipped"]
+    for line in _skip_lines(mode, skipped):
+        print(line, file=out)
+    code = EXIT_OK
+    faults = [o for o in outcomes if isinstance(o.error, Fault)]
+    groups = distinct(mode, outcomes)
+    for n, (o, under) in enumerate(groups):
+        assert isinstance(o.error, Divergence)
+        if len(under) > 1:
+            print(f"the same divergence under {len(under)} profiles: "
+                  f"{', '.join(mode.short_name(p) for p in under)}; its report:", file=out)  # fmt: skip
+        code = report_failure(mode, o.error, name, args.out, out,
+                              tlc=not args.no_tlc and n == 0)  # fmt: skip
+        print(file=out)
+    for o in faults:
+        assert isinstance(o.error, Fault)
+        code = report_failure(mode, o.error, name, args.out, out, tlc=False)
+    if not faults and not groups:
+        if len(skipped) == len(outcomes):
+            print("nothing checked: the engine runs none of the profiles asked for", file=out)
+            code = EXIT_NOTHING
+        else:
+            asked = len({id(o.profile) for o in outcomes})
+            print("conforms" + (f" (on {asked - len(skipped)} of {asked} profiles)" if skipped
+                                else ""), file=out)  # fmt: skip
+    print(summary_line(mode, outcomes, time.monotonic() - start), file=out)
+    return code
+
+
+def _skip_lines(mode: Mode, skipped: list[Outcome]) -> list[str]:
+    """One line per reason a profile was skipped (the profiles it skipped named after it)."""
+    by_reason: dict[str, list[str]] = {}
     for o in skipped:
-        print(f"skipped {mode.short_name(o.profile)}: {o.note}", file=out)
-    if len(skipped) == len(outcomes):
-        print("nothing checked: the engine runs none of the profiles asked for", file=out)
-        return EXIT_NOTHING
-    asked = len({id(o.profile) for o in outcomes})
-    print("conforms" + (f" (on {asked - len(skipped)} of {asked} profiles)" if skipped else ""),
-          file=out)  # fmt: skip
-    return EXIT_OK
+        by_reason.setdefault(o.note, []).append(mode.short_name(o.profile))
+    return [f"skipped {', '.join(names)}: {reason}" if len(names) <= 3 else
+            f"skipped {len(names)} profiles ({names[0]} ...): {reason}"
+            for reason, names in by_reason.items()]  # fmt: skip
 
 
 def cmd_validate(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
@@ -178,7 +289,7 @@ def cmd_validate(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: Tex
 
 
 def cmd_mutants(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
-    """``mutants``: ``run``'s quick settings against every shipped mutant of the machine (or
+    """``mutants``: ``run``'s default budget against every shipped mutant of the machine (or
     those ``--only`` names); exit 1 if one survives, 4 if ``--only`` names none."""
     mutants = [m for m in mode.mutants() if not args.only or args.only in m.__name__]
     if not mutants:
@@ -186,13 +297,13 @@ def cmd_mutants(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: Text
         print(f"nothing checked: no {mode.name} mutant's name contains {args.only!r}; the "
               f"mutants: {names}", file=out)  # fmt: skip
         return EXIT_NOTHING
-    examples, steps = mode.sizes["quick"]
     rows = [("mutant", *mode.mutant_header, "result", "seconds", "steps", "profile")]
     code = EXIT_OK
     for m in mutants:
         start = time.monotonic()
-        outcomes = run_machine(mode, m(), mode.mutant_profiles(m), examples=examples,
-                               max_steps=steps, seed=args.seed)  # fmt: skip
+        budget = default_budget(mode, getattr(m, "impl", None))
+        outcomes = search(mode, m(), mode.mutant_profiles(m), budget, seed=args.seed,
+                          stop_at_first=True)  # fmt: skip
         seconds = time.monotonic() - start
         last = outcomes[-1]
         killed = mode.kills(m, last)

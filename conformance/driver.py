@@ -203,6 +203,9 @@ class Drive(Generic[P, S, Q, R]):
                 self.steps.pop()
                 raise self._fault_before(exc) from None
             record.rule = m.rule(self.profile, before, request, None)
+            if exc.reply is not None:  # it answered, then wrote more: its reply is shown
+                record.observed = exc.reply
+                record.differs = m.differences(expected, exc.reply)
             where = f"step {record.index} ({m.show_request(request)})"
             raise Fault(self.profile, list(self.steps), where, exc) from None
         record.observed = observed
@@ -221,12 +224,11 @@ class Drive(Generic[P, S, Q, R]):
 
     def _fault_before(self, exc: EngineFault) -> Fault:
         """A fault of the request before the one whose reply was awaited: the last step
-        recorded (its reply, judged already, is dropped from the trace as lock-step, which finds
-        the fault in the same read, drops it), or the reset when no step is."""
+        recorded (its reply, judged already and equal to the reference's, stays in the trace:
+        the fault is the line the engine wrote after it), or the reset when no step is."""
         if not self.steps:
             return Fault(self.profile, [], "reset", exc)
         last = self.steps[-1]
-        last.observed, last.differs = None, []
         last.rule = self.machine.rule(self.profile, last.before, last.request, None)
         where = f"step {last.index} ({self.machine.show_request(last.request)})"
         return Fault(self.profile, list(self.steps), where, exc)

@@ -40,6 +40,7 @@ from refimpl.essa.profile import KNOWN_BUGS
 from refimpl.essa.profile import profiles as run_profiles
 
 from .driver import marker
+from .search import Budget, Group
 from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW, JsonLinesEngine
 from .protocol import VERSION, EngineFault, ProtocolError, Unsupported
 
@@ -740,6 +741,26 @@ def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
     return f"{req.op}{fault}" + (": the change bit is set" if req.op == "Write" else "")
 
 
+#: ``run``'s budget per profile, per Impl (``--cover-edges``, ``--depth``, ``--swarm``,
+#: ``--examples`` change it): the coverage tour, then the swarm walk. KVMGmap has 128
+#: profiles (Bugs, PrebuiltPageTables and CMMAEnabled multiply the first four constants' 8), so
+#: each gets less; the figures of a default run are in conformance/README.md.
+DEFAULT_BUDGETS: Final[dict[str, Budget]] = {
+    "Paper2007": Budget(cover_edges=None, depth=None, swarm=2000),
+    "KVMClassic": Budget(cover_edges=None, depth=3, swarm=2000),
+    "KVMGmap": Budget(cover_edges=4000, depth=2, swarm=1000),
+}
+
+
+def _conflict(attr: str, announced: EssaProfileRequest, asked: EssaProfileRequest) -> str:
+    """One field an engine announces otherwise than asked, in words: ``Impl KVMClassic, not
+    KVMGmap``."""
+    tla = next((c.tla for c in CONSTANTS if c.attr == attr), "Pages")
+    one = EssaProfileRequest(**{attr: announced.fields[attr]}).to_json()[tla]
+    other = EssaProfileRequest(**{attr: asked.fields[attr]}).to_json()[tla]
+    return f"{tla} {one}, not {other}"
+
+
 class EssaDriver:
     """The ESSA mode for :mod:`conformance.driver` and :mod:`conformance.commands`."""
 
@@ -868,8 +889,8 @@ class EssaDriver:
         info = engine.hello(asked)
         conflicts = asked.conflicts(info.profile)
         if conflicts:
-            raise Unsupported(f"the engine announces {info.profile.to_json()}, not "
-                              f"{asked.to_json()}")  # fmt: skip
+            raise Unsupported("the engine announces " + ", ".join(
+                _conflict(a, info.profile, asked) for a in conflicts))  # fmt: skip
         return info.name, profile
 
     def requests(self, profile: EssaProfile) -> Sequence[EssaRequest]:
@@ -877,6 +898,34 @@ class EssaDriver:
 
     def tours(self, profile: EssaProfile) -> Iterator[tuple[str, tuple[EssaRequest, ...]]]:
         return tours(profile)
+
+    # ------------------------------------------------------------------ the search
+
+    #: What identifies a state of the graph (a reply does not show the last operation).
+    state_key = staticmethod(_key)
+
+    def coverage_groups(self, profile: EssaProfile, depth: int | None) -> list[Group]:
+        """The graph the coverage tour takes every edge of: every request on every page from
+        each state within ``depth`` steps of the reset (the pairs of pages), and the one-page
+        machine of each page index to its end (the other pages as they start), and with two
+        pages and two CBRL entries the queue tour's graph (:func:`queue_tour`) to its end."""
+        groups = [Group("pairs", all_requests(profile), depth),
+                  *(Group(f"page {p}", page_requests(p)) for p in range(profile.pages))]
+        if profile.pages >= 2 and profile.cbrl_size >= 2:
+            queue = [EssaRequest(op, p, orc) for p in (0, 1) for op, orc in QUEUE_OPS]
+            groups.append(Group("queue", (*queue, EssaRequest("HostProcessCBRL"))))
+        return groups
+
+    def refused(self, reply: EssaReply) -> bool:
+        return reply.outcome == "Refused"
+
+    def kind(self, request: EssaRequest) -> tuple[object, ...]:
+        """A request without its page: what the swarm walk draws a few of per program."""
+        return request.op, request.orc, request.problem_state, request.beyond_memory
+
+    def budget(self, impl: str | None) -> Budget:
+        """``run``'s default budget per profile of ``impl`` (:data:`DEFAULT_BUDGETS`)."""
+        return DEFAULT_BUDGETS.get(impl or "", DEFAULT_BUDGETS["KVMClassic"])
 
     def profiles(self, fixed: EssaProfileRequest, pages: int) -> list[EssaProfile]:
         """Every combination of the constants ``fixed`` leaves open, on ``pages`` pages."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shlex
 import signal
@@ -40,6 +41,36 @@ DEFAULT_TIMEOUT: Final = 5.0
 #: Requests sent ahead of their replies by default (D163: measured in bench/conformance_bench.py).
 DEFAULT_WINDOW: Final = 128
 _STDERR_TAIL: Final = 5  # lines of the engine's stderr quoted when it dies
+_STDERR_HEAD: Final = 2  # and its first lines, when there are more
+#: Lines that say why a program died (Rust's panic, C's assert, Go's panic, Python's exception),
+#: quoted wherever they are: a backtrace after them would push them out of the tail.
+_DEATH: Final = re.compile(r"panicked at|^panic:|^fatal error:|Assertion .* failed|"
+                           r"^Traceback|^\w*(Error|Exception)\b|error:|Aborted|Segmentation fault")
+
+
+def stderr_words(lines: list[str]) -> str:
+    """What a report quotes of a dead engine's stderr: every line if a few, else its first
+    lines, the lines that say why it died (with the line after each: Rust prints the panic's
+    message under its "panicked at" line) and its last lines, "..." where lines are left
+    out."""
+    text = [ln for ln in lines if ln.strip()]
+    if not text:
+        return ""
+    keep = set(range(min(_STDERR_HEAD, len(text))))
+    keep |= set(range(max(0, len(text) - _STDERR_TAIL), len(text)))
+    deaths = [i for i, ln in enumerate(text) if _DEATH.search(ln)][:3]
+    for i in deaths:
+        keep |= {i, i + 1} & set(range(len(text)))
+    out: list[str] = []
+    last = -1
+    for i in sorted(keep):
+        if i > last + 1:
+            out.append("...")
+        out.append(text[i].strip())
+        last = i
+    if last < len(text) - 1:
+        out.append("...")
+    return "; its last words on stderr: " + " | ".join(out)
 _MEMO_SIZE: Final = 100_000  # replies _answer keeps, by their lines
 _RESET: Final = object()  # in a window: the reset that starts a program
 
@@ -127,8 +158,7 @@ class JsonLinesEngine:
             lines = self._stderr.read().decode("utf-8", errors="replace").splitlines()
         except (OSError, ValueError):
             return ""
-        tail = [ln for ln in lines if ln.strip()][-_STDERR_TAIL:]
-        return ("; its last words on stderr: " + " | ".join(tail)) if tail else ""
+        return stderr_words(lines)
 
     def _kill(self) -> None:
         proc = self._proc
@@ -209,12 +239,14 @@ class JsonLinesEngine:
             # Nothing was asked after this request: what follows its reply is a line no request
             # asked for (in lock-step, after every reply). The fault is this request's own.
             self._last_line = None
-            raise EngineFault(
+            fault = EngineFault(
                 "extra output",
                 f"the engine wrote more than one line for one request: after {_shorten(line)} "
                 f"came {_shorten(bytes(buf[self._pos:]))} (one reply line per request; logs go "
                 "to stderr)",
             )
+            fault.line = line  # the reply it did give (:meth:`_answer` decodes it)
+            raise fault
         self._prior, self._last_line = self._last_line, line
         return line
 
@@ -452,7 +484,18 @@ class JsonLinesEngine:
         ``{"id":N,`` followed by the rest of the object, and its decoded, checked reply is a
         function of that rest and of the request (and of the hello, which empties the memo):
         the rest is looked up first, and parsed only the first time it comes."""
-        raw = self._read_line(rid)
+        try:
+            raw = self._read_line(rid)
+        except EngineFault as exc:
+            if exc.line is not None:
+                # Extra output after this reply: the reply itself is reported with the fault.
+                try:
+                    obj = self._parse(exc.line, rid)
+                    if "error" not in obj:
+                        exc.reply = self._decode(request, obj)
+                except EngineFault:
+                    pass
+            raise
         rest = None
         if raw.startswith(b'{"id":'):
             comma = raw.find(b",", 6)

@@ -117,7 +117,14 @@ class PageStatesAdapter:
     def _exchange(self, programs: Iterable[Sequence[Step]]) -> Iterator[PageReply | None]:
         replies = self.engine.exchange(programs)  # type: ignore[attr-defined]
         try:
-            for reply in replies:  # None: a reset's
+            while True:
+                try:
+                    reply = next(replies)  # None: a reset's
+                except StopIteration:
+                    return
+                except EngineFault as exc:
+                    _adapt_fault(exc)
+                    raise
                 yield None if reply is None else PageReply.of(reply)
         finally:
             replies.close()
@@ -142,7 +149,11 @@ class PageStatesAdapter:
         self._call("reset", self.engine.reset)
 
     def step(self, request: Step) -> PageReply:
-        reply = self._call("step", self.engine.step, *request)
+        try:
+            reply = self._call("step", self.engine.step, *request)
+        except EngineFault as exc:
+            _adapt_fault(exc)
+            raise
         if self._checks:
             try:
                 reply = check_reply(request.op, reply)
@@ -152,6 +163,12 @@ class PageStatesAdapter:
 
     def close(self) -> None:
         self.engine.close()
+
+
+def _adapt_fault(exc: EngineFault) -> None:
+    """The reply a fault carries (extra output after it), in the driver's terms."""
+    if exc.reply is not None and not isinstance(exc.reply, PageReply):
+        exc.reply = PageReply.of(exc.reply)
 
 
 def adapter(engine: Any) -> Any:

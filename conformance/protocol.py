@@ -335,6 +335,10 @@ class EngineFault(Exception):
         #: The fault is the previous request's, found while reading the next one's reply (a
         #: pipelined engine's second line for one request: PROTOCOL.md, Pipelining).
         self.previous = previous
+        #: Extra output after a reply the engine did give: that reply's line, and the reply
+        #: decoded (set by the transport), so that a report shows it and not "(no reply)".
+        self.line: bytes | None = None
+        self.reply: Any = None
 
 
 FAULT_KINDS: Final = (

@@ -70,7 +70,7 @@ OUTPUTS: Final = (
     Output("essa-classify", "docs/specification.md",
            ".venv/bin/python -m conformance classify --engine-class conformance.essa:KVMGmapEngine "
            "\\\n  --no-storage-keys --no-facility147 --cbrl-size 1 --no-prebuilt-page-tables "
-           "--cmma-enabled", 0),
+           "--cmma-enabled", 0, (SECONDS,)),
     Output("conformance-report", "conformance/README.md",
            ".venv/bin/python -m conformance run --engine-class conformance.mutants:DiscardsDirtyP "
            "--no-database --quiet", 1, (SECONDS, STEPS_PER_SECOND)),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import EXIT_FAULT, EXIT_USAGE, main
-from conformance.driver import Drive, Fault, run_hypothesis, run_programs
+from conformance.driver import Drive, Fault, report, run_hypothesis, run_programs
 from conformance.engine import ReferenceEngine
 from conformance.jsonlines import JsonLinesEngine
 from conformance.pagestates import PAGESTATES_DRIVER, Ask
@@ -56,7 +56,12 @@ def test_a_misbehaving_engine_is_reported_at_the_step(mode: str, kind: str, word
     assert words in err.fault.message
     # The tour resets before each program: the third step overall is the first of the third.
     assert err.where == "step 1 (SetVolatile 0)"
-    assert err.steps[-1].observed is None
+    # Extra output comes after a reply the engine did give: that reply is shown, not "(no
+    # reply)"; every other fault leaves the step without one.
+    assert (err.steps[-1].observed is not None) == (mode == "extra")
+    if mode == "extra":
+        assert err.steps[-1].differs == []
+        assert "(no reply)" not in report(PAGESTATES_DRIVER, err, engine="bad")
 
 
 def test_a_hello_in_another_version_is_refused_plainly() -> None:
