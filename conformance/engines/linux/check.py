@@ -4,8 +4,8 @@ for every constant set, and print one table (Markdown, as the README quotes it).
 1. ``classify`` exactly as ``python -m conformance classify --engine CMD`` does it: the harness
    over JSON lines (``python -m conformance.engines.linux``, PROTOCOL.md's ESSA mode), every
    constant set, :data:`PAGES` pages (:func:`conformance.classify.classify`).
-2. ``run`` as ``python -m conformance run --machine ESSA`` does it: the driver's tour and
-   hypothesis exploration (:func:`conformance.driver.run_machine`) beside the reference of the
+2. ``run`` as ``python -m conformance run --machine ESSA`` does it: the coverage tour, the swarm
+   walk and hypothesis (:func:`conformance.search.search`, :func:`run_budget`) beside the reference of the
    Impl the harness announces, over :data:`PAGES` pages. One profile at a time, so that a
    divergence under one constant set does not hide the others (``run`` itself stops at the
    first). The harness is driven in process here (the same binary without the JSON hop).
@@ -46,7 +46,8 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from conformance.classify import Classification, classify, sequences
-from conformance.driver import Divergence, Drive, Fault, Outcome, report, run_machine
+from conformance.driver import Divergence, Drive, Fault, Outcome, report
+from conformance.search import Budget, search
 from conformance.essa_cli import read_essa_trace
 from conformance.essa import (
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply, EssaRequest,
@@ -193,6 +194,13 @@ def _verdict(c: Classification) -> str:
 Explain = Callable[[EssaProfile, Sequence[EssaRequest]], list[str]]
 
 
+def run_budget(impl: str, examples: int = EXAMPLES, max_steps: int = MAX_STEPS) -> Budget:
+    """What ``run`` spends on each profile of ``impl``: the suite's default budget (the coverage
+    tour and the swarm walk, :data:`conformance.essa.DEFAULT_BUDGETS`) with hypothesis's
+    ``examples`` on top."""
+    return dataclasses.replace(ESSA_DRIVER.budget(impl), examples=examples, max_steps=max_steps)
+
+
 def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], impl: str,
           out_dir: Path, *, examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
           seed: int = SEED, tlc: bool = False, engine_name: str | None = None,
@@ -216,9 +224,11 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
     for profile in ESSA_DRIVER.profiles(fixed, PAGES):
         engine = run_engine()
         try:
-            # tour=False: classify has just toured every page of this very profile
-            outcomes = run_machine(ESSA_DRIVER, engine, [profile], tour=False, examples=examples,
-                                   max_steps=max_steps, seed=seed)  # fmt: skip
+            # run's own search, as `python -m conformance run` spends it on this Impl: the
+            # coverage tour of every (state, request) edge over two pages within the budget, the
+            # swarm walk, and hypothesis
+            outcomes = search(ESSA_DRIVER, engine, [profile], run_budget(impl, examples, max_steps),
+                              seed=seed)  # fmt: skip
         finally:
             engine.close()
         # classify's divergence of this profile (its tour is run's tour, not run twice), then run's
@@ -347,8 +357,9 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
     fixed = [k for k in CONSTANTS if k not in columns and k.attr != "impl" and rows
              and getattr(rows[0].profile, k.attr) != k.domain[0]]  # fmt: skip
     same = "".join(f"; {k.tla} {_value(getattr(rows[0].profile, k.attr))}" for k in fixed)
-    print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: hypothesis "
-          f"({examples} examples of up to {max_steps} steps, seed {SEED}).\n", file=out)  # fmt: skip
+    impl = rows[0].profile.impl if rows else "KVMClassic"
+    print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: "
+          f"{run_budget(impl, examples, max_steps).describe()}, seed {SEED}.\n", file=out)  # fmt: skip
     print("| " + " | ".join([*(k.tla for k in columns), "classify (this Impl)", "run"]) + " |",
           file=out)  # fmt: skip
     print("|---" * (len(columns) + 2) + "|", file=out)
