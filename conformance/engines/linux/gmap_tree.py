@@ -57,6 +57,7 @@ class Known:
 _GREGKH_POST = "gregkh/linux@37f32d5ab83968d63cfba6092ecaae3e582db964"
 _GREGKH_PRE = "gregkh/linux@2d505c290667eba67352c5db303ec92b7de860ad"
 _TORVALDS = "torvalds/linux@42d3b66d4cdbacfc9d120d2301b8de89cc29a914"
+_DEBIAN = "Debian linux-source-6.12 6.12.117-1~deb12u1, arch/s390/include/asm/pgtable.h"
 _UNUSED_FIX = ("[PATCH v5 1/9] s390/mm: Fix handling of _PAGE_UNUSED pte bit (2026-06-22; "
                "upstream d4bb00704a66, 2d8c78fd98b1)")  # fmt: skip
 
@@ -72,7 +73,8 @@ KNOWN: Final[tuple[Known, ...]] = (
           "gregkh/linux@ca42c16638d5570c44842ff68a772c62e6dd0124",
           "fixed: _essa_clear_cbrl zaps the host virtual address"),
     Known("arch/s390/kvm/priv.c", "cc0553da14cb",
-          "torvalds/linux@42d3b66d4cdbacfc9d120d2301b8de89cc29a914",
+          "gregkh/linux@ca42c16638d5570c44842ff68a772c62e6dd0124 with the fix reverted (the "
+          "ESSA code of torvalds/linux@42d3b66d4cdbacfc9d120d2301b8de89cc29a914)",
           "pre-fix CBRLGuestAddress: _essa_clear_cbrl zaps the guest absolute address"),
     Known("arch/s390/mm/gmap_helpers.c", "2d65c9bd5ec7",
           "gregkh/linux@89fa757931dc0bcd64ef22b28d1d5ad00c5d02f4 + " + _UNUSED_FIX,
@@ -90,6 +92,12 @@ KNOWN: Final[tuple[Known, ...]] = (
     Known("arch/s390/include/asm/pgtable.h", "ca376a9b8e41", _UNUSED_FIX + ", its base",
           "pre-fix StaleUnusedBit: set_pte keeps _PAGE_UNUSED (the patch's own base)"),
     Known("arch/s390/include/asm/dat-bits.h", "c40874e0e426", _TORVALDS, "every tree"),
+    # no 7.x pgtable.h is stored: Debian's linux-source-6.12 (6.12.117-1~deb12u1) has the same
+    # set_pte as the patch's base (its context lines), and the patch's set_pte hunk applies to it
+    Known("arch/s390/include/asm/pgtable.h", "cf5a6af9cf41", _DEBIAN,
+          "pre-fix StaleUnusedBit: set_pte keeps _PAGE_UNUSED"),
+    Known("arch/s390/include/asm/pgtable.h", "812d7a00b314", _DEBIAN + " + the set_pte hunk of "
+          + _UNUSED_FIX, "fixed: set_pte clears _PAGE_UNUSED of a present PTE"),
 )  # fmt: skip
 
 
@@ -157,11 +165,20 @@ def lay_out(out: Path, files: dict[str, Path], version: str | None = None) -> li
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dest)
     if "Makefile" not in files:
-        major, _, minor = (version or "7.0").partition(".")
         out.mkdir(parents=True, exist_ok=True)
-        (out / "Makefile").write_text(f"VERSION = {major}\nPATCHLEVEL = {minor or 0}\nSUBLEVEL = 0\n"
-                                      f"EXTRAVERSION = -gmap\n")  # fmt: skip
+        (out / "Makefile").write_text(makefile(version or "7.0"))
     return check(out, [p for p in files if p != "Makefile"])
+
+
+def makefile(version: str) -> str:
+    """A top Makefile naming ``version`` (``7.1``, ``7.1.0``, ``7.1-postfix``: the part after the
+    dash is the EXTRAVERSION, default ``-gmap``), which is all the harness reads of it."""
+    numbers, dash, extra = version.partition("-")
+    major, minor, sub = ([*numbers.split("."), "0", "0"])[:3]
+    if not (major.isdigit() and minor.isdigit() and sub.isdigit()):
+        raise ValueError(f"not a kernel version: {version}")
+    return (f"VERSION = {major}\nPATCHLEVEL = {minor}\nSUBLEVEL = {sub}\n"
+            f"EXTRAVERSION = -{extra if dash else 'gmap'}\n")  # fmt: skip
 
 
 def report(checked: Sequence[Checked], tree: Path, out: TextIO) -> int:
@@ -184,10 +201,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="a file of the tree, e.g. arch/s390/kvm/dat.c=/tmp/dat.c")
     parser.add_argument("--from", dest="src", type=Path,
                         help="a kernel checkout to copy the files from (default: $KERNEL_SRC)")
-    parser.add_argument("--version", help="the kernel version for the tree's Makefile (e.g. 7.1)")
+    parser.add_argument("--version", help="the version the tree's Makefile names when no Makefile "
+                        "is given (e.g. 7.1 or 7.1-postfix; the harness's cache is keyed by it)")
     parser.add_argument("--check", type=Path, metavar="TREE", help="only check TREE's files")
     parser.add_argument("--strict", action="store_true", help="exit 1 on an unknown blob id")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     if args.check is not None:
         checked = check(args.check)
         unknown = report(checked, args.check, out)

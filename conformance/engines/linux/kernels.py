@@ -16,10 +16,12 @@ import hashlib
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from . import gmap
 from .extract import (
     FUNCTION, MACRO, ExtractError, Want, extract, find_function, read_source, unpack, version,
 )  # fmt: skip
@@ -143,16 +145,24 @@ _AFTER: Final = {"handle_essa": "#undef __gmap_zap\n"}
 
 @dataclass(frozen=True)
 class Harness:
-    """One implementation's harness: its name, what it takes from the kernel, its own files."""
+    """One implementation's harness: its name, what it takes from the kernel, its own files;
+    optionally text compiled before and after a definition (else :data:`_BEFORE`, :data:`_AFTER`),
+    and a resolver that finds each definition's file in the tree's own layout."""
 
     name: str
     wants: tuple[Want, ...]
     stubs: Path
     host: Path
+    before: dict[str, str] | None = None
+    after: dict[str, str] | None = None
+    resolve: Callable[[Path, tuple[Want, ...]], tuple[Want, ...]] | None = None
 
 
 HARNESSES: Final[dict[str, Harness]] = {
     "classic": Harness("classic", CLASSIC, HERE / "classic_stubs.h", HERE / "classic_harness.c"),
+    # the new gmap (Linux 7.x): gmap.py, gmap_stubs.h, gmap_harness.c
+    "gmap": Harness("gmap", gmap.GMAP, HERE / "gmap_stubs.h", HERE / "gmap_harness.c",
+                    before=gmap.BEFORE, after=gmap.AFTER, resolve=gmap.resolve),
 }
 
 
@@ -160,7 +170,10 @@ HARNESSES: Final[dict[str, Harness]] = {
 #: The new gmap (the "KVM: s390: Switch to new gmap" series, Linux 7.x) keeps the PGSTEs beside
 #: KVM's own guest page tables (dat_perform_essa); before it, in the host's (pgste_perform_essa).
 IMPLEMENTATIONS: Final = (("gmap", DAT_C, "dat_perform_essa"),
-                          ("classic", PGTABLE_C, "pgste_perform_essa"))  # fmt: skip
+                          ("classic", PGTABLE_C, "pgste_perform_essa"),
+                          # the gmap's later layouts (7.3: gmap/dat.c; a series moves it to cmma.c)
+                          ("gmap", "arch/s390/kvm/gmap/dat.c", "dat_perform_essa"),
+                          ("gmap", "arch/s390/kvm/gmap/cmma.c", "dat_perform_essa"))  # fmt: skip
 
 
 def implementation(tree: Path) -> str:
@@ -225,6 +238,9 @@ def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
         if not root.is_dir():
             raise ExtractError(f"KERNEL_SRC={src} is not a directory")
         return root
+    if harness.resolve is not None:  # the gmap harness: no packaged tree has the new gmap
+        raise ExtractError(f"the {harness.name} harness needs a Linux 7.x tree: set KERNEL_SRC "
+                           "(python -m conformance.engines.linux.gmap_tree lays one out)")  # fmt: skip
     paths = sorted({w.path for w in harness.wants})
     name = DEFAULT_TARBALL.name.split(".tar")[0]
     return unpack(DEFAULT_TARBALL, paths, CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}")
@@ -256,8 +272,11 @@ def tarball_digest(tarball: Path) -> str:
 def source(harness: Harness, tree: Path) -> str:
     """The one C file that is compiled: the stubs, the kernel's definitions, the host model."""
     parts = [f'#include "{harness.stubs}"\n']
-    for want, text in zip(harness.wants, extract(tree, harness.wants), strict=True):
-        parts += [_BEFORE.get(want.name, ""), text, _AFTER.get(want.name, "")]
+    wants = harness.wants if harness.resolve is None else harness.resolve(tree, harness.wants)
+    before = _BEFORE if harness.before is None else harness.before
+    after = _AFTER if harness.after is None else harness.after
+    for want, text in zip(wants, extract(tree, wants), strict=True):
+        parts += [before.get(want.name, ""), text, after.get(want.name, "")]
     parts.append(f'#line 1 "{harness.host}"\n' + harness.host.read_text())
     return "".join(parts)
 
