@@ -6,6 +6,7 @@ tree); CI has none and skips those with the reason."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 from pathlib import Path
 
@@ -79,3 +80,91 @@ def test_a_known_file_is_reported_with_its_source(tmp_path: Path, monkeypatch: p
     (tmp_path / "arch/s390/kvm/dat.c").write_bytes(SYNTHETIC)
     [c] = check(tmp_path, ["arch/s390/kvm/dat.c"])
     assert c.known == fake and "known: example@0 (a test)" in c.line()
+
+
+# ------------------------------------------------------------------ finding the code by function
+
+from conformance.engines.linux.extract import FUNCTION, TYPE, ExtractError, Want  # noqa: E402
+from conformance.engines.linux.gmap import DAT_C, PRIV_C, resolve  # noqa: E402
+
+FUNCTION_C = "int {name}(int orc)\n{{\n\treturn orc;\n}}\n"  # a definition written for the test
+WANTS = (Want(DAT_C, "dat_perform_essa", FUNCTION), Want(DAT_C, "union pte", TYPE),
+         Want(PRIV_C, "__do_essa", FUNCTION))  # fmt: skip
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("layout", ["7.0", "7.3", "cmma"])
+def test_each_definition_is_found_in_the_tree_s_own_layout(tmp_path: Path, layout: str) -> None:
+    dat = {"7.0": "arch/s390/kvm/dat.c", "7.3": "arch/s390/kvm/gmap/dat.c",
+           "cmma": "arch/s390/kvm/gmap/dat.c"}[layout]  # fmt: skip
+    essa = "arch/s390/kvm/gmap/cmma.c" if layout == "cmma" else dat
+    files = {dat: "union pte {\n\tunsigned long val;\n};\n",
+             PRIV_C: FUNCTION_C.format(name="__do_essa")}  # fmt: skip
+    files[essa] = files.get(essa, "") + FUNCTION_C.format(name="dat_perform_essa")
+    got = {w.name: w.path for w in resolve(_tree(tmp_path, files), WANTS)}
+    assert got == {"dat_perform_essa": essa, "union pte": dat, "__do_essa": PRIV_C}
+
+
+def test_a_tree_without_the_files_is_refused_naming_each(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, {"arch/s390/kvm/dat.c": FUNCTION_C.format(name="dat_perform_essa")})
+    with pytest.raises(ExtractError, match=r"lacks arch/s390/kvm/priv.c or arch/s390/kvm/gmap/cmma.c"):
+        resolve(tree, WANTS)
+    tree = _tree(tmp_path, {PRIV_C: FUNCTION_C.format(name="__do_essa")})
+    with pytest.raises(ExtractError, match=r"no type union pte in arch/s390/kvm/dat.c: the kernel moved"):
+        resolve(tree, WANTS)
+
+
+# ------------------------------------------------------------------ the kernel's own code
+
+GMAP_TREES = os.environ.get("GMAP_TREES", "")
+#: What each tree gmap_tree.py lays out (README.md of conformance/engines/linux, "The new gmap")
+#: is: the fixed code, and the code before each 2026 fix.
+EXPECTED = {"postfix": "KVMGmap", "prefix-stickyzero": "KVMGmap with bug StickyZero",
+            "prefix-cbrl": "KVMGmap with bug CBRLGuestAddress",
+            "prefix-unused": "KVMGmap with bug StaleUnusedBit"}  # fmt: skip
+
+
+def _trees() -> list[tuple[str, Path]]:
+    if GMAP_TREES:
+        return [(name, Path(GMAP_TREES) / name) for name in EXPECTED
+                if (Path(GMAP_TREES) / name).is_dir()]  # fmt: skip
+    src = os.environ.get("KERNEL_SRC", "")
+    if src and gmap_tree.layout(Path(src)) is not None:
+        return [("KERNEL_SRC", Path(src))]
+    return []
+
+
+def _skip_reason() -> str:
+    from conformance.engines.linux.kernels import toolchain_missing
+
+    if not _trees():
+        return ("no gmap (Linux 7.x) tree: set GMAP_TREES to a directory of trees laid out by "
+                "python -m conformance.engines.linux.gmap_tree, or KERNEL_SRC to a 7.x tree")
+    return toolchain_missing()
+
+
+@pytest.mark.skipif(bool(_skip_reason()), reason=_skip_reason() or "")
+@pytest.mark.parametrize("name,tree", _trees() or [("none", Path("/nonexistent"))])
+def test_classify_tells_the_fixed_gmap_from_each_pre_fix_one(name: str, tree: Path) -> None:
+    from conformance.classify import classify
+    from conformance.essa import EssaProfileRequest
+    from conformance.engines.linux.engine import KernelEssaEngine
+
+    engine = KernelEssaEngine("gmap", str(tree))
+    # one constant set, one page: each bug shows there (PROTOCOL.md, "run and classify")
+    request = EssaProfileRequest(pages=1, storage_keys=False, facility147=True, cbrl_size=1,
+                                 prebuilt_page_tables=False, cmma_enabled=True)  # fmt: skip
+    try:
+        c = classify(engine, request)
+    finally:
+        engine.close()
+    if name in EXPECTED:
+        assert c.identified == EXPECTED[name], c.matched
+    else:  # a 7.x KERNEL_SRC: identified as the gmap code, fixed or not
+        assert c.identified is not None and c.identified.startswith("KVMGmap"), c.matched

@@ -179,6 +179,12 @@ def resolve(tree: Path, wants: tuple[Want, ...]) -> tuple[Want, ...]:
             texts[path] = read_source(tree, path) if (tree / path).is_file() else None
         return texts[path]
 
+    absent = sorted({" or ".join(CANDIDATES.get(w.path, (w.path,))) for w in wants
+                     if all(text(p) is None for p in CANDIDATES.get(w.path, (w.path,)))})  # fmt: skip
+    if absent:
+        raise ExtractError(f"the kernel tree {tree} lacks {'; '.join(absent)}: the gmap harness "
+                           "takes definitions from each (python -m "
+                           "conformance.engines.linux.gmap_tree lays a tree out)")  # fmt: skip
     out = []
     for w in wants:
         candidates = CANDIDATES.get(w.path, (w.path,))
@@ -186,9 +192,6 @@ def resolve(tree: Path, wants: tuple[Want, ...]) -> tuple[Want, ...]:
                      None)  # fmt: skip
         if found is None:
             present = [p for p in candidates if text(p) is not None]
-            if not present:
-                raise ExtractError(f"{' nor '.join(candidates)} is in the kernel tree {tree}: "
-                                   f"the gmap harness needs {w.name} from it")  # fmt: skip
             raise ExtractError(f"no {w.kind} {w.name} in {', '.join(present)}: the kernel moved "
                                f"or renamed it; the gmap harness needs an update for this "
                                f"version")  # fmt: skip
