@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.classify import Classification
 from conformance.engines.linux import gmap_tree
 from conformance.engines.linux.gmap_tree import KNOWN, LAYOUTS, blob_id, check, known, layout
 
@@ -149,9 +150,19 @@ def _skip_reason() -> str:
     return toolchain_missing()
 
 
-@pytest.mark.skipif(bool(_skip_reason()), reason=_skip_reason() or "")
-@pytest.mark.parametrize("name,tree", _trees() or [("none", Path("/nonexistent"))])
-def test_classify_tells_the_fixed_gmap_from_each_pre_fix_one(name: str, tree: Path) -> None:
+#: Where each pre-fix tree first parts from the fixed code (classify's shortest sequences):
+#: the request and the page field the kernel leaves wrong.
+FIRST_DIVERGENCE = {"prefix-stickyzero": ("Read", "zbit"),
+                    "prefix-cbrl": ("HostProcessCBRL", "swapped"),
+                    "prefix-unused": ("HostUnmapGmap", "pteUnused")}  # fmt: skip
+#: spec/ESSA.tla's HostUnmapGmap sets pteUnused to "StaleUnusedBit \in Bugs /\ usage = U": an
+#: unmap of a page no longer U clears a bit an earlier unmap left, where the kernel before the
+#: fix keeps it (set_pte writes the PTE back as it is; "before it, it stayed"), so the pre-fix
+#: tree matches no candidate (conformance/engines/linux/README.md, "The 2026 bugs").
+SPEC_ISSUE = {"prefix-unused"}
+
+
+def _classify(tree: Path) -> Classification:
     from conformance.classify import classify
     from conformance.essa import EssaProfileRequest
     from conformance.engines.linux.engine import KernelEssaEngine
@@ -161,10 +172,40 @@ def test_classify_tells_the_fixed_gmap_from_each_pre_fix_one(name: str, tree: Pa
     request = EssaProfileRequest(pages=1, storage_keys=False, facility147=True, cbrl_size=1,
                                  prebuilt_page_tables=False, cmma_enabled=True)  # fmt: skip
     try:
-        c = classify(engine, request)
+        return classify(engine, request)
     finally:
         engine.close()
+
+
+_CLASSIFIED: dict[Path, Classification] = {}
+
+
+def _classified(tree: Path) -> Classification:
+    if tree not in _CLASSIFIED:
+        _CLASSIFIED[tree] = _classify(tree)
+    return _CLASSIFIED[tree]
+
+
+@pytest.mark.skipif(bool(_skip_reason()), reason=_skip_reason() or "")
+@pytest.mark.parametrize("name,tree", _trees() or [("none", Path("/nonexistent"))])
+def test_classify_tells_the_fixed_gmap_from_each_pre_fix_one(name: str, tree: Path) -> None:
+    c = _classified(tree)
+    if name in SPEC_ISSUE:
+        pytest.xfail("spec/ESSA.tla's HostUnmapGmap overwrites pteUnused (see SPEC_ISSUE)")
     if name in EXPECTED:
         assert c.identified == EXPECTED[name], c.matched
     else:  # a 7.x KERNEL_SRC: identified as the gmap code, fixed or not
         assert c.identified is not None and c.identified.startswith("KVMGmap"), c.matched
+
+
+@pytest.mark.skipif(bool(_skip_reason()), reason=_skip_reason() or "")
+@pytest.mark.parametrize("name,tree", [t for t in _trees() if t[0] in FIRST_DIVERGENCE]
+                         or [("none", Path("/nonexistent"))])  # fmt: skip
+def test_each_pre_fix_tree_parts_from_the_fixed_code_at_its_bug(name: str, tree: Path) -> None:
+    c = _classified(tree)
+    fixed = next(v for v in c.verdicts if v.profile.impl == "KVMGmap" and not v.profile.bugs)
+    d = fixed.divergence
+    assert d is not None, "the pre-fix tree gave the fixed code's replies"
+    op, field = FIRST_DIVERGENCE[name]
+    assert d.request.op == op
+    assert getattr(d.observed.pages[0], field) != getattr(d.expected.pages[0], field)
