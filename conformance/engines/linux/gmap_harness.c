@@ -279,8 +279,9 @@ static const char *reclaim(int p)
 	return "Done";
 }
 
-/* Core mm changes the host PTE for a reason other than reclaim (e.g. mprotect's
- * ptep_modify_prot_commit): the notifier, then the PTE set again, same frame, by set_pte. */
+/* Core mm changes the host PTE for a reason other than reclaim: the notifier, then the PTE set
+ * again, same frame, by set_pte with its software bits kept (as ptep_xchg_commit sets a PTE
+ * derived from the old one). */
 static const char *unmap_gmap(int p)
 {
 	union pte *ptep = gmap_ptep(p, 0);
