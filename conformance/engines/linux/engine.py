@@ -46,7 +46,13 @@ _GMAP_ONLY: Final = {"HostUnmapGmap": "only the new gmap has gmap PTEs",
 #: Why a harness refuses, for people.
 _REASONS: Final = {"ESSA": "the CBRL is full: the ESSA intercepts and the host empties it first",
                    "HostReclaim": "the page is not resident", "HostProcessCBRL": "the CBRL is empty",
-                   "Migrate": "the VM has been migrated already"}  # fmt: skip
+                   "Migrate": "the VM has been migrated already",
+                   "HostUnmapGmap": "the gmap PTE is empty",
+                   "HostAge": "the gmap PTE is not valid"}  # fmt: skip
+#: The gmap harness's verbs for the requests of the new gmap's own PTEs.
+_GMAP_VERBS: Final = {"HostUnmapGmap": "unmap", "HostAge": "age"}
+#: A gmap harness's reply reports the gmap PTE: V valid, A aged (invalid, present), E empty.
+_GMAP_PTE: Final = {"V": "Valid", "A": "Aged", "E": "Empty"}
 
 
 def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
@@ -58,11 +64,16 @@ def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
         raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
     host = []
     for f in fields[3:]:
-        if len(f) != 7 or f[0] not in _USAGE or set(f[1:6]) - {"0", "1"} or f[6] not in "01-":
+        if (len(f) not in (7, 9) or f[0] not in _USAGE or set(f[1:6]) - {"0", "1"}
+                or f[6] not in "01-" or len(f) == 9 and (f[7] not in _GMAP_PTE or f[8] not in "01")):
             raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
         valid, swapped, zbit, nodat, gc = (c == "1" for c in f[1:6])
         dirty = None if f[6] == "-" else f[6] == "1"
-        host.append(HostPage(f[0], valid, swapped, zbit, nodat, dirty=dirty, gc=gc))
+        # the gmap harness adds the gmap PTE and the host PTE's _PAGE_UNUSED
+        gmap_pte = _GMAP_PTE[f[7]] if len(f) == 9 else None
+        unused = f[8] == "1" if len(f) == 9 else None
+        host.append(HostPage(f[0], valid, swapped, zbit, nodat, dirty=dirty, gc=gc,
+                             gmapPte=gmap_pte, pteUnused=unused))  # fmt: skip
     outcome = fields[0]
     reason = _REASONS.get(op, "") if outcome == "Refused" else ""
     return EssaReply(outcome, int(fields[1]), int(fields[2]), tuple(host), reason)
@@ -135,18 +146,25 @@ class KernelEssaEngine:
         impl = IMPL[self.harness]
         if request.impl is not None and request.impl != impl:
             raise Unsupported(f"this harness runs the kernel's {impl} code only")
+        if self.harness == "gmap" and request.machine_interprets_essa:
+            raise Unsupported("the harness runs KVM's emulation of ESSA (migration mode) only")
         if self.built is None:
             self.built = build(self.harness, self.kernel_src)
         self.close()
         chosen = request.merged(EssaProfileRequest(impl=impl, storage_keys=False, facility147=False,
                                                    cbrl_size=1, pages=1))  # fmt: skip
+        if self.harness == "gmap":
+            chosen = chosen.merged(EssaProfileRequest(prebuilt_page_tables=False,
+                                                      machine_interprets_essa=False))  # fmt: skip
         self._proc = subprocess.Popen(self.built.command, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True)  # fmt: skip
         self.pages = chosen.pages or 1
         cmma = chosen.cmma_enabled is not False
         answer = self._send(f"hello {int(bool(chosen.storage_keys))} "
                             f"{int(bool(chosen.facility147))} {chosen.cbrl_size} {self.pages} "
-                            f"{int(cmma)}")  # fmt: skip
+                            f"{int(cmma)}"
+                            + (f" {int(bool(chosen.prebuilt_page_tables))}"
+                               if self.harness == "gmap" else ""))  # fmt: skip
         if answer.strip() != "ok":
             raise Unsupported(answer.strip().removeprefix("error "))
         # a new profile: nothing kept; the harness is fresh, as after a reset
@@ -360,7 +378,9 @@ class KernelEssaEngine:
 
     def _new_line(self, request: EssaRequest) -> str:
         if request.op in _GMAP_ONLY:
-            return "refuse"
+            if self.harness != "gmap":
+                return "refuse"
+            return f"{_GMAP_VERBS[request.op]} {request.page}"
         if request.op == "ESSA" and request.beyond_memory:
             return f"essabeyond {request.orc}"
         args = [_VERBS[request.op]]
@@ -375,7 +395,7 @@ class KernelEssaEngine:
 
     def _parse(self, answer: str, op: str) -> EssaReply:
         reply = parse_reply(answer, self.pages, op)
-        if op in _GMAP_ONLY:
+        if op in _GMAP_ONLY and self.harness != "gmap":
             return reply._replace(reason=_GMAP_ONLY[op])
         return reply
 
@@ -410,6 +430,13 @@ class KernelEssaEngine:
             if self._proc.stdout:
                 self._proc.stdout.close()
             self._proc = None
+
+
+class GmapKernelEngine(KernelEssaEngine):
+    """The new gmap's code (dat_perform_essa, Linux 7.x) of $KERNEL_SRC."""
+
+    def __init__(self) -> None:
+        super().__init__("gmap")
 
 
 def kernel_terms(lines: Sequence[str], kernel: str, harness: str,

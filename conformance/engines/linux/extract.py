@@ -26,6 +26,9 @@ from typing import Final
 
 FUNCTION: Final = "function"
 MACRO: Final = "macro"
+#: A type definition: ``union NAME``, ``struct NAME``, ``enum NAME`` (through its ``};``), an
+#: anonymous enum named by one of its enumerators (``enum {FIRST}``), or ``typedef NAME``.
+TYPE: Final = "type"
 
 
 class ExtractError(Exception):
@@ -192,6 +195,36 @@ def find_macro(text: str, name: str) -> str:
     return m.group(0) + "\n"
 
 
+def find_type(text: str, name: str) -> tuple[str, int]:
+    """The definition of type ``name`` in ``text`` and its first line's number: ``union pte``,
+    ``struct page_table`` or ``enum pgste_gps_usage`` through the ``};`` that ends it;
+    ``enum {ENUMERATOR}`` the anonymous enum that defines ENUMERATOR; ``typedef NAME`` the
+    typedef declaring NAME. Only a definition at the top level counts."""
+    code = _blank_comments_and_strings(text)
+    kind, _, tag = name.partition(" ")
+    if kind == "typedef":
+        for m in re.finditer(r"^typedef\b[^;]*?\b" + re.escape(tag) + r"\b[^;]*;", code, re.M):
+            if code.count("{", 0, m.start()) == code.count("}", 0, m.start()):
+                return text[m.start():m.end()] + "\n", text.count("\n", 0, m.start()) + 1
+        raise ExtractError(f"no typedef of {tag}")
+    if kind not in ("union", "struct", "enum") or not tag:
+        raise ExtractError(f"not a type name: {name!r}")
+    anonymous = tag.startswith("{") and tag.endswith("}")
+    pattern = (rf"^{kind}\s*\{{" if anonymous else rf"^{kind}\s+{re.escape(tag)}\s*\{{")
+    for m in re.finditer(pattern, code, re.M):
+        if code.count("{", 0, m.start()) != code.count("}", 0, m.start()):
+            continue
+        end = _match(code, m.end() - 1, "{", "}")
+        semi = re.match(r"[^;{}]*;", code[end:])
+        if semi is None:
+            continue  # a variable's definition, not the type's
+        if anonymous and not re.search(r"\b" + re.escape(tag[1:-1].strip()) + r"\b",
+                                       code[m.start():end]):  # fmt: skip
+            continue
+        return text[m.start():end + semi.end()] + "\n", text.count("\n", 0, m.start()) + 1
+    raise ExtractError(f"no definition of {name}")
+
+
 # ------------------------------------------------------------------------ trees and tarballs
 
 
@@ -215,6 +248,10 @@ def extract(root: Path, wants: Iterable[Want], notes: list[str] | None = None) -
         try:
             if w.kind == MACRO:
                 out.append(f"/* {w.path}: {w.name} */\n" + find_macro(text, w.name))
+                continue
+            if w.kind == TYPE:
+                body, line = find_type(text, w.name)
+                out.append(f'/* {w.path}: {w.name} */\n#line {line} "{w.path}"\n' + body)
                 continue
             body, signature, line = find_function(text, w.name)
         except ExtractError as exc:

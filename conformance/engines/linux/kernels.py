@@ -17,10 +17,12 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from . import gmap
 from .extract import (
     FUNCTION, MACRO, ExtractError, Want, extract, find_function, read_source, unpack, version,
 )  # fmt: skip
@@ -144,7 +146,9 @@ _AFTER: Final = {"handle_essa": "#undef __gmap_zap\n"}
 
 @dataclass(frozen=True)
 class Harness:
-    """One implementation's harness: its name, what it takes from the kernel, its own files."""
+    """One implementation's harness: its name, what it takes from the kernel, its own files;
+    optionally text compiled before and after a definition (else :data:`_BEFORE`, :data:`_AFTER`),
+    and a resolver that finds each definition's file in the tree's own layout."""
 
     name: str
     wants: tuple[Want, ...]
@@ -161,6 +165,13 @@ class Harness:
     #: the function that called them decided.
     helpers: frozenset[str] = frozenset()
 
+    #: Text compiled before and after a taken definition (by its name), and a function that
+    #: finds each wanted definition in the tree's own layout (the gmap's files moved between
+    #: versions); None: the wants' paths as they are, a moved function found by locate().
+    before: dict[str, str] | None = None
+    after: dict[str, str] | None = None
+    resolve: Callable[[Path, tuple[Want, ...]], tuple[Want, ...]] | None = None
+
 
 HARNESSES: Final[dict[str, Harness]] = {
     "classic": Harness("classic", CLASSIC, HERE / "classic_stubs.h", HERE / "classic_harness.c",
@@ -172,6 +183,9 @@ HARNESSES: Final[dict[str, Harness]] = {
                            "ptep_ipte_local", "ptep_ipte_global", "kvm_s390_get_regs_rre",
                            "mm_has_pgste", "mm_uses_skeys", "pte_present", "pte_none",
                            "pte_swap", "pte_unused", "__swp_offset"})),
+    # the new gmap (Linux 7.x): gmap.py, gmap_stubs.h, gmap_harness.c
+    "gmap": Harness("gmap", gmap.GMAP, HERE / "gmap_stubs.h", HERE / "gmap_harness.c",
+                    before=gmap.BEFORE, after=gmap.AFTER, resolve=gmap.resolve),
 }
 
 
@@ -271,6 +285,9 @@ def kernel_tree(harness: Harness, kernel_src: str | None = None) -> Path:
         if not root.is_dir():
             raise ExtractError(f"KERNEL_SRC={src} is not a directory")
         return root
+    if harness.resolve is not None:  # the gmap harness: no packaged tree has the new gmap
+        raise ExtractError(f"the {harness.name} harness needs a Linux 7.x tree: set KERNEL_SRC "
+                           "(python -m conformance.engines.linux.gmap_tree lays one out)")  # fmt: skip
     # tar takes a directory's files with it, and then misses each of them named again
     paths = sorted({SEARCHED, *(w.path for w in harness.wants
                                 if not w.path.startswith(SEARCHED + "/"))})  # fmt: skip
@@ -336,10 +353,13 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
     """The one C file that is compiled: the stubs, the kernel's definitions, the host model,
     and (for a harness that traces) the table of the kernel functions by address."""
     notes = [] if notes is None else notes
-    wants = locate(tree, harness.wants, notes)
+    wants = (locate(tree, harness.wants, notes) if harness.resolve is None
+             else harness.resolve(tree, harness.wants))  # fmt: skip
     parts = [f'#include "{harness.stubs}"\n']
+    before = _BEFORE if harness.before is None else harness.before
+    after = _AFTER if harness.after is None else harness.after
     for want, text in zip(wants, extract(tree, wants, notes), strict=True):
-        parts += [_BEFORE.get(want.name, ""), text, _AFTER.get(want.name, "")]
+        parts += [before.get(want.name, ""), text, after.get(want.name, "")]
     parts.append(f'#line 1 "{harness.host}"\n' + harness.host.read_text())
     if harness.trace:
         names = [w.name for w in wants if w.kind == FUNCTION]
