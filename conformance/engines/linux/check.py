@@ -462,6 +462,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     t0 = time.monotonic()
     notes: list[str] = []
     try:
+        if args.harness is None:  # said first, so that a failed build names the harness
+            args.harness, where = detect(args.kernel_src)
+            print(f"kernel-check: the tree has the {args.harness} ESSA code ({where})", file=sys.stderr)
         built, args.harness = build_for(args.harness, args.kernel_src, notes)
     except (ExtractError, RuntimeError) as exc:
         print(f"kernel-check: cannot build the {args.harness or 'kernel'} harness: {exc}",
