@@ -539,14 +539,16 @@ HostReclaim(p) ==
 \* xchg) and, since "KVM has no way to know why a page is being unmapped", sets
 \* _PAGE_UNUSED on the host PTE of a U page (gmap_helper_try_set_pte_unused).
 \* Core mm then sets the host PTE again: since the CVE-2026-72412 fix every
-\* set_pte of a present PTE clears the bit; before it, it stayed (D100).
+\* set_pte of a present PTE clears the bit; before it, it stayed (D100), also
+\* through a later unmap of the page once it is no longer U: nothing but a reclaim
+\* (the host PTE emptied) or a migration (a new VM) takes it away.
 HostUnmapGmap(p) ==
     /\ Gmap
     /\ gmapPte[p] # "Empty"
     /\ gmapPte' = [gmapPte EXCEPT ![p] = "Empty"]
     /\ zbit' = [zbit EXCEPT ![p] = XchgZ(p)]
     /\ gc' = [gc EXCEPT ![p] = SavedGC(p)]
-    /\ pteUnused' = [pteUnused EXCEPT ![p] = "StaleUnusedBit" \in Bugs /\ usage[p] = "U"]
+    /\ pteUnused' = [pteUnused EXCEPT ![p] = @ \/ ("StaleUnusedBit" \in Bugs /\ usage[p] = "U")]
     /\ Record("HostUnmapGmap", p, NoValue, NoValue, "Done", NoValue)
     /\ UNCHANGED <<usage, valid, swapped, nodat, data, keyDirty, cbrl, pageTable,
                    owed, belief, modified>>

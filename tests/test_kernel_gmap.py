@@ -155,11 +155,6 @@ def _skip_reason() -> str:
 FIRST_DIVERGENCE = {"prefix-stickyzero": ("Read", "zbit"),
                     "prefix-cbrl": ("HostProcessCBRL", "swapped"),
                     "prefix-unused": ("HostUnmapGmap", "pteUnused")}  # fmt: skip
-#: spec/ESSA.tla's HostUnmapGmap sets pteUnused to "StaleUnusedBit \in Bugs /\ usage = U": an
-#: unmap of a page no longer U clears a bit an earlier unmap left, where the kernel before the
-#: fix keeps it (set_pte writes the PTE back as it is; "before it, it stayed"), so the pre-fix
-#: tree matches no candidate (conformance/engines/linux/README.md, "The 2026 bugs").
-SPEC_ISSUE = {"prefix-unused"}
 
 
 def _classify(tree: Path) -> Classification:
@@ -187,10 +182,7 @@ def _classified(tree: Path) -> Classification:
 
 
 def _identification_cases() -> list[object]:
-    issue = pytest.mark.xfail(strict=True, reason="spec/ESSA.tla's HostUnmapGmap overwrites "
-                              "pteUnused where the pre-fix kernel keeps it (SPEC_ISSUE)")  # fmt: skip
-    return [pytest.param(name, tree, marks=issue) if name in SPEC_ISSUE else (name, tree)
-            for name, tree in _trees()] or [("none", Path("/nonexistent"))]  # fmt: skip
+    return list(_trees()) or [("none", Path("/nonexistent"))]
 
 
 @pytest.mark.skipif(bool(_skip_reason()), reason=_skip_reason() or "")

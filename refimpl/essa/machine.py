@@ -362,7 +362,8 @@ def host_unmap_gmap(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Re
         return Refused("HostUnmapGmap", p, NO_VALUE, "the gmap PTE is empty")
     new = pg._replace(gmapPte="Empty", zbit=rules.xchg_z(profile, pg),
                       gc=rules.saved_gc(profile, pg),
-                      pteUnused="StaleUnusedBit" in profile.bugs and pg.usage == "U")  # fmt: skip
+                      pteUnused=pg.pteUnused or ("StaleUnusedBit" in profile.bugs
+                                                  and pg.usage == "U"))  # fmt: skip
     return s._replace(pages=_with_page(s, p, new), lastOp=_record("HostUnmapGmap", p, "Done"))
 
 

@@ -912,10 +912,10 @@ impl Machine {
         if !unmap {
             pg.gmap_pte = GmapPte::Aged;
         } else {
-            // The unmap decides `_PAGE_UNUSED` afresh: set for a U page, cleared otherwise
-            // (only the bug lets it outlive the unmap into a reuse).
-            if stale {
-                pg.pte_unused = pg.usage == Usage::U;
+            // The unmap sets `_PAGE_UNUSED` for a U page; with the bug nothing but a reclaim
+            // or a migration clears it again, so it outlives the page's reuse.
+            if stale && pg.usage == Usage::U {
+                pg.pte_unused = true;
             }
             pg.gmap_pte = GmapPte::Empty;
         }
