@@ -6,8 +6,8 @@ code by someone who had not seen the harness or the driver, so it measures them:
 default kernel-check misses is a gap in the harness or the search, never a reason to change the
 entry.
 
-For each entry: the needed files of the tree are copied (from ``KERNEL_SRC``, else Debian's
-linux-source tarball, unpacked once), the edit is applied inside the named function only (some
+For each entry: the tree the classic harness reads is copied (``KERNEL_SRC``, else arch/s390 and
+the other files it takes out of Debian's linux-source tarball, unpacked once), the edit is applied inside the named function only (some
 snippets occur elsewhere in the file), and ``python -m conformance.engines.linux.check`` runs on
 the copy with its default flags. A non-zero exit other than 3 (no harness could be built) is a
 catch; the wall time of each run is kept. ``python -m conformance.engines.linux.regressions``
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .extract import ExtractError, find_function, read_source, unpack
-from .kernels import CACHE, DEFAULT_TARBALL, HARNESSES, tarball_digest
+from .extract import ExtractError, find_function, read_source
+from .kernels import HARNESSES, SEARCHED, kernel_tree
 
 HERE: Final = Path(__file__).resolve().parent
 CATALOGUE: Final = HERE / "regressions.json"
@@ -56,7 +56,7 @@ class Result:
     verdict: str  # "caught", "missed", "not exercised", "did not build"
     seconds: float
     exit_status: int | None
-    summary: str  # the check's last line on stderr, or why it was not run
+    summary: str  # the check's summary line, or why it was not run
 
 
 def load(path: Path = CATALOGUE) -> list[Regression]:
@@ -77,27 +77,28 @@ def apply(text: str, r: Regression) -> str:
     return text.replace(body, body.replace(r.find, r.replace))
 
 
+#: The catalogue is of classic KVM's code (Linux 6.12): the classic harness measures it.
+HARNESS: Final = HARNESSES["classic"]
+
+
 def compiled_functions() -> frozenset[str]:
-    """Every kernel function some harness compiles."""
-    return frozenset(w.name for h in HARNESSES.values() for w in h.wants)
+    """Every kernel function the classic harness compiles."""
+    return frozenset(w.name for w in HARNESS.wants)
 
 
-def base_tree(catalogue: list[Regression], kernel_src: str | None) -> Path:
-    """The tree the copies are made from: ``kernel_src``, else the tarball's files that the
-    harnesses and the catalogue need, unpacked once under .cache/linux/src/."""
-    if kernel_src:
-        return Path(kernel_src)
-    paths = sorted({w.path for h in HARNESSES.values() for w in h.wants} | {r.file for r in catalogue})
-    name = DEFAULT_TARBALL.name.split(".tar")[0]
-    return unpack(DEFAULT_TARBALL, paths,
-                  CACHE / "src" / f"{name}-{tarball_digest(DEFAULT_TARBALL)}-regressions")  # fmt: skip
+def base_tree(kernel_src: str | None) -> Path:
+    """The tree the copies are made from: ``kernel_src``, else the tarball's files the classic
+    harness takes (all of arch/s390), unpacked once under .cache/linux/src/."""
+    return kernel_tree(HARNESS, kernel_src)
 
 
 def _copy(base: Path, catalogue: list[Regression], dest: Path) -> None:
-    paths = {w.path for h in HARNESSES.values() for w in h.wants} | {r.file for r in catalogue}
-    for rel in sorted(paths | {"Makefile"}):
+    paths = {SEARCHED, "Makefile"} | {w.path for w in HARNESS.wants} | {r.file for r in catalogue}
+    for rel in sorted(paths):
         src = base / rel
-        if src.is_file():
+        if src.is_dir():
+            shutil.copytree(src, dest / rel, dirs_exist_ok=True)
+        elif src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dest / rel)
 
@@ -120,7 +121,9 @@ def check_one(r: Regression, base: Path, catalogue: list[Regression],
                            cwd=REPO, capture_output=True, text=True,
                            env=dict(os.environ, PYTHONPATH=str(REPO)))  # fmt: skip
         seconds = time.monotonic() - t0
-    last = next((line for line in reversed(p.stderr.splitlines()) if line.strip()), "")
+    # the summary line ("kernel-check: ... diverge; first: ..."), else stderr's last word
+    said = [ln for ln in p.stdout.splitlines() if ln.startswith("kernel-check: ")]
+    last = said[-1] if said else next((ln for ln in reversed(p.stderr.splitlines()) if ln.strip()), "")
     if p.returncode == 3:
         verdict = "did not build"
     else:
@@ -146,12 +149,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"not in the catalogue: {', '.join(unknown)}")
         chosen = [r for r in catalogue if r.name in wanted]
     try:
-        base = base_tree(catalogue, args.kernel_src)
+        base = base_tree(args.kernel_src)
     except ExtractError as exc:
         print(f"regressions: {exc}", file=sys.stderr)
         return 3
     results = []
-    print("| regression | function | class | verdict | seconds | kernel-check's last line |")
+    print("| regression | function | class | verdict | seconds | kernel-check's summary |")
     print("|---|---|---|---|---|---|")
     for r in chosen:
         res = check_one(r, base, catalogue, tuple(args.check_flags.split()))
