@@ -28,18 +28,28 @@ PageOutContentLost(f) == NoGuest
 FreshFrameContentMarker(f) == NoFrame
 
 \* Broken twin: a discard that leaves the page its frame.  Caught by
-\* DiscardDropsFrameProp.
+\* ResidencyBackingInv (a logically zero page with a frame).
 BackingKept(s) == backing[s]
 
 \* Broken twin: a discard that keeps a preserved page's saved copy.  Caught
-\* by DiscardDropsSavedCopyProp.
+\* by ResidencyBackingInv (a logically zero page with backed content).
 SavedCopyKept(s) == saved[s]
 
-\* Witnesses of the discard properties (model/manifest.json, D212): the host
-\* discards a resident page (the discard CMM2 exists for: no page-out, the
-\* frame freed at once) and a preserved page (its saved copy dropped without
-\* a page-in).  Defined here, beside the model, not in the machine module.
-ResidentPageDiscarded == \E s \in Slots : resid[s] = "r" /\ resid'[s] = "z"
-PreservedPageDiscarded == \E s \in Slots : resid[s] = "p" /\ resid'[s] = "z"
+\* Broken twin: a steal that writes the page out but leaves the frame assigned to it,
+\* so the frame is never free again.  No property of the discard step could see it (the
+\* page does not become logically zero); caught by ResidencyBackingInv (a preserved page
+\* with a frame).
+HostStealKeepingFrame(g, q) ==
+    /\ resid[<<g, q>>] = "r"
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = PageOutContent(backing[<<g, q>>])]
+    /\ resid' = [resid EXCEPT ![<<g, q>>] = "p"]
+    /\ UNCHANGED <<backing, frameData, lastRead, content>>
+StealKeepingFrameSpec ==
+    Init /\ [][\/ Next /\ ~(\E g \in Guests, q \in GuestPages : HostSteal(g, q))
+               \/ \E g \in Guests, q \in GuestPages : HostStealKeepingFrame(g, q)]_vars
+
+\* Witnesses of ResidencyBackingInv (model/manifest.json, D130): a preserved page, the
+\* residency whose backing is a saved copy and no frame.
+SomePagePreserved == \E s \in Slots : resid[s] = "p"
 
 =============================================================================

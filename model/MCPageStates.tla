@@ -21,4 +21,8 @@ EXTENDS PageStateProperties, TLC
 (***************************************************************************)
 Symmetry == Permutations(Pages)
 
+\* Witness of HostKeepsUsageProp on the full machine (D130): a host step on a P page, the
+\* step whose usage a host could take away.
+HostStepOnPPage == lastOp'.op \in HostOps /\ usage[lastOp'.page] = "P"
+
 =============================================================================

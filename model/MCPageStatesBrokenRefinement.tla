@@ -2,9 +2,13 @@
 (***************************************************************************)
 (* The broken twin of the refinement check: a simplified machine that is  *)
 (* not a refinement of the full machine must be caught by                 *)
-(* RefinesFullMachine.                                                     *)
+(* RefinesFullMachine.  The twins of MCPageStatesBroken.tla are in scope  *)
+(* too: MCPageStatesBrokenRefinement_CleanPPreserved.cfg runs its host     *)
+(* that preserves a clean P page as Sp, which only HostKeepsUsageProp      *)
+(* caught before the history variable was restricted to the paper's        *)
+(* implicit transitions.                                                   *)
 (***************************************************************************)
-EXTENDS MCPageStatesRefinement
+EXTENDS MCPageStatesRefinement, MCPageStatesBroken
 
 \* A collapsed machine that folds a P request on a logically zero page into Sz
 \* ("all zero pages are alike") instead of Vz, so a discarded page stops being

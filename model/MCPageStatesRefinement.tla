@@ -15,25 +15,50 @@ EXTENDS MCPageStates
 (* host ... will set the combined target state to Sp").  Both are          *)
 (* implicit guest state transitions away from P.  The history variable     *)
 (* shownAsP records, per page, that the full machine would still show P    *)
-(* there: it is set by the step that turned P into V or S implicitly, and  *)
-(* cleared by the next successful guest primitive on that page, which      *)
-(* sets a usage explicitly.  It is a history variable in the sense of      *)
-(* Abadi and Lamport: it is never read by the machine's own steps, so it  *)
-(* does not constrain them.  Everything else maps by identity.             *)
+(* there.  It is set only by a step that is one of the implicit            *)
+(* transitions the paper names, and only on the page it names:             *)
+(*   "Collapse the two discarded states Vz and Pz to a single discarded    *)
+(*   state Vz": a P page discarded (HostDiscard, or SetPotentialVolatile   *)
+(*   on a zero or clean preserved page) shows Vz, in the machines that     *)
+(*   collapse (OneDiscardedState, ZVMPrototype);                           *)
+(*   "Remove the Pp state. ... If the page dirty bit is set, the host      *)
+(*   needs to preserve the page and will set the combined target state to  *)
+(*   Sp": a dirty P page preserved (HostPreserve, or SetPotentialVolatile  *)
+(*   on a dirty preserved page) shows Sp, in the machines without Pp       *)
+(*   (NoPp, ZVMPrototype).                                                 *)
+(* It is cleared by the next step that changes the page's usage (a guest   *)
+(* primitive sets a usage explicitly; anything else that changes it is no  *)
+(* implicit transition) and by a successful guest primitive.  So a host    *)
+(* that changes a usage in any other way (a clean P page preserved as Sp,  *)
+(* a page shown as P turned into something else) changes the full         *)
+(* machine's usage in a host step, which no step of the full machine does: *)
+(* RefinesFullMachine implies HostKeepsUsageProp (PageStateProperties),    *)
+(* and these models no longer check that property separately               *)
+(* (model/MCPageStatesBrokenRefinement_CleanPPreserved.cfg is the twin).   *)
+(* The machines are named here, as in HostKeepsUsageProp, not through      *)
+(* HasPp or CollapseDiscarded, which a twin may replace.  shownAsP is a    *)
+(* history variable in the sense of Abadi and Lamport: it is never read by *)
+(* the machine's own steps, so it does not constrain them.  Everything     *)
+(* else maps by identity.                                                  *)
 (***************************************************************************)
 VARIABLE
     \* @type: PAGE -> Bool;
     shownAsP
 
+\* The step on p is one of the paper's implicit transitions away from P.
 ImplicitlyLeftP(p) ==
-    /\ usage'[p] # "P"
     /\ \/ lastOp'.op = "SetPotentialVolatile"
        \/ lastOp'.op \in {"HostDiscard", "HostPreserve"} /\ usage[p] = "P"
+    /\ \/ /\ Variant \in {"OneDiscardedState", "ZVMPrototype"}
+          /\ usage'[p] = "V" /\ resid'[p] = "z"
+       \/ /\ Variant \in {"NoPp", "ZVMPrototype"}
+          /\ usage'[p] = "S" /\ resid'[p] = "p" /\ dirty[p]
 
 HistoryNext ==
     shownAsP' = [p \in Pages |->
                     IF p # lastOp'.page THEN shownAsP[p]
                     ELSE IF ImplicitlyLeftP(p) THEN TRUE
+                    ELSE IF usage'[p] # usage[p] THEN FALSE
                     ELSE IF lastOp'.op \in GuestPrimitives /\ lastOp'.outcome # "Failure"
                          THEN FALSE
                     ELSE shownAsP[p]]

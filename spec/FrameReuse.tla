@@ -215,22 +215,26 @@ ContentKeptInv ==
 THEOREM Spec => []ContentKeptInv
 
 (***************************************************************************)
-(* DiscardDropsFrameProp, DiscardDropsSavedCopyProp.  A page that becomes   *)
-(* logically zero keeps none of its backing.  Paper, section 2:            *)
-(* "Logically zero (z): There is no associated frame or backed content",  *)
-(* and of a preserved page that becomes Uz, "at the same time the backing  *)
-(* storage can be freed" (D212).  One property per kind of backing: the    *)
-(* frame of a resident page goes back to the host for reuse, and the saved *)
-(* copy of a preserved page is freed, not kept for a page the guest gave   *)
-(* up.                                                                     *)
+(* ResidencyBackingInv.  Frames and saved copies are conserved: a page     *)
+(* holds exactly the backing its residency names, nothing more.  Paper,    *)
+(* section 2: "Resident (r): The page is assigned to a backing frame in    *)
+(* host memory"; "Preserved (p): No frame is associated; the host has      *)
+(* written the page contents to auxiliary swap storage"; "Logically zero   *)
+(* (z): There is no associated frame or backed content"; and of a          *)
+(* preserved page that becomes Uz, "at the same time the backing storage   *)
+(* can be freed" (D212).  So a page that becomes logically zero has given  *)
+(* its frame back for reuse and its saved copy up (what the step           *)
+(* properties DiscardDropsFrameProp and DiscardDropsSavedCopyProp said,    *)
+(* which this state invariant implies in the step's new state), and a     *)
+(* page the host has paged out keeps no frame either: a frame kept by a    *)
+(* preserved page is lost to every guest, which no other property sees.    *)
+(* A resident page may or may not still have a copy (the paper does not    *)
+(* say, and z/VM keeps slot copies of resident pages, [Z3]).               *)
 (***************************************************************************)
-BecomesZero(s) == resid[s] # "z" /\ resid'[s] = "z"
-
-DiscardDropsFrameProp ==
-    [][\A s \in Slots : BecomesZero(s) => backing'[s] = NoFrame]_vars
-
-DiscardDropsSavedCopyProp ==
-    [][\A s \in Slots : BecomesZero(s) => saved'[s] = NoGuest]_vars
+ResidencyBackingInv ==
+    \A s \in Slots :
+        /\ (backing[s] # NoFrame) = (resid[s] = "r")
+        /\ resid[s] = "z" => saved[s] = NoGuest
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

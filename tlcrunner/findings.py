@@ -32,6 +32,7 @@ class Finding:
     whose: str
     text: str
     table: bool = True  # one page of spec/ESSA.tla as a table; else the runner's trace text
+    refinement: str = ""  # the finding as a counterexample of spec/ESSARefinesPageStates.tla
 
 
 FINDINGS = (
@@ -44,6 +45,18 @@ FINDINGS = (
         "as it was. The 2007 guest decides failure only from \"old state = V + zero\", so on a "
         "volatile page that the host swapped out (V + preserved) it believes the page stable "
         "while the host still has it volatile: `GuestStableBeliefInv` fails.",
+        refinement=(
+            "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
+            "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
+            "`MCESSARefines_KVMClassic_F1`, `MCESSARefines_KVMGmap_F1`, both violate "
+            "`RefinesZVMStep`): ORC 3 on Sz is SetVolatile (Vz, Z set); a migration (classic) or an "
+            "extract (ORC 0, the new gmap) clears Z and changes no mapped state; then ORC 6 returns "
+            "0x0E (V + preserved), which the 2007 guest reads as success, and leaves the page V. That"
+            " last step is the finding: the paper's SetStableIfNotDiscarded fails on the discarded "
+            "page (Vz), so no step of the page-state machine reports success and keeps V. (Each "
+            "finding model leaves out the steps at which the other departures show, so that its "
+            "shortest counterexample ends in its own.)"
+        ),
     ),
     Finding(
         "F2", "a discarded volatile page reads as zeros, without a discard fault",
@@ -55,6 +68,16 @@ FINDINGS = (
         "`ReadResultInv` fails (and, if the guest then makes the page stable, it keeps the zeros "
         "as data). The modern Linux guest never issues ORC 3, which is why this does not bite "
         "today (sources 4).",
+        refinement=(
+            "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
+            "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
+            "`MCESSARefines_KVMClassic_F2`, `MCESSARefines_KVMGmap_F2`, both violate "
+            "`RefinesZVMStep`): ORC 3 on Sz is SetVolatile (Vz; in the new gmap a migration first "
+            "creates the page table, a stuttering step); the next step, GuestRead: Value 0, is the "
+            "finding: the page-state machine's Read of Vz is the discard fault, and KVM maps a fresh "
+            "zero page instead. (Each finding model leaves out the steps at which the other "
+            "departures show, so that its shortest counterexample ends in its own.)"
+        ),
     ),
     Finding(
         "F3", "a potentially volatile page is discarded after the guest wrote it",
@@ -65,6 +88,17 @@ FINDINGS = (
         "Without them, ORC 4 on a written page that was swapped out sees GC = 0, turns the page "
         "into V, sets Z and queues the discard: `ModifiedPContentKeptInv` fails. With storage "
         "keys the same models hold (`MCESSA_KVMClassicKeys`, `MCESSA_KVMGmapKeys`).",
+        refinement=(
+            "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
+            "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
+            "`MCESSARefines_KVMClassic_F3`, `MCESSARefines_KVMGmap_F3`, both violate "
+            "`RefinesZVMStep`): The guest's store to Sz is HostZeroFill then Write (the access split "
+            "in two); HostReclaim is HostPreserve (Sp, changed); the last step, ORC 4 without storage"
+            " keys, is the finding: the paper's SetPotentialVolatile keeps a changed preserved page "
+            "as Sp (\"the host needs to preserve the page\"), and KVM, whose GC is clear, makes it V "
+            "with the swap copy queued for discard. (Each finding model leaves out the steps at which"
+            " the other departures show, so that its shortest counterexample ends in its own.)"
+        ),
     ),
     Finding(
         "F4", "a page reported logically zero still reads its old content",
@@ -77,6 +111,17 @@ FINDINGS = (
         "by the MMU notifier), where the CBRL processing never discards it (sources 3.2, D105). "
         "Harmless for a correct guest (it does not read pages it freed), but the state ESSA "
         "reports is not the state the guest sees.",
+        refinement=(
+            "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
+            "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
+            "`MCESSARefines_KVMClassic_F4`, `MCESSARefines_KVMGmap_F4`, both violate "
+            "`RefinesZVMStep`): A read of Sz is HostZeroFill then Read; HostReclaim is HostPreserve "
+            "(Sp); the last step, ORC 2, is the finding: the paper's SetUnused on a preserved page "
+            "frees the copy at once (Uz), and KVM sets Z and queues the discard, so the page it "
+            "reports logically zero still has its swap copy: it maps to Up, a state the z/VM machine "
+            "does not have. (Each finding model leaves out the steps at which the other departures "
+            "show, so that its shortest counterexample ends in its own.)"
+        ),
     ),
     Finding(
         "F5", "the 2007 make_volatile can make a dirty page volatile",
@@ -360,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
             parts.append(f"`{name}` (violates `{row.violated}`, {len(row.trace) - 1} steps):\n\n"
                          f"![{f.key}: {name}, guest and host steps in lanes]({link})\n\n"
                          f"{shown}\n")  # fmt: skip
+        if f.refinement:
+            parts.append(f.refinement + "\n")
     args.out.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
