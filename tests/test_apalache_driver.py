@@ -94,6 +94,16 @@ def _extended(module: str, seen: set[str]) -> set[str]:
     return seen
 
 
+#: Spec modules with no Apalache check yet, each with the reason; docs/apalache.md lists them too.
+#: A check is added only with a measured result (docs/apalache.md's table), which needs Apalache.
+NOT_YET: dict[str, str] = {
+    "ESSARefinesPageStates": "the refinement of the page-state machine by ESSA under Paper2007; "
+                             "checked by TLC (MCESSARefines_*); written where no Apalache was installed",
+    "ESSAQueuedZap": "QueuedZapHarmlessInv over ESSA; checked by TLC (MCESSAQueuedZap_*); "
+                     "written where no Apalache was installed",
+}
+
+
 def test_every_spec_module_has_a_ci_check() -> None:
     covered: set[str] = set()
     checked: set[str] = set()
@@ -101,7 +111,9 @@ def test_every_spec_module_has_a_ci_check() -> None:
         _extended(Path(c.module).stem, checked)
         if c.size == "ci":
             _extended(Path(c.module).stem, covered)
-    modules = {p.stem for p in (ROOT / "spec").glob("*.tla")}
+    modules = {p.stem for p in (ROOT / "spec").glob("*.tla")} - set(NOT_YET)
+    assert set(NOT_YET) - checked == set(NOT_YET), "a module of NOT_YET has a check now: drop it"
+    assert all(m in (ROOT / "docs" / "apalache.md").read_text() for m in NOT_YET)
     assert modules - checked == set()  # every module has some check
     assert modules - covered == set()  # and a CI one (HostReclaim's since D200)
 
