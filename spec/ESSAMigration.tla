@@ -155,6 +155,9 @@ MigrationTypeOK ==
     /\ sentUsage \in [Pages -> {"S", "U", "V", "P"}]
     /\ sentNoDat \in [Pages -> BOOLEAN]
     /\ migrating => ~migrated
+    \* __do_essa runs only in migration mode (outside it handle_essa turns interpretation on and
+    \* retries), and the switch stops migration: no page is CMMA-dirty outside migration.
+    /\ ~migrating => \A p \in Pages : ~cmmaDirty[p]
 
 (***************************************************************************)
 (* SentAttributesCurrentInv.  Sources 5: "Starting migration marks every   *)
@@ -176,6 +179,17 @@ SentAttributesCurrentInv ==
 (* destination's host may drop with its content.                          *)
 (***************************************************************************)
 
+(***************************************************************************)
+(* MigrationAppliesSentProp.  Sources 5: "QEMU applies the bytes only at   *)
+(* the end ("DONE") through KVM_S390_SET_CMMA_BITS, which writes usage and *)
+(* N": the destination resumes with exactly the usage and N last sent of   *)
+(* every page, the final round included.                                   *)
+(***************************************************************************)
+MigrationAppliesSentStep ==
+    lastOp'.op = "Migrate" =>
+        \A p \in Pages : usage'[p] = sentUsage'[p] /\ nodat'[p] = sentNoDat'[p]
+MigrationAppliesSentProp == [][MigrationAppliesSentStep]_mvars
+
 \* Witnesses (model/manifest.json).  During migration, a clean page last sent with attributes
 \* an ESSA gave it after the start (not the initial S); a switch with a page sent in an earlier
 \* round and clean since; the state right after a switch with stable content the guest is owed.
@@ -188,7 +202,7 @@ SwitchedWithStableContent ==
 
 \* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMClassicTwoPages; twin
 \* MCESSAMigration_BrokenDirtyOnlyOnQueueArrival.
-THEOREM Bugs = {} => (MSpec => /\ []SentAttributesCurrentInv
+THEOREM Bugs = {} => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationAppliesSentProp
                                 /\ MigrationArrivalProp /\ MigrationKeepsStableContentProp)
 \* No data loss.  MCESSAMigration_KVMClassic, under ESSAProperties' hypothesis for it; twin
 \* MCESSAMigration_BrokenDirtyOnlyOnQueue.

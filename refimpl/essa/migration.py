@@ -162,6 +162,14 @@ def SentAttributesCurrentInv(_profile: EssaProfile, s: MigrationState) -> bool: 
                for pg, d, u, n in zip(s.essa.pages, s.cmmaDirty, s.sentUsage, s.sentNoDat))  # fmt: skip
 
 
+def MigrationAppliesSentStep(_profile: EssaProfile, _s: MigrationState, t: MigrationState) -> bool:  # noqa: N802
+    """Spec: MigrationAppliesSentStep. The switch resumes on the usage and N last sent."""
+    if t.essa.lastOp.op != "Migrate":
+        return True
+    return all(pg.usage == u and pg.nodat == n
+               for pg, u, n in zip(t.essa.pages, t.sentUsage, t.sentNoDat))  # fmt: skip
+
+
 def _lift_inv(f: Callable[[EssaProfile, EssaState], bool]) -> Callable[[EssaProfile, MigrationState], bool]:
     return lambda profile, s: f(profile, s.essa)
 
@@ -175,8 +183,9 @@ PROPERTIES: Final = PropertySet[EssaProfile, MigrationState](
     {**by_name(SentAttributesCurrentInv),
      **{name: _lift_inv(f) for name, f in INVARIANTS.items()
         if name in ("StableContentOwedInv", "GuestStableBeliefInv")}},
-    {name: _lift_action(f) for name, f in ACTION_PROPERTIES.items()
-     if name in ("MigrationArrivalProp", "MigrationKeepsStableContentProp")},
+    {"MigrationAppliesSentProp": MigrationAppliesSentStep,
+     **{name: _lift_action(f) for name, f in ACTION_PROPERTIES.items()
+        if name in ("MigrationArrivalProp", "MigrationKeepsStableContentProp")}},
 )  # fmt: skip
 
 
