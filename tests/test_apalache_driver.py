@@ -101,6 +101,8 @@ NOT_YET: dict[str, str] = {
                              "checked by TLC (MCESSARefines_*); written where no Apalache was installed",
     "ESSAQueuedZap": "QueuedZapHarmlessInv over ESSA; checked by TLC (MCESSAQueuedZap_*); "
                      "written where no Apalache was installed",
+    "ESSAMigration": "incremental CMMA migration over ESSA; checked by TLC (MCESSAMigration_*); "
+                     "written where no Apalache was installed",
 }
 
 

@@ -110,7 +110,11 @@ class EssaStateReader(TlcStateReader):
         return tuple(self.page(v, "a CBRL entry") for v in value)
 
     def state(self, text: str) -> EssaState:
-        parts = self.variables_of(text)
+        return self.state_of(self.variables_of(text))
+
+    def state_of(self, parts: dict[str, str]) -> EssaState:
+        """The state from the text of each variable (ESSA.tla's; a spec that extends it may
+        have more)."""
         kinds = {name: type(getattr(_INIT, name)) for name in EssaPage._fields}
         columns = zip(*(self.column(kinds[name], name, parts[name]) for name in EssaPage._fields))
         return EssaState(
