@@ -53,7 +53,7 @@ LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
 THEOREM AtomicitySpec => LockReleasedProp
 
 (***************************************************************************)
-(* LockExcludesOthersProp.  Issue 14's finding 5 ("There is no mutual-     *)
+(* LockExcludesOthersProp.  A review's finding ("There is no mutual-       *)
 (* exclusion property"), D134: in the lock-based design the lock guards    *)
 (* the page states, so that the check and the set of a                    *)
 (* SetStableIfNotDiscarded under the lock see the same page.  While a CPU  *)

@@ -324,8 +324,8 @@ THEOREM Spec => []BothRunsEndInv
 
 (***************************************************************************)
 (* FittingRequestNotRejectedInv.  A request "is rejected cleanly ... when  *)
-(* there is not room enough in free frames plus paging slots" (issue 4,    *)
-(* D66), and the removal makes the room it needs as it goes ([Z2]: "there  *)
+(* there is not room enough in free frames plus paging slots" (D66),       *)
+(* and the removal makes the room it needs as it goes ([Z2]: "there        *)
 (* might be a temporary spike in paging to make more frames available"):   *)
 (* its own steps never spend room the request still needs, so where        *)
 (* nothing else takes frames (the guest and the host are idle here) a      *)

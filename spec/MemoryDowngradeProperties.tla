@@ -166,8 +166,8 @@ THEOREM Spec => []MemoryLimitsInv
 
 (***************************************************************************)
 (* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)
-(* every frame back in service) when there is not room enough" (issue 4;   *)
-(* [Z2] says nothing about failure, D66).  After a rejection every         *)
+(* every frame back in service) when there is not room enough" (D66;       *)
+(* [Z2] says nothing about failure).  After a rejection every              *)
 (* frame the request named is online and no copy is in progress.  (Pages   *)
 (* already moved stay where they are: where a page is is invisible to the  *)
 (* guest.)                                                                 *)
@@ -205,7 +205,7 @@ FitsIn(R) ==
 
 (***************************************************************************)
 (* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
-(* (nothing half-done, every frame back in service)" (issue 4, D66): the   *)
+(* (nothing half-done, every frame back in service)" (D66): the            *)
 (* frames back in service are the request's.  A frame an earlier request   *)
 (* took offline stays offline through a later rejection: only the operator *)
 (* adds memory back (AddMemory, D187).                                     *)

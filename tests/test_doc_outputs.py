@@ -1,4 +1,4 @@
-"""Every output the documentation shows is what its command prints today (issue 13, item 9): the
+"""Every output the documentation shows is what its command prints today (D160): the
 generated blocks are run and compared (refimpl/doc_outputs.py, `make outputs`), and every other
 fenced output block says why it is not generated."""
 
@@ -70,7 +70,7 @@ def test_an_output_block_is_generated_or_says_why_not(doc: str) -> None:
 
 def test_a_drifted_block_is_caught_and_a_new_timing_is_not(tmp_path: Path) -> None:
     """The comparison without running anything: the committed block of the README's divergence
-    report against itself with one step changed (the drift issue 13 found: Write 0 1 where the
+    report against itself with one step changed (the drift once found: Write 0 1 where the
     run prints Write 0 0), and with its measured seconds changed."""
     output = next(o for o in OUTPUTS if o.name == "conformance-divergence")
     block = committed(output)

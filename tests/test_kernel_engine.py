@@ -51,7 +51,7 @@ def test_the_classic_kernel_code_is_kvm_classic_without_storage_keys(kernel: Cla
 
 
 def test_with_storage_keys_the_guests_sske_resets_gc(kernel: ClassicKernelEngine) -> None:
-    """Issue 12 (b), observed in the kernel and now the spec's rule (D98): set_guest_storage_key
+    """Bug (b) of D100, observed in the kernel and now the spec's rule (D98): set_guest_storage_key
     clears the PGSTE's GC with the key's change bit, so a later ORC 4 on the page, which is not
     resident, discards it (V, Z set). With storage keys the classic code is KVMClassic too."""
     kernel.hello(EssaProfileRequest(impl="KVMClassic", storage_keys=True, facility147=False, cbrl_size=1, pages=1))

@@ -399,7 +399,7 @@ def test_resume_runs_only_what_the_earlier_run_left(tiny: Path, tmp_path: Path) 
 
 
 def test_a_run_judges_the_tree_as_it_was_when_it_started(tiny: Path, tmp_path: Path) -> None:
-    """A run copies spec/ and the models once (D305): an edit made while it goes on (a helper's
+    """A run copies spec/ and the models once (D305): an edit made while it goes on (another
     commit, a re-pin) changes neither what it runs nor the subject its results record."""
     manifest = mutate.load_manifest(tiny / "model" / "manifest.json")
     library = tiny / "spec"

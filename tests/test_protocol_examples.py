@@ -1,4 +1,4 @@
-"""conformance/PROTOCOL.md's messages are what the driver sends and accepts (issue 13, item 9).
+"""conformance/PROTOCOL.md's messages are what the driver sends and accepts (D160).
 
 The step sessions of both modes and the ESSA tables are checked by tests/test_conformance_protocol.py
 and tests/test_conformance_essa.py. Here the other examples: the hellos, reset, step requests and

@@ -1,5 +1,5 @@
 """The README's tour works: each of its three commands is run as a newcomer would run it, from
-the repository root, and does what the tour says (issue 13, item 13)."""
+the repository root, and does what the tour says (D161)."""
 
 from __future__ import annotations
 

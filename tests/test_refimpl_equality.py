@@ -96,7 +96,7 @@ PROBE_PAPER = essa_job(EssaProfile("Paper2007", facility147=True), "Probe")
 PROBE_CLASSIC = essa_job(EssaProfile("KVMClassic", storage_keys=True), "Probe")
 PROBE_GMAP = essa_job(EssaProfile("KVMGmap"), "Probe")
 QUEUE_CLASSIC = essa_job(EssaProfile("KVMClassic", facility147=True, cbrl_size=2, pages=2), "Queue")
-# The kernel-fidelity options of issue 12 (decisions D97-D106): the fixed new gmap under today's
+# The kernel-fidelity options (decisions D97-D106): the fixed new gmap under today's
 # guest with the machine's interpretation, each 2026 bug, prebuilt page tables, CMMA off; the
 # misdirected CBRL zap on two pages through the queue model (one page has no other page to hit).
 GMAP_FIXED = EssaProfile("KVMGmap", storage_keys=True, facility147=True,

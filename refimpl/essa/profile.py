@@ -2,7 +2,7 @@
 
 A profile holds what a TLC model's .cfg sets: ``Impl`` (``"Paper2007"``, ``"KVMClassic"`` or
 ``"KVMGmap"``), ``StorageKeys``, ``Facility147``, ``CBRLSize``, the kernel-fidelity options of
-issue 12 (``Bugs``, ``PrebuiltPageTables``, ``MachineInterpretsESSA``, ``ModernGuest``,
+the kernel-fidelity constants (``Bugs``, ``PrebuiltPageTables``, ``MachineInterpretsESSA``, ``ModernGuest``,
 ``CMMAEnabled``; decisions D97-D106) and the number of pages (the spec's ``Pages``, here the
 indices ``0 .. pages-1``; ``NoPage`` is :data:`NO_PAGE`). Constructing one
 checks the spec's ASSUME, so a profile the spec rejects cannot exist.
@@ -49,7 +49,7 @@ class EssaProfile:
     facility147: bool = False
     cbrl_size: int = 1
     pages: int = 1
-    # Issue 12 (after pages, so that positional profiles of the first four constants keep working)
+    # Kernel fidelity (after pages, so that positional profiles of the first four constants keep working)
     bugs: frozenset[str] = frozenset()
     prebuilt_page_tables: bool = False
     machine_interprets_essa: bool = False
@@ -111,7 +111,7 @@ CONSTANTS: Final = (
              "the VM uses storage keys: KVM keeps the change bit in GC on unmapping"),
     Constant("Facility147", "facility147", (False, True), "ORC 7 (ESSA_SET_STABLE_NODAT) exists"),
     Constant("CBRLSize", "cbrl_size", (1, 2), "entries of the CBRL before ESSA intercepts"),
-    # Issue 12 (D97-D106). A conformance run tries the fixed kernel and each bug alone (each needs
+    # Kernel fidelity (D97-D106). A conformance run tries the fixed kernel and each bug alone (each needs
     # Impl = "KVMGmap"; other combinations are not profiles); page tables as a new VM has them,
     # and prebuilt; CMMA on and off. ESSA interpreted by the machine and today's guest only shape
     # the spec's own models (the first makes Z nondeterministic, the second restricts the guest),
@@ -140,7 +140,7 @@ GMAP_ONLY: Final = frozenset({"bugs", "prebuilt_page_tables", "machine_interpret
 #: trying each value as a candidate (a kernel harness runs the code it was built from, bugs and
 #: all), and asks the engine for the others.
 IDENTITY: Final = ("impl", "bugs")
-#: The constants issue 12 added (D97-D106), after the first four.
+#: The kernel-fidelity constants (D97-D106), after the first four.
 FIDELITY: Final = tuple(c.attr for c in CONSTANTS[4:])
 
 

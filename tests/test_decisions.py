@@ -1,0 +1,168 @@
+"""docs/decisions.md is a design record every D-reference resolves to, and the repository's text
+speaks of the design, not of how the work on it was organised.
+
+The record: every entry ("### Dn. title") has a status line right under its heading (current,
+superseded by Dm, or withdrawn), every Dm a status names is an entry, and the index at the top lists
+every entry exactly once, under the group whose section holds it, with a link to its heading's
+anchor. Every "Dn" written anywhere in the repository's text is an entry (a range "Dn to Dm" or
+"Dn-Dm" names a block of numbers, of which Dn and at least one entry in the block exist). The
+mutation log (model/mutation-log.md) has a section only for an entry that points to it, and every
+entry that points to it has its section.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DECISIONS = ROOT / "docs" / "decisions.md"
+MUTATION_LOG = ROOT / "model" / "mutation-log.md"
+SCANNED_DIRS = ("spec", "model", "refimpl", "conformance", "tlcrunner", "docs", "tests", "bench")
+SCANNED_FILES = ("README.md",)
+
+HEADING = re.compile(r"^### D(\d+)\. (.+)$", re.M)
+STATUS = re.compile(r"^Status: (current|superseded by D(\d+)|withdrawn)(; .*)?$")
+DREF = re.compile(r"\bD(\d+)\b")
+DRANGE = re.compile(r"\bD(\d+)(?:\s+to\s+|-)D(\d+)\b")
+
+# Words about how the work was organised, never about the design.
+ORGANISATION = re.compile(
+    r"\bthe lead\b|\bsessions? #?\d+|\bissues? #?\d+|\bissue-\d+", re.I
+)
+# Each exception: (file, the exact text allowed there, why).
+ALLOWED = {
+    ("docs/sources.md", "session 15745"): "the title of a cited talk ([Z3], SHARE session 15745)",
+}
+# This file states the patterns it forbids; it is the one file not scanned for them.
+SELF = Path(__file__).resolve()
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
+
+
+def text_files() -> list[Path]:
+    files = [ROOT / name for name in SCANNED_FILES]
+    for top in SCANNED_DIRS:
+        for path in sorted((ROOT / top).rglob("*")):
+            rel = path.relative_to(ROOT).parts
+            if not path.is_file() or "__pycache__" in rel or any(p.startswith(".") for p in rel):
+                continue
+            files.append(path)
+    out = []
+    for path in files:
+        data = path.read_bytes()
+        if b"\0" in data:
+            continue
+        out.append(path)
+    return out
+
+
+def entries() -> dict[int, str]:
+    text = DECISIONS.read_text(encoding="utf-8")
+    found: dict[int, str] = {}
+    for m in HEADING.finditer(text):
+        n = int(m.group(1))
+        assert n not in found, f"D{n} has two entries"
+        found[n] = f"D{n}. {m.group(2)}"
+    return found
+
+
+def test_every_entry_has_a_status_and_superseded_points_to_an_entry() -> None:
+    known = entries()
+    lines = DECISIONS.read_text(encoding="utf-8").split("\n")
+    statuses = 0
+    for i, line in enumerate(lines):
+        m = HEADING.match(line)
+        if not m:
+            continue
+        status = STATUS.match(lines[i + 1])
+        assert status, f"D{m.group(1)}: no status line under its heading: {lines[i + 1]!r}"
+        statuses += 1
+        if status.group(2):
+            target = int(status.group(2))
+            assert target in known and target != int(m.group(1)), f"D{m.group(1)}: {lines[i + 1]}"
+        for ref in DREF.findall(status.group(3) or ""):
+            assert int(ref) in known, f"D{m.group(1)}'s status names D{ref}, which has no entry"
+    assert statuses == len(known) > 0
+
+
+def test_the_index_lists_every_entry_once_under_its_group() -> None:
+    known = entries()
+    text = DECISIONS.read_text(encoding="utf-8")
+    index, rest = text.split("\n## Index\n", 1)[1].split("\n## ", 1)
+    where = {}
+    for section in re.split(r"^(?=## )", "## " + rest, flags=re.M):
+        title = section.removeprefix("## ").split("\n", 1)[0]
+        for m in HEADING.finditer(section):
+            where[int(m.group(1))] = title
+    assert set(where) == set(known)
+    listed: list[int] = []
+    groups = re.findall(r"^- \[([^\]]+)\]\(#([a-z0-9-]+)\): (.*)$", index, re.M)
+    assert groups, "the index has no groups"
+    assert [g[0] for g in groups] == list(dict.fromkeys(where.values())), "groups out of order"
+    for title, anchor, links in groups:
+        assert anchor == slug(title)
+        for n, target in re.findall(r"\[D(\d+)\]\(#([a-z0-9-]+)\)", links):
+            listed.append(int(n))
+            assert int(n) in known, f"the index lists D{n}, which has no entry"
+            assert target == slug(known[int(n)]), f"D{n}'s index link is not its heading's anchor"
+            assert where[int(n)] == title, f"D{n} is listed under {title} but sits in {where[int(n)]}"
+    assert sorted(listed) == sorted(known), "the index does not list every entry exactly once"
+    assert len(listed) == len(set(listed))
+
+
+def test_every_d_reference_in_the_repository_resolves() -> None:
+    known = entries()
+    unresolved = []
+    for path in text_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        ranges = set()
+        for m in DRANGE.finditer(text):
+            lo, hi = int(m.group(1)), int(m.group(2))
+            assert lo < hi, f"{path}: {m.group(0)}"
+            if lo not in known or not any(lo <= n <= hi for n in known):
+                unresolved.append(f"{path.relative_to(ROOT)}: {m.group(0)}")
+            ranges.add((m.start(2) - 1, int(m.group(2))))
+        for m in DREF.finditer(text):
+            if (m.start(), int(m.group(1))) in ranges:
+                continue  # the end of a range, judged above
+            if int(m.group(1)) not in known:
+                unresolved.append(f"{path.relative_to(ROOT)}: D{m.group(1)}")
+    assert not unresolved, unresolved
+
+
+def test_the_mutation_log_and_its_pointers_agree() -> None:
+    known = entries()
+    text = DECISIONS.read_text(encoding="utf-8")
+    log = MUTATION_LOG.read_text(encoding="utf-8")
+    logged = [int(n) for n in re.findall(r"^## D(\d+)$", log, re.M)]
+    assert logged == sorted(set(logged)) and logged
+    pointing = [int(n) for n in re.findall(r"mutation-log\.md#d(\d+)\)", text)]
+    assert sorted(pointing) == logged
+    for n in logged:
+        assert n in known
+        assert f"(../docs/decisions.md#{slug(known[n])})" in log, f"D{n}'s log links a stale anchor"
+
+
+def test_no_text_speaks_of_how_the_work_was_organised() -> None:
+    found = []
+    for path in text_files():
+        if path.resolve() == SELF:
+            continue
+        rel = str(path.relative_to(ROOT))
+        for lineno, line in enumerate(path.read_text(encoding="utf-8", errors="replace").split("\n"), 1):
+            for m in ORGANISATION.finditer(line):
+                if any(rel == f and a in line for (f, a) in ALLOWED):
+                    continue
+                found.append(f"{rel}:{lineno}: {m.group(0)}")
+    assert not found, found
+
+
+def test_the_organisation_pattern_catches_what_it_forbids() -> None:
+    for bad in ("the lead's run", "session 7", "Issue 14, finding 5", "issue #12", "issue-14 helpers"):
+        assert ORGANISATION.search(bad), bad
+    for good in ("SetStable leads to S", "the issued ORC", "misleading", "D14"):
+        assert not ORGANISATION.search(good), good
