@@ -47,8 +47,10 @@ ifneq ($(shell command -v go),)
 ENGINES += conformance/engines/build/essa-engine
 endif
 # The ESSA engine in Rust (conformance/engines/essa-rs/, written from PROTOCOL.md alone, with the
-# held-out bug catalogue behind ESSA_RS_BUG), when cargo is installed. std only: builds offline.
-ifneq ($(shell command -v cargo),)
+# held-out bug catalogue behind ESSA_RS_BUG), when cargo runs (a rustup proxy without a default
+# toolchain, as with an empty HOME, does not: its tests are then skipped, with the reason).
+# std only: builds offline.
+ifneq ($(shell cargo --version 2>/dev/null),)
 ENGINES += conformance/engines/build/essa-rs
 endif
 engines: $(ENGINES)
