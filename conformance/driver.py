@@ -522,33 +522,13 @@ def run_machine(
 ) -> list[Outcome]:
     """Every profile in turn: hello, the tour, hypothesis, the walk (``walk`` steps). Stops at
     the first divergence or fault; a profile the engine does not run is skipped (status
-    ``skipped``)."""
-    outcomes: list[Outcome] = []
+    ``skipped``). The fixed tours' form of :func:`conformance.search.search`, which carries the
+    loop."""
+    from .search import Budget, search
 
-    def add(o: Outcome) -> bool:
-        outcomes.append(o)
-        if progress is not None:
-            progress(o)
-        return o.status in ("passed", "skipped")
-
-    for asked in profiles:
-        try:
-            _, profile = machine.connect(engine, asked)
-        except Unsupported as exc:
-            add(Outcome("skipped", "hello", asked, 0, 0.0, note=str(exc)))
-            continue
-        except EngineFault as exc:
-            add(Outcome("fault", "hello", asked, 0, 0.0, error=Fault(asked, [], "hello", exc)))
-            break
-        drive: Drive[Any, Any, Any, Any] = Drive(machine, engine, profile)
-        if tour and not add(run_programs(drive, machine.tours(profile))):
-            break
-        if examples > 0 and not add(run_hypothesis(drive, examples=examples, max_steps=max_steps,
-                                                   seed=seed, database=database)):  # fmt: skip
-            break
-        if walk > 0 and not add(run_walk(drive, walk, seed=seed or 0)):
-            break
-    return outcomes
+    budget = Budget(cover_edges=0, tour=tour, examples=examples, max_steps=max_steps, walk=walk)
+    return search(machine, engine, list(profiles), budget, seed=seed, database=database,
+                  progress=progress, stop_at_first=True, cache=None)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- reports
