@@ -549,6 +549,14 @@ BEYOND_MEMORY: Final = tuple(EssaRequest("ESSA", NONE, o, beyond_memory=True)
                              for o in BEYOND_MEMORY_ORCS)  # fmt: skip
 
 
+#: The requests that set a page's residency (its frame, its swap copy): what the neighbour groups
+#: of the coverage tour vary on the other page.
+RESIDENCY_OPS: Final = ("Write", "HostReclaim", "Read")
+#: How far from the reset the neighbour groups go: the other page stored and reclaimed (two
+#: steps) and this page two steps into its own machine, then every request from there.
+NEIGHBOUR_DEPTH: Final = 5
+
+
 def page_requests(page: int) -> tuple[EssaRequest, ...]:
     """Every request on one page: each driver ORC, an ESSA from problem state, the host actions,
     the guest's accesses; and the requests of no page."""
@@ -909,8 +917,18 @@ class EssaDriver:
         each state within ``depth`` steps of the reset (the pairs of pages), and the one-page
         machine of each page index to its end (the other pages as they start), and with two
         pages and two CBRL entries the queue tour's graph (:func:`queue_tour`) to its end."""
+        # Each page's own machine to its end, once with the other pages as they start and once
+        # against every residency the next page can be given (stored, reclaimed to swap, faulted
+        # back in): a leak from one page into its neighbour's frame or swap slot shows in states
+        # deeper than the pairs' depth.
+        neighbour = [Group(f"page {p} beside page {q}'s residency",
+                           (*page_requests(p), *(EssaRequest(op, q) for op in RESIDENCY_OPS)),
+                           NEIGHBOUR_DEPTH)
+                     for p in range(profile.pages) for q in ((p + 1) % profile.pages,)
+                     if profile.pages >= 2]  # fmt: skip
         groups = [Group("pairs", all_requests(profile), depth),
-                  *(Group(f"page {p}", page_requests(p)) for p in range(profile.pages))]
+                  *(Group(f"page {p}", page_requests(p)) for p in range(profile.pages)),
+                  *neighbour]
         if profile.pages >= 2 and profile.cbrl_size >= 2:
             queue = [EssaRequest(op, p, orc) for p in (0, 1) for op, orc in QUEUE_OPS]
             groups.append(Group("queue", (*queue, EssaRequest("HostProcessCBRL"))))
