@@ -292,8 +292,14 @@ def test_check_deadlock_false_is_read() -> None:
 
 
 def test_distributed_fingerprint_set(tlc_jar: Path) -> None:
-    """--fpsets: the fingerprint set is split over two worker JVMs (TLCWorkerAndFPSet)."""
+    """--fpsets: the fingerprint set is split over two worker JVMs (TLCWorkerAndFPSet). TLC 2.18's
+    workers sometimes exit (status 0) in the middle of such a run, one after the other, and the
+    runner then reports, rightly, that the run cannot go on (seen in one of four full runs of the
+    suite on 2 busy cores, never when the test runs alone): that race is TLC's, so it gets one
+    more try, and a second one fails the test."""
     row, drun, port = check("MCESSA_Paper2007", tlc_jar, workers=2, fpsets=2)
+    if row.result == "could not run" and "exited with status 0 while the search was running" in row.note:
+        row, drun, port = check("MCESSA_Paper2007", tlc_jar, workers=2, fpsets=2)
     assert row.as_expected and row.distinct == ENTRIES["MCESSA_Paper2007"].distinct, row.note
     assert drun is not None and "2 out of 2 FPSet server(s) registered" in drun.run.raw_output
     assert jvms_on(port) == []
