@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "from the reset (0: to its end)")
     run.add_argument("--swarm", type=int, metavar="N",
                      help="ESSA: steps of the swarm walk per profile (0: none)")
+    run.add_argument("--keep-going", action="store_true",
+                     help="ESSA: search every profile to its budget after a divergence (by "
+                     "default the search stops at the first and the other profiles replay it)")
     run.add_argument("--walk", type=int, default=0, metavar="N",
                      help="after hypothesis, N random steps at full speed (default 0)")
     run.add_argument("--out", type=Path, default=Path("conformance-report"),

@@ -98,7 +98,7 @@ def default_budget(mode: Mode, impl: str | None = None, settings: str = "quick")
         if settings == "thorough":
             examples, steps = mode.sizes["thorough"]
             b = replace(b, cover_edges=None, depth=3, swarm=b.swarm * 10, examples=examples,
-                        max_steps=steps)  # fmt: skip
+                        max_steps=steps, first_only=False)  # fmt: skip
         return b
     examples, steps = mode.sizes[settings]
     return Budget(cover_edges=0, examples=examples, max_steps=steps)
@@ -116,6 +116,8 @@ def budget_of(mode: Mode, args: argparse.Namespace, impl: str | None) -> Budget:
     edges = getattr(args, "cover_edges", None)
     if edges is not None:
         changes["cover_edges"] = None if edges < 0 else edges
+    if getattr(args, "keep_going", False):
+        changes["first_only"] = False
     if changes.get("depth") == 0:
         changes["depth"] = None
     return replace(b, **changes)
@@ -159,8 +161,16 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float) -> str:
     faults = [o for o in outcomes if isinstance(o.error, Fault)]
     verdict = ("ENGINE FAULT" if faults else "DIVERGES" if groups
                else "nothing checked" if not checked else "conforms")  # fmt: skip
+    searched = {id(o.profile) for o in outcomes if o.drive not in ("replay", "quick tour")}
+    searched |= {id(o.profile) for o in outcomes if o.status not in ("passed", "skipped")
+                 and o.drive != "replay"}  # fmt: skip
+    replayed = len({id(o.profile) for o in outcomes if o.drive == "replay"} - searched)
+    notes = [f"{len(skipped)} skipped"] if skipped else []
+    if replayed:
+        notes.append(f"{replayed} searched no further than the quick tour and a replay of the "
+                     "first divergence")
     text = (f"SUMMARY: {verdict}: {checked} profile{'s' if checked != 1 else ''} checked"
-            + (f" ({len(skipped)} skipped)" if skipped else "")
+            + (f" ({', '.join(notes)})" if notes else "")
             + f", {steps:,} steps in {seconds:.1f} s, {len(groups)} distinct "
             f"divergence{'s' if len(groups) != 1 else ''}")  # fmt: skip
     first = faults[0] if faults else groups[0][0] if groups else None

@@ -750,13 +750,15 @@ def oracle_rule(profile: EssaProfile, s: EssaState, req: EssaRequest) -> str:
 
 
 #: ``run``'s budget per profile, per Impl (``--cover-edges``, ``--depth``, ``--swarm``,
-#: ``--examples`` change it): the coverage tour, then the swarm walk. KVMGmap has 128
+#: ``--examples`` change it): a quick tour of every profile (the pairs of pages to a small
+#: depth and the CBRL queue), then per profile the coverage tour and the swarm walk, stopping at
+#: the first divergence (``--keep-going``: every profile to its budget). KVMGmap has 128
 #: profiles (Bugs, PrebuiltPageTables and CMMAEnabled multiply the first four constants' 8), so
 #: each gets less; the figures of a default run are in conformance/README.md.
 DEFAULT_BUDGETS: Final[dict[str, Budget]] = {
-    "Paper2007": Budget(cover_edges=None, depth=None, swarm=2000),
-    "KVMClassic": Budget(cover_edges=None, depth=3, swarm=2000),
-    "KVMGmap": Budget(cover_edges=4000, depth=2, swarm=1000),
+    "Paper2007": Budget(cover_edges=None, depth=None, swarm=2000, quick_depth=2, first_only=True),
+    "KVMClassic": Budget(cover_edges=None, depth=3, swarm=2000, quick_depth=2, first_only=True),
+    "KVMGmap": Budget(cover_edges=4000, depth=2, swarm=1000, quick_depth=2, first_only=True),
 }
 
 

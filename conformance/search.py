@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from .driver import (
@@ -341,9 +341,18 @@ class Budget:
     swarm: int = 0
     walk: int = 0
     tour: bool = True
+    #: the quick pass: before any profile's full search, every profile's pairs of pages (and
+    #: CBRL queue) to this depth (None or 0: no quick pass)
+    quick_depth: int | None = None
+    #: whether the search stops at its first divergence (the other profiles then replay only
+    #: its program); False: every profile is searched to its budget
+    first_only: bool = False
 
     def describe(self, covers: bool = True) -> str:
         parts = []
+        if self.tour and covers and self.quick_depth and self.cover_edges != 0:
+            parts.append(f"first a quick tour of every profile (pairs of pages to depth "
+                         f"{self.quick_depth})")
         if self.tour:
             if covers and self.cover_edges != 0:
                 bound = "every edge" if self.cover_edges is None else \
@@ -359,6 +368,8 @@ class Budget:
             parts.append(f"swarm walk of {self.swarm:,} steps")
         if self.walk:
             parts.append(f"uniform walk of {self.walk:,} steps")
+        if self.first_only:
+            parts.append("stopping at the first divergence (the other profiles replay it)")
         return ", ".join(parts) or "nothing"
 
 
@@ -366,9 +377,19 @@ class Budget:
 CACHE: Final = Path(__file__).resolve().parents[1] / ".cache" / "coverage"
 
 
+_CODE_HASHES: dict[type, str] = {}
+
+
 def code_hash(machine: Any) -> str:
     """The hash of the code a machine's graph comes from: the reference implementation
-    (refimpl/), the machine's mode (its oracle) and this module."""
+    (refimpl/), the machine's mode (its oracle) and this module (computed once a process)."""
+    known = _CODE_HASHES.get(type(machine))
+    if known is None:
+        known = _CODE_HASHES[type(machine)] = _code_hash(machine)
+    return known
+
+
+def _code_hash(machine: Any) -> str:
     import refimpl
 
     files = sorted(Path(refimpl.__file__).resolve().parent.rglob("*.py"))
@@ -379,14 +400,21 @@ def code_hash(machine: Any) -> str:
     return h.hexdigest()[:16]
 
 
+#: The groups of the quick pass (:attr:`Budget.quick_depth`).
+QUICK_GROUPS: Final = ("pairs", "queue")
+
+
 def graph_and_walks(machine: Any, profile: Any, budget: Budget,
-                    cache: Path | None = CACHE) -> tuple[Graph, list[list[int]], bool]:  # fmt: skip
+                    cache: Path | None = CACHE, only: Sequence[str] = ()
+                    ) -> tuple[Graph, list[list[int]], bool]:  # fmt: skip
     """The coverage graph of ``profile`` under ``budget`` and the walks that cover it, from
     ``cache`` when they were enumerated before by the same code (whether they were), else
-    enumerated and kept there (an unwritable cache is skipped)."""
+    enumerated and kept there (an unwritable cache is skipped). ``only``: just the groups of
+    those names."""
     path = None
     if cache is not None:
-        name = f"{machine.short_name(profile)}-d{budget.depth}-e{budget.cover_edges}.pickle"
+        name = f"{machine.short_name(profile)}-d{budget.depth}-e{budget.cover_edges}" \
+            + ("-" + "+".join(only) if only else "") + ".pickle"  # fmt: skip
         path = cache / code_hash(machine) / name
         try:
             with path.open("rb") as f:
@@ -394,7 +422,9 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
             return g, walks, True
         except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
             pass
-    g = coverage_graph(machine, profile, machine.coverage_groups(profile, budget.depth),
+    groups = [grp for grp in machine.coverage_groups(profile, budget.depth)
+              if not only or grp.name in only]
+    g = coverage_graph(machine, profile, groups,
                        getattr(machine, "state_key", lambda s: s), machine.refused,
                        max_edges=budget.cover_edges)  # fmt: skip
     start = time.monotonic()
@@ -441,15 +471,56 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
             progress(o)
         return o.status in ("passed", "skipped")
 
-    for asked in profiles:
+    def connect(asked: Any) -> Any:
+        """The profile the engine runs for ``asked``; None (noted) when it runs none."""
         try:
-            _, profile = machine.connect(engine, asked)
+            return machine.connect(engine, asked)[1]
         except Unsupported as exc:
             add(Outcome("skipped", "hello", asked, 0, 0.0, note=str(exc)))
-            continue
         except EngineFault as exc:
             add(Outcome("fault", "hello", asked, 0, 0.0, error=Fault(asked, [], "hello", exc)))
+        return None
+
+    def first_found() -> bool:
+        return budget.first_only and any(o.status != "passed" and o.status != "skipped"
+                                         for o in outcomes)  # fmt: skip
+
+    quick = bool(budget.tour and covers(machine) and budget.quick_depth
+                 and budget.cover_edges != 0)  # fmt: skip
+    runs: dict[int, Any] = {}  # the profiles the engine runs, by their place in ``profiles``
+    if quick:
+        # Cheap, high-yield coverage of every profile before the full search of any: a bug
+        # shown only under a later profile (storage keys, facility 147, a CBRL of two) is
+        # found without first touring every earlier profile to its budget.
+        shallow = replace(budget, depth=budget.quick_depth, cover_edges=None)
+        for n, asked in enumerate(profiles):
+            profile = connect(asked)
+            if profile is None:
+                if outcomes[-1].status == "fault":
+                    return outcomes
+                continue
+            runs[n] = profile
+            qg, qwalks, cached = graph_and_walks(machine, profile, shallow, cache, QUICK_GROUPS)
+            o = run_cover(Drive(machine, engine, profile), qg, qwalks, key)
+            o.drive = "quick tour"
+            if not add(o) and (o.status == "fault" or budget.first_only or stop_at_first):
+                break
+        if any(o.status == "fault" for o in outcomes) or (stop_at_first and first_found()):
+            return outcomes
+    for n, asked in enumerate(profiles):
+        if first_found():
             break
+        if quick and n not in runs:
+            continue  # skipped (noted) in the quick pass
+        if quick and any(o.profile is runs[n] and o.status == "diverged" for o in outcomes):
+            continue  # its quick tour found a divergence already
+        profile = runs[n] if quick else connect(asked)
+        if profile is None:
+            if outcomes[-1].status == "fault":
+                break
+            continue
+        if quick:
+            machine.connect(engine, asked)
         drive: Drive[Any, Any, Any, Any] = Drive(machine, engine, profile)
         graph: Graph | None = None
         ok = True
@@ -478,4 +549,44 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
             break
         if not ok and stop_at_first:
             break
+    if first_found() and not stop_at_first:
+        replay_first(machine, engine, profiles, outcomes, add)
     return outcomes
+
+
+def replay_first(machine: Any, engine: Any, profiles: Sequence[Any], outcomes: list[Outcome],
+                 add: Callable[[Outcome], bool]) -> None:  # fmt: skip
+    """After a search stopped at its first divergence: its program (the requests of its
+    steps), replayed under every profile not searched, so that the report names the profiles
+    the same divergence shows under (drive ``replay``; a profile where it passes is noted as
+    passed that replay, nothing more)."""
+    from .protocol import EngineFault, Unsupported
+
+    first = next(o for o in outcomes if o.status not in ("passed", "skipped"))
+    if not isinstance(first.error, Divergence):
+        return
+    program = [r.request for r in first.error.steps]
+    searched = [first.profile,
+                *(o.profile for o in outcomes if o.drive not in ("quick tour", "hello"))]
+    for asked in profiles:
+        if any(p == asked for p in searched):
+            continue
+        try:
+            _, profile = machine.connect(engine, asked)
+        except Unsupported as exc:
+            add(Outcome("skipped", "hello", asked, 0, 0.0, note=str(exc)))
+            continue
+        except EngineFault:
+            return
+        drive: Drive[Any, Any, Any, Any] = Drive(machine, engine, profile)
+        start, steps0 = time.monotonic(), drive.total_steps
+        try:
+            drive.run(program)
+        except Divergence as err:
+            add(_outcome(drive, "replay", start, steps0, "diverged", error=err,
+                         note="the first divergence's program"))  # fmt: skip
+            continue
+        except Fault:
+            return
+        add(_outcome(drive, "replay", start, steps0, "passed",
+                     note="the first divergence's program only"))  # fmt: skip
