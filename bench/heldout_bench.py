@@ -10,7 +10,9 @@ suite's default options:
 * ``classify --engine "essa-rs --impl X"`` (unless ``--no-classify``): caught when classify does
   not identify the engine as X.
 
-Prints one row per bug (caught or missed, seconds) and the medians, and writes
+Prints one row per bug (caught or missed; wall seconds, and the CPU seconds of the command and
+the engine it drives, less sensitive to a shared machine's load; for run, the drive and profile
+that found it and the steps it took) and the medians, with the load average, and writes
 results/bench-heldout.json. ``--bugs a,b`` runs some; ``--timeout S`` stops a run after S seconds
 (reported as missed, with the time).
 """
@@ -21,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,15 +48,38 @@ def catalogue() -> list[tuple[str, str, str]]:
     return rows
 
 
-def _timed(args: list[str], bug: str, timeout: float) -> tuple[int | None, float, str]:
-    t0 = time.monotonic()
+FOUND = re.compile(r"^  (\S+) (quick tour|cover|swarm|hypothesis|walk|tour) diverged: ([\d,]+) steps")
+SUMMARY = re.compile(r"^SUMMARY: .*?([\d,]+) steps in")
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _timed(args: list[str], bug: str, timeout: float) -> tuple[int | None, float, float, str]:
+    """Exit status, wall and CPU seconds (the command and the engine it waits for), stdout."""
+    t0, c0 = time.monotonic(), _cpu()
     try:
         p = subprocess.run([sys.executable, "-m", "conformance", *args], cwd=REPO, capture_output=True,
                            text=True, timeout=timeout, env=dict(os.environ, ESSA_RS_BUG=bug))  # fmt: skip
     except subprocess.TimeoutExpired:
-        return None, time.monotonic() - t0, "timed out"
-    last = next((line for line in reversed(p.stdout.splitlines()) if line.strip()), "")
-    return p.returncode, time.monotonic() - t0, p.stdout if "identified" in p.stdout else last
+        return None, time.monotonic() - t0, _cpu() - c0, "timed out"
+    return p.returncode, time.monotonic() - t0, _cpu() - c0, p.stdout
+
+
+def _found_by(out: str) -> tuple[str, str, int]:
+    """The drive and profile of run's first divergence, and run's steps in all."""
+    drive = profile = ""
+    steps = 0
+    for line in out.splitlines():
+        m = FOUND.match(line)
+        if m and not drive:
+            profile, drive = m.group(1), m.group(2)
+        m = SUMMARY.match(line)
+        if m:
+            steps = int(m.group(1).replace(",", ""))
+    return drive, profile, steps
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,33 +93,43 @@ def main(argv: list[str] | None = None) -> int:
     if args.bugs:
         wanted = set(args.bugs.split(","))
         bugs = [b for b in bugs if b[0] in wanted]
-    results = []
-    print("| bug | class | Impl | run | seconds | classify | seconds |")
-    print("|---|---|---|---|---|---|---|")
+    results: list[dict[str, object]] = []
+    print("| bug | class | Impl | run | wall s | CPU s | found by | steps | classify | wall s | CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, kind, impl in bugs:
         cmd = f"{engine} --impl {impl}"
-        code, run_s, _ = _timed(["run", "--machine", "ESSA", "--impl", impl, "--engine", cmd, "--no-tlc",
-                                 "--quiet", "--out", str(REPO / "results" / "heldout" / name)],
-                                name, args.timeout)  # fmt: skip
+        code, run_s, run_cpu, out = _timed(
+            ["run", "--machine", "ESSA", "--impl", impl, "--engine", cmd, "--no-tlc",
+             "--out", str(REPO / "results" / "heldout" / name)], name, args.timeout)  # fmt: skip
         run_caught = code == 1
-        row = {"bug": name, "class": kind, "impl": impl, "run": "caught" if run_caught else "missed",
-               "run_seconds": round(run_s, 2), "run_exit": code}  # fmt: skip
-        cls_text, cls_s = "-", 0.0
+        drive, profile, steps = _found_by(out)
+        row: dict[str, object] = {"bug": name, "class": kind, "impl": impl,
+               "run": "caught" if run_caught else "missed",
+               "run_seconds": round(run_s, 2), "run_cpu_seconds": round(run_cpu, 2),
+               "run_exit": code, "found_by": drive, "profile": profile, "steps": steps}  # fmt: skip
+        cls_text, cls_s, cls_cpu = "-", 0.0, 0.0
         if not args.no_classify:
-            code, cls_s, out = _timed(["classify", "--engine", cmd], name, args.timeout)
+            code, cls_s, cls_cpu, out = _timed(["classify", "--engine", cmd], name, args.timeout)
             identified = code == 0 and f"identified as {impl}" in out
             cls_text = "missed" if identified else "caught"
-            row.update({"classify": cls_text, "classify_seconds": round(cls_s, 2)})
+            row.update({"classify": cls_text, "classify_seconds": round(cls_s, 2),
+                        "classify_cpu_seconds": round(cls_cpu, 2)})  # fmt: skip
         results.append(row)
-        print(f"| {name} | {kind} | {impl} | {row['run']} | {run_s:.1f} | {cls_text} | "
-              f"{cls_s:.1f} |", flush=True)  # fmt: skip
+        print(f"| {name} | {kind} | {impl} | {row['run']} | {run_s:.1f} | {run_cpu:.1f} | "
+              f"{drive} {profile} | {steps:,} | {cls_text} | {cls_s:.1f} | {cls_cpu:.1f} |",
+              flush=True)  # fmt: skip
     caught = [r for r in results if r["run"] == "caught"]
-    times = [float(r["run_seconds"]) for r in caught]  # type: ignore[arg-type]
+    times = [float(str(r["run_seconds"])) for r in caught]
+    cpu = [float(str(r["run_cpu_seconds"])) for r in caught]
     print(f"\nheld-out bugs: run caught {len(caught)} of {len(results)}"
-          + (f", median {statistics.median(times):.1f} s, max {max(times):.1f} s" if times else ""))
+          + (f", median {statistics.median(times):.1f} s (CPU {statistics.median(cpu):.1f} s), "
+             f"max {max(times):.1f} s (CPU {max(cpu):.1f} s)" if times else ""))
     if not args.no_classify:
-        print(f"held-out bugs: classify caught {sum(r.get('classify') == 'caught' for r in results)} "
-              f"of {len(results)}")
+        cls = [r for r in results if r.get("classify") == "caught"]
+        cls_times = [float(str(r["classify_seconds"])) for r in results]
+        print(f"held-out bugs: classify caught {len(cls)} of {len(results)}"
+              + (f", median {statistics.median(cls_times):.1f} s" if cls_times else ""))
+    print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     out_file = REPO / "results" / "bench-heldout.json"
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -91,3 +91,25 @@ def test_the_order_is_printed_and_keep_going_turns_the_stop_off(tmp_path: Any) -
     text = out.getvalue()
     assert "stopping at the first" not in text.splitlines()[0]
     assert "searched no further" not in text.splitlines()[-1]
+
+
+def test_the_bench_names_the_drive_that_found_a_bug() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "heldout_bench.py"
+    spec = importlib.util.spec_from_file_location("heldout_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = "\n".join([
+        "16 profiles of KVMClassic, 2 pages; budget per profile: ...",
+        "  KVMClassic-nokeys-nof147-cbrl1-2p quick tour passed: 352 steps in 0.0 s (1 steps/s)",
+        "  KVMClassic-keys-nof147-cbrl2-2p quick tour diverged: 2,299 steps in 0.1 s (1 steps/s)",
+        "  KVMClassic-keys-f147-cbrl2-2p replay diverged: 4 steps in 0.0 s (1 steps/s)",
+        "SUMMARY: DIVERGES: 16 profiles checked (15 searched no further than the quick tour and "
+        "a replay of the first divergence), 2,651 steps in 0.5 s, 1 distinct divergence",
+    ])  # fmt: skip
+    assert bench._found_by(out) == ("quick tour", "KVMClassic-keys-nof147-cbrl2-2p", 2651)
+    assert bench._found_by("SUMMARY: conforms: 1 profile checked, 10 steps in 0.1 s") == \
+        ("", "", 10)  # fmt: skip
