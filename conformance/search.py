@@ -487,50 +487,22 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
 
     quick = bool(budget.tour and covers(machine) and budget.quick_depth
                  and budget.cover_edges != 0)  # fmt: skip
-    runs: dict[int, Any] = {}  # the profiles the engine runs, by their place in ``profiles``
-    if quick:
-        # Cheap, high-yield coverage of every profile before the full search of any: a bug
-        # shown only under a later profile (storage keys, facility 147, a CBRL of two) is
-        # found without first touring every earlier profile to its budget.
-        shallow = replace(budget, depth=budget.quick_depth, cover_edges=None)
-        for n, asked in enumerate(profiles):
-            profile = connect(asked)
-            if profile is None:
-                if outcomes[-1].status == "fault":
-                    return outcomes
-                continue
-            runs[n] = profile
-            qg, qwalks, cached = graph_and_walks(machine, profile, shallow, cache, QUICK_GROUPS)
-            o = run_cover(Drive(machine, engine, profile), qg, qwalks, key)
-            o.drive = "quick tour"
-            if not add(o) and (o.status == "fault" or budget.first_only or stop_at_first):
-                break
-        if any(o.status == "fault" for o in outcomes) or (stop_at_first and first_found()):
-            return outcomes
-    for n, asked in enumerate(profiles):
-        if first_found():
-            break
-        if quick and n not in runs:
-            continue  # skipped (noted) in the quick pass
-        if quick and any(o.profile is runs[n] and o.status == "diverged" for o in outcomes):
-            continue  # its quick tour found a divergence already
-        profile = runs[n] if quick else connect(asked)
-        if profile is None:
-            if outcomes[-1].status == "fault":
-                break
-            continue
-        if quick:
-            machine.connect(engine, asked)
+    loaded: dict[int, tuple[Graph, list[list[int]], bool]] = {}
+
+    def full(n: int, profile: Any) -> bool:
+        """The full budget on ``profile`` (the ``n``-th asked); whether it passed."""
         drive: Drive[Any, Any, Any, Any] = Drive(machine, engine, profile)
         graph: Graph | None = None
         ok = True
         if budget.tour and covers(machine) and budget.cover_edges != 0:
-            graph, walks, cached = graph_and_walks(machine, profile, budget, cache)
-            o = run_cover(drive, graph, walks, key)
-            how = "from the cache" if cached else f"enumerated in {graph.seconds:.1f} s"
-            o.note = (f"graph {len(graph.states):,} states ("
-                      + ", ".join(f"{k} {v:,}" for k, v in graph.sizes.items())
-                      + f"), {len(graph.edges):,} edges{'' if graph.complete else ' (cut by the budget)'}"
+            g, walks, cached = (loaded.pop(n) if n in loaded
+                                else graph_and_walks(machine, profile, budget, cache))  # fmt: skip
+            graph = g
+            o = run_cover(drive, g, walks, key)
+            how = "from the cache" if cached else f"enumerated in {g.seconds:.1f} s"
+            o.note = (f"graph {len(g.states):,} states ("
+                      + ", ".join(f"{k} {v:,}" for k, v in g.sizes.items())
+                      + f"), {len(g.edges):,} edges{'' if g.complete else ' (cut by the budget)'}"
                       + f", {how}; " + o.note)  # fmt: skip
             ok = add(o)
         elif budget.tour:
@@ -545,6 +517,60 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
             ok = add(run_swarm(drive, programs, graph, key, seed=seed or 0))
         if ok and budget.walk > 0:
             ok = add(run_walk(drive, budget.walk, seed=seed or 0))
+        return ok
+
+    runs: dict[int, Any] = {}  # the profiles the engine runs, by their place in ``profiles``
+    done: set[int] = set()  # the profiles searched in full
+    decided = False  # whether the first profile's full search was weighed against the quick pass
+    if quick:
+        # Cheap, high-yield coverage of every profile before the full search of any: a bug
+        # shown only under a later profile (storage keys, facility 147, a CBRL of two) is
+        # found without first touring every earlier profile to its budget. The first
+        # profile's full search comes first when it costs fewer steps than the quick tours
+        # of all (many profiles with small tours: KVMGmap).
+        shallow = replace(budget, depth=budget.quick_depth, cover_edges=None)
+        for n, asked in enumerate(profiles):
+            profile = connect(asked)
+            if profile is None:
+                if outcomes[-1].status == "fault":
+                    return outcomes
+                continue
+            runs[n] = profile
+            qg, qwalks, cached = graph_and_walks(machine, profile, shallow, cache, QUICK_GROUPS)
+            o = run_cover(Drive(machine, engine, profile), qg, qwalks, key)
+            o.drive = "quick tour"
+            if not add(o) and (o.status == "fault" or budget.first_only or stop_at_first):
+                break
+            if not decided and o.passed:
+                decided = True
+                first = graph_and_walks(machine, profile, budget, cache)
+                cost = sum(map(len, first[1])) + budget.swarm + budget.walk
+                if cost <= sum(map(len, qwalks)) * len(profiles):
+                    loaded[n] = first
+                    done.add(n)
+                    if not full(n, profile) and (budget.first_only or stop_at_first):
+                        break
+                    if outcomes[-1].status == "fault":
+                        return outcomes
+        if any(o.status == "fault" for o in outcomes) or (stop_at_first and first_found()):
+            return outcomes
+    for n, asked in enumerate(profiles):
+        if first_found():
+            break
+        if n in done:
+            continue
+        if quick and n not in runs:
+            continue  # skipped (noted) in the quick pass
+        if quick and any(o.profile is runs[n] and o.status == "diverged" for o in outcomes):
+            continue  # its quick tour found a divergence already
+        profile = runs[n] if quick else connect(asked)
+        if profile is None:
+            if outcomes[-1].status == "fault":
+                break
+            continue
+        if quick:
+            machine.connect(engine, asked)
+        ok = full(n, profile)
         if outcomes and outcomes[-1].status == "fault":
             break
         if not ok and stop_at_first:
