@@ -206,5 +206,5 @@ def test_the_mutant_id_pattern_matches_the_ids_the_tool_writes() -> None:
         assert MUTANT_ID.findall(f"the mutant {mutant} (a guard dropped), `{mutant}`") == [mutant] * 2
     assert MUTANT_ID.search(MUTATION_LOG.read_text(encoding="utf-8")), "the log cites no mutant"
     for not_an_id in ("1234567890", "cb5573868ea8", "0f54755343f5", "#d170-balloonings",
-                      "deadbeef", "a3e5a8a", "MCESSA_KVMGmap_F1", "abcdef01234"):
+                      "deadbeef", "a3e5a8a", "MCESSA_Finding_F1_KVMGmap", "abcdef01234"):
         assert not MUTANT_ID.search(not_an_id), not_an_id
