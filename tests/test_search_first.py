@@ -15,7 +15,7 @@ from typing import Any
 from conformance.cli import main
 from conformance.commands import default_budget, distinct, summary_line
 from conformance.essa import ESSA_DRIVER, EssaProfileRequest, EssaReply, EssaRequest
-from conformance.essa_mutants import EssaMutant, _reply
+from conformance.essa.mutants import EssaMutant, _reply
 from conformance.search import search
 from refimpl.essa import EssaProfile, EssaState
 
