@@ -14,7 +14,7 @@ Prints one row per bug (caught or missed; wall seconds, and the CPU seconds of t
 the engine it drives, less sensitive to a shared machine's load; for run, the drive and profile
 that found it and the steps it took) and the medians, with the load average, and writes
 results/bench-heldout.json. ``--bugs a,b`` runs some; ``--timeout S`` stops a run after S seconds
-(reported as missed, with the time).
+(reported as missed, or as timed out, with the time).
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_classify:
             code, cls_s, cls_cpu, out = _timed(["classify", "--engine", cmd], name, args.timeout)
             identified = code == 0 and f"identified as {impl}" in out
-            cls_text = "missed" if identified else "caught"
+            # a classify that did not finish caught nothing
+            cls_text = "timed out" if code is None else "missed" if identified else "caught"
             row.update({"classify": cls_text, "classify_seconds": round(cls_s, 2),
                         "classify_cpu_seconds": round(cls_cpu, 2)})  # fmt: skip
         results.append(row)
