@@ -5,7 +5,7 @@
 (* model/MCESSA_KVMGmapFixed.cfg (the new gmap, every fix) and             *)
 (* MCESSA_Paper2007.cfg (the 2007 model): one page.                        *)
 (***************************************************************************)
-EXTENDS ESSAProperties
+EXTENDS ESSAStepChecks
 
 CInitKVMGmap ==
     /\ Pages = {"p1_OF_PAGE"}

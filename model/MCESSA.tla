@@ -6,7 +6,7 @@
 (* Symmetry over pages: every action and property treats pages alike; the *)
 (* CBRL holds pages, and permuting them permutes its entries.             *)
 (***************************************************************************)
-EXTENDS ESSAProperties, TLC
+EXTENDS ESSAStepChecks, TLC
 
 Symmetry == Permutations(Pages)
 

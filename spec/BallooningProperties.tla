@@ -4,7 +4,9 @@
 (* docs/contract.md) are NoDataLostInv, UnbackedReadsZeroInv,              *)
 (* ReleasedFrameReturnedInv, FloorInv and ShrinkMetProp; each has its      *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
-(* properties restate a step or check types and bookkeeping.               *)
+(* properties here check types and bookkeeping.  The step checks, each     *)
+(* restating what one step does, are in BallooningStepChecks.tla, apart    *)
+(* from the contract.                                                      *)
 (***************************************************************************)
 (***************************************************************************)
 (* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
@@ -32,16 +34,6 @@ TypeOK ==
 FloorInv == \A g \in Guests : Size - target[g] >= Floor
 \* Contract (safety net).  MCBallooning_Safety; twin MCBallooningBroken_NoSafetyNet.
 THEOREM Spec => []FloorInv
-
-(***************************************************************************)
-(* BalloonedPagesUnusedInv.  [Z1]: "When VMRM detects a system-wide        *)
-(* memory constraint, it notifies the participating Linux guests to        *)
-(* release page frames.  Linux releases the page frames by issuing the     *)
-(* Diagnose X'10' function call."  A released page holds nothing the guest *)
-(* needs: no page in the balloon is in use by the guest.                   *)
-(***************************************************************************)
-BalloonedPagesUnusedInv ==
-    \A gp \in GP : ballooned[gp] => ~inUse[gp]
 
 (***************************************************************************)
 (* ReleasedFrameReturnedInv.  [Z1]: the guests "release page frames"       *)

@@ -129,12 +129,12 @@ I == INSTANCE MemoryDowngrade
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
              owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
 
-\* Each run's own properties (MemoryDowngradeProperties.tla), for
+\* Each run's own properties (MemoryDowngradeProperties.tla and its step checks), for
 \* EachRunIsADowngradeInv.
-BP == INSTANCE MemoryDowngradeProperties
+BP == INSTANCE MemoryDowngradeStepChecks
         WITH dirty <- bDirty, frame <- bFrame, paged <- bPaged, data <- bData,
              owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy
-IP == INSTANCE MemoryDowngradeProperties
+IP == INSTANCE MemoryDowngradeStepChecks
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
              owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
 

@@ -185,7 +185,8 @@ PROPERTIES: Final = PropertySet[EssaProfile, MigrationState](
         if name in ("StableContentOwedInv", "GuestStableBeliefInv")}},
     {"MigrationAppliesSentProp": MigrationAppliesSentStep,
      **{name: _lift_action(f) for name, f in ACTION_PROPERTIES.items()
-        if name in ("MigrationArrivalProp", "MigrationKeepsStableContentProp")}},
+        if name in ("MigrationKeepsAttributesProp", "MigrationArrivalProp",
+                    "MigrationKeepsStableContentProp")}},
 )  # fmt: skip
 
 

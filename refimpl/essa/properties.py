@@ -182,12 +182,19 @@ def MigrationStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
                for p, pg in enumerate(s.pages) if pg.usage == "S")  # fmt: skip
 
 
+def MigrationAttributesStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """What the guest asked of each page survives migration: its usage and N (sources 5)."""
+    if t.lastOp.op != "Migrate":
+        return True
+    return all(b.usage == a.usage and b.nodat == a.nodat for a, b in zip(s.pages, t.pages))
+
+
 def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """How KVM rebuilds a migrated page (a step check): no Z, no swap copy, no CBRL entry."""
     if t.lastOp.op != "Migrate":
         return True
     return not t.cbrl and t.pageTable and all(
-        b.usage == a.usage and b.nodat == a.nodat
-        and not b.zbit and not b.swapped
+        not b.zbit and not b.swapped
         and b.valid == (b.data != 0)
         and b.gmapPte == "Empty" and not b.pteUnused
         for a, b in zip(s.pages, t.pages)
@@ -467,6 +474,7 @@ def RefusalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
 
 SpecificationExceptionProp = boxed("SpecificationExceptionProp", SpecificationExceptionStep)
 MigrationKeepsStableContentProp = boxed("MigrationKeepsStableContentProp", MigrationStep)
+MigrationKeepsAttributesProp = boxed("MigrationKeepsAttributesProp", MigrationAttributesStep)
 MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
 RefusalProp = boxed("RefusalProp", RefusalStep)
 StableIfNotDiscardedProp = boxed("StableIfNotDiscardedProp", StableIfNotDiscardedStep)
@@ -492,7 +500,8 @@ PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
             UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
             GmapPteResidentInv, UnusedBitPresentInv, PaperContentStateInv),
-    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
+    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp,
+            MigrationKeepsAttributesProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
             SwapCopyFromFrameProp, DiscardLeavesZeroProp, CBRLOutcomeProp, ZeroBitClearedProp,
