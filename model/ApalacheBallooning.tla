@@ -19,7 +19,7 @@ AllStateInvariants ==
     /\ FloorInv
     /\ BalloonedPagesUnusedInv
     /\ ReleasedFrameReturnedInv
-    /\ NoDataLostInv
+    /\ OwedContentKeptInv
     /\ UnbackedReadsZeroInv
 
 =============================================================================

@@ -57,8 +57,8 @@ KVMGmapInvariants ==
     /\ GmapPteResidentInv
     /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
-    /\ StableContentOwedInv
-    /\ ReadResultInv
+    /\ BelievedStableContentKeptInv
+    /\ ReadReturnsOwedInv
     /\ ChangeBitTrackedInv
     /\ UnallocatedUnchangedInv
     /\ GuestDirtyRecordInv
@@ -68,11 +68,11 @@ Paper2007Invariants ==
     /\ GmapPteResidentInv
     /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
-    /\ StableContentOwedInv
+    /\ BelievedStableContentKeptInv
     /\ ModifiedPContentKeptInv
     /\ UnwrittenContentKeptInv
     /\ GuestDirtyRecordInv
-    /\ ReadResultInv
+    /\ ReadReturnsOwedInv
     /\ ReportedZeroReadsZeroInv
     /\ PaperContentStateInv
 

@@ -25,7 +25,7 @@ CInitSafety ==
 
 AllStateInvariants ==
     /\ TypeOK
-    /\ NoDataLostInv
+    /\ OwedContentKeptInv
     /\ OfflineFrameUnusedInv
     /\ PinnedNeverPagedOutInv
     /\ MemoryLimitsInv

@@ -31,9 +31,9 @@
 (* page"): the destination holds the guest's current usage and N of every  *)
 (* page, never an older one; so ESSAProperties'                            *)
 (* MigrationKeepsAttributesProp (usage and N as they were) and, through    *)
-(* it, StableContentOwedInv and GuestStableBeliefInv hold across an        *)
-(* incremental migration.  The invariant that carries it: a page that is   *)
-(* not CMMA-dirty was last sent with its current attributes                *)
+(* it, BelievedStableContentKeptInv and GuestStableBeliefInv hold across   *)
+(* an incremental migration.  The invariant that carries it: a page that   *)
+(* is not CMMA-dirty was last sent with its current attributes             *)
 (* (SentAttributesCurrentInv).                                             *)
 (*                                                                         *)
 (* Classic KVM and the new gmap without the machine's interpretation      *)
@@ -174,11 +174,11 @@ SentAttributesCurrentInv ==
 (***************************************************************************)
 (* The intent across the switch is ESSAProperties'                         *)
 (* MigrationKeepsAttributesProp (usage and N as they were, sources 5) and  *)
-(* MigrationKeepsStableContentProp, with StableContentOwedInv ("the host   *)
-(* is responsible for preserving the page content", paper 2) and           *)
-(* GuestStableBeliefInv after it: a stale U arriving for a page the guest  *)
-(* made stable again is a page the destination's host may drop with its    *)
-(* content.                                                                *)
+(* MigrationKeepsStableContentProp, with BelievedStableContentKeptInv      *)
+(* ("the host is responsible for preserving the page content", paper 2)    *)
+(* and GuestStableBeliefInv after it: a stale U arriving for a page the    *)
+(* guest made stable again is a page the destination's host may drop with  *)
+(* its content.                                                            *)
 (***************************************************************************)
 
 (***************************************************************************)
@@ -209,5 +209,5 @@ THEOREM Bugs = {} => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationApplies
 \* No data loss.  MCESSAMigration_KVMClassic, under ESSAProperties' hypothesis for it; twin
 \* MCESSAMigration_BrokenDirtyOnlyOnQueue.
 THEOREM (ModernGuest /\ StorageKeys /\ Bugs = {})
-            => (MSpec => []StableContentOwedInv /\ []GuestStableBeliefInv)
+            => (MSpec => []BelievedStableContentKeptInv /\ []GuestStableBeliefInv)
 =============================================================================

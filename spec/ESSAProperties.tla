@@ -1,15 +1,15 @@
 ---------------------------- MODULE ESSAProperties ----------------------------
 (***************************************************************************)
 (* Contract: the promises of ESSA.tla (its opening comment,                *)
-(* docs/contract.md) are StableContentOwedInv, ModifiedPContentKeptInv,    *)
-(* UnwrittenContentKeptInv, MigrationKeepsStableContentProp,               *)
-(* MigrationKeepsAttributesProp, GuestStableBeliefInv, ReadResultInv,      *)
-(* ReportedZeroReadsZeroInv and QueuedDiscardProcessedProp; their          *)
-(* THEOREMs, each under the constants for which it holds, are gathered at  *)
-(* the end of this module, naming the model that checks it.  The other     *)
-(* properties here check types and bookkeeping.  The step checks, each     *)
-(* restating what one step does, are in ESSAStepChecks.tla, apart from the *)
-(* contract.                                                               *)
+(* docs/contract.md) are BelievedStableContentKeptInv,                     *)
+(* ModifiedPContentKeptInv, UnwrittenContentKeptInv,                       *)
+(* MigrationKeepsStableContentProp, MigrationKeepsAttributesProp,          *)
+(* GuestStableBeliefInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv and  *)
+(* QueuedDiscardProcessedProp; their THEOREMs, each under the constants    *)
+(* for which it holds, are gathered at the end of this module, naming the  *)
+(* model that checks it.  The other properties here check types and        *)
+(* bookkeeping.  The step checks, each restating what one step does, are   *)
+(* in ESSAStepChecks.tla, apart from the contract.                         *)
 (***************************************************************************)
 (***************************************************************************)
 (* What the 2006/07 Linux guest assumes of ESSA, stated as properties of   *)
@@ -47,11 +47,11 @@ Readable(p) == IF valid[p] \/ swapped[p] THEN data[p] ELSE 0
 GuestStableBeliefInv == \A p \in Pages : belief[p] = "S" => usage[p] = "S"
 
 (***************************************************************************)
-(* StableContentOwedInv.  Paper, section 2: S, "the host is responsible    *)
-(* for preserving the page content".  What the guest is owed of a page it  *)
-(* believes stable is what a read returns.                                 *)
+(* BelievedStableContentKeptInv.  Paper, section 2: S, "the host is        *)
+(* responsible for preserving the page content".  What the guest is owed   *)
+(* of a page it believes stable is what a read returns.                    *)
 (***************************************************************************)
-StableContentOwedInv ==
+BelievedStableContentKeptInv ==
     \A p \in Pages : (owed[p] # NoValue /\ belief[p] = "S") => Readable(p) = owed[p]
 
 (***************************************************************************)
@@ -79,9 +79,9 @@ UnwrittenContentKeptInv ==
     \A p \in Pages : (owed[p] # NoValue /\ modified[p]) => Readable(p) = owed[p]
 
 (***************************************************************************)
-(* ReadResultInv.  Paper, section 2: "If a guest accesses a Vz or Pz page, *)
-(* the host will present a special discard fault to notify the guest that *)
-(* the page has been removed and that it needs to be recreated by the     *)
+(* ReadReturnsOwedInv.  Paper, section 2: "If a guest accesses a Vz or Pz  *)
+(* page, the host will present a special discard fault to notify the guest *)
+(* that the page has been removed and that it needs to be recreated by the *)
 (* guest."  A read returns what the guest is owed, or a discard fault:    *)
 (* never a silent wrong value.                                            *)
 (***************************************************************************)
@@ -100,7 +100,7 @@ UnwrittenContentKeptInv ==
 GuestDirtyRecordInv ==
     \A p \in Pages : owed[p] # NoValue => (modified[p] <=> keyDirty[p])
 
-ReadResultInv ==
+ReadReturnsOwedInv ==
     (lastOp.op = "GuestRead" /\ lastOp.outcome = "Value")
     => lastOp.value = owed[lastOp.page]
 
@@ -289,11 +289,11 @@ MakePotentiallyVolatileTaken == lastOp'.op = "GuestMakePotentiallyVolatile"
 UnusedBitSet == \E p \in Pages : pteUnused[p]
 \* (GmapPteResidentInv.)  A page whose gmap PTE aging has made invalid.
 AgedGmapPte == \E p \in Pages : gmapPte[p] = "Aged"
-\* (ReadResultInv, D320.)  After the VM migrated, the guest reads on the destination content it
+\* (ReadReturnsOwedInv, D320.)  After the VM migrated, the guest reads on the destination content it
 \* stored.
 ReadOnDestination ==
     migrated /\ lastOp.op = "GuestRead" /\ lastOp.outcome = "Value" /\ lastOp.value # 0
-\* (StableContentOwedInv, D327.)  Content the guest is owed, of a page make_stable has just made
+\* (BelievedStableContentKeptInv, D327.)  Content the guest is owed, of a page make_stable has just made
 \* stable again, away from any frame (the host swapped it out while it was P): what the guest is
 \* owed survives make_stable's success.
 MadeStableOwedAway ==
@@ -338,7 +338,7 @@ CBRLEntryProcessedWithMoreQueued ==
 \* No data loss.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
 \* MCESSA_KVMGmap_StickyZero, MCESSA_KVMGmap_CBRLGuestAddress, MCESSA_KVMGmap_StaleUnusedBit.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
-            => (Spec => []StableContentOwedInv)
+            => (Spec => []BelievedStableContentKeptInv)
 \* MCESSA_Paper2007, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys; findings MCESSA_KVMClassic_F3,
 \* MCESSA_KVMGmap_F3 (no storage keys).
 THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {} /\ ~MachineInterpretsESSA)
@@ -358,7 +358,7 @@ THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []GuestStableBeliefInv)
 \* The same models; findings MCESSA_KVMClassic_F2, MCESSA_KVMGmap_F2.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
-            => (Spec => []ReadResultInv)
+            => (Spec => []ReadReturnsOwedInv)
 \* MCESSA_Paper2007; findings MCESSA_KVMClassic_F4, MCESSA_KVMGmap_F4.
 THEOREM Impl = "Paper2007" => (Spec => []ReportedZeroReadsZeroInv)
 \* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_BrokenCBRLStopsAtKept.

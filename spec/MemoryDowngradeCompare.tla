@@ -303,7 +303,7 @@ THEOREM Spec => []SameOutcomeUnpinnedInv
 (***************************************************************************)
 EachRunIsADowngradeInv ==
     /\ BP!TypeOK /\ IP!TypeOK
-    /\ BP!NoDataLostInv /\ IP!NoDataLostInv
+    /\ BP!OwedContentKeptInv /\ IP!OwedContentKeptInv
     /\ BP!OfflineFrameUnusedInv /\ IP!OfflineFrameUnusedInv
     /\ BP!PinnedNeverPagedOutInv /\ IP!PinnedNeverPagedOutInv
     /\ BP!MemoryLimitsInv /\ IP!MemoryLimitsInv
@@ -355,7 +355,7 @@ BothRunsDone         == Done
 \* not end in Inv, Prop or TypeOK, has nothing to change in them.)
 BulkRejected        == BP!RequestRejected
 \* Content moving between frames, where a run could lose it (the witness of
-\* NoDataLostInv in MemoryDowngrade's own models).
+\* OwedContentKeptInv in MemoryDowngrade's own models).
 BulkPageBeingCopied == BP!PageBeingCopied
 BothRunsDoneUnpinned == Done /\ ~pinnedInR
 

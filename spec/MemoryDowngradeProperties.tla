@@ -1,7 +1,7 @@
 ---------------------- MODULE MemoryDowngradeProperties ----------------------
 (***************************************************************************)
 (* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
-(* docs/contract.md) are NoDataLostInv, OfflineFrameUnusedInv,             *)
+(* docs/contract.md) are OwedContentKeptInv, OfflineFrameUnusedInv,        *)
 (* CleanRejectionInv, CompletionMeansRemovedProp, UnusedHoldsNothingInv,   *)
 (* MemoryLimitsInv, DiscardableNotMovedProp and RequestResolvesProp; each  *)
 (* has its THEOREM beside it, naming the model that checks it.  The other  *)
@@ -45,7 +45,7 @@ TypeOK ==
     /\ Cardinality({p \in Pages : paged[p]}) <= Slots
 
 (***************************************************************************)
-(* NoDataLostInv.  [Z2]: "Before memory can be reclaimed, the content      *)
+(* OwedContentKeptInv.  [Z2]: "Before memory can be reclaimed, the content *)
 (* of that memory must be copied elsewhere, either to other memory or      *)
 (* paged out to DASD."  The content of a stable page, of a P page the      *)
 (* guest stored to and has not written back, and of a pinned page is never *)
@@ -57,14 +57,14 @@ TypeOK ==
 (* as D11 of docs/decisions.md), not the change bit, which a discard       *)
 (* resets together with the content it drops.                              *)
 (***************************************************************************)
-NoDataLostInv ==
+OwedContentKeptInv ==
     \A p \in Pages :
         /\ (usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])) =>
                IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
 \* Contract (no data loss).  MCMemoryDowngrade_Safety (inductively MCMemoryDowngradeInductive_OnePageP);
 \* twins MCMemoryDowngradeBroken_LostWrite, MCMemoryDowngradeBroken_DiscardsDirtyP.
-THEOREM Spec => []NoDataLostInv
+THEOREM Spec => []OwedContentKeptInv
 
 (***************************************************************************)
 (* DiscardableNotMovedProp.  [Z1]: "CP recognizes clean disk cache pages,  *)
@@ -78,7 +78,7 @@ THEOREM Spec => []NoDataLostInv
 (* copied to another frame; its frame is reclaimed by dropping it.  A      *)
 (* pinned page is exempt: it cannot be dropped, only copied (D63, D184).   *)
 (* A P page is clean when the guest has written it back (the ghost         *)
-(* modified, as in NoDataLostInv): that is when "Linux is able to          *)
+(* modified, as in OwedContentKeptInv): that is when "Linux is able to     *)
 (* reconstruct" it.  The host learns it from the change bit, which the     *)
 (* guest's write-back resets; a host whose bit outlived the write-back     *)
 (* would move a page Linux can rebuild (D226).                             *)
@@ -215,7 +215,7 @@ RequestCompletes == req.state # "completed" /\ req'.state = "completed"
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 PageBeingCopied          == copy.page # NoPage
-\* A copy of content the guest stored (NoDataLostInv is about such content).
+\* A copy of content the guest stored (OwedContentKeptInv is about such content).
 StoredPageBeingCopied    == copy.page # NoPage /\ owed[copy.page] \notin {Zero, NoValue}
 \* Memory a completed request removed, added back and backing a page again
 \* (D227): the operator's SET STORAGE puts it back in service.

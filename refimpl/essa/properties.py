@@ -52,7 +52,7 @@ def GuestStableBeliefInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(pg.usage == "S" for pg in s.pages if pg.belief == "S")
 
 
-def StableContentOwedInv(profile: EssaProfile, s: EssaState) -> bool:
+def BelievedStableContentKeptInv(profile: EssaProfile, s: EssaState) -> bool:
     """What the guest is owed of a page it believes stable is what a read returns."""
     return all(
         Readable(s, p) == pg.owed
@@ -86,7 +86,7 @@ def GuestDirtyRecordInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(pg.modified == pg.keyDirty for pg in s.pages if pg.owed != NO_VALUE)
 
 
-def ReadResultInv(profile: EssaProfile, s: EssaState) -> bool:
+def ReadReturnsOwedInv(profile: EssaProfile, s: EssaState) -> bool:
     """A read returns what the guest is owed, or a discard fault: never a silent wrong value."""
     lo = s.lastOp
     if not (lo.op == "GuestRead" and lo.outcome == "Value"):
@@ -496,8 +496,8 @@ GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
-    by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
-            UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
+    by_name(EssaTypeOK, GuestStableBeliefInv, BelievedStableContentKeptInv, ModifiedPContentKeptInv,
+            UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
             GmapPteResidentInv, UnusedBitPresentInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp,
