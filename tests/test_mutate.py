@@ -204,6 +204,7 @@ def test_properties_and_yardsticks_are_never_mutated() -> None:
     body = "BoundInv == x < 3\nStepProp == x' > x\nTypeOK == x \\in {1, 2}\n"
     assert all(changes(body, op) == [] for op in CATALOGUE)
     assert mutants("MProperties", module("Go == x < 3 /\\ x' = 1\n")) == []
+    assert mutants("MStepChecks", module("Go == x < 3 /\\ x' = 1\n")) == []
 
 
 def test_witnesses_are_yardstick_wherever_they_are_defined() -> None:
