@@ -1,9 +1,9 @@
 ------------------------- MODULE MCBallooningBroken --------------------------
 (***************************************************************************)
-(* Broken twins of CMM1 ballooning: each replaces one action of          *)
+(* Broken twins of CMM1 ballooning: each replaces one action of            *)
 (* spec/Ballooning.tla with a copy that has one change (through a          *)
-(* definition override in its MCBallooningBroken_*.cfg) and must make TLC  *)
-(* report a violation of exactly the property its cfg checks.             *)
+(* definition override in its MCBallooning_Twin_*.cfg) and must make TLC   *)
+(* report a violation of exactly the property its cfg checks.              *)
 (***************************************************************************)
 EXTENDS MCBallooning
 

@@ -108,7 +108,7 @@ SetTarget(g, n) ==
 \* size" ([Z1]) is the floor (D70).  With VMRM's safety net that guard is
 \* implied by the first (Balloon(g) < target[g] <= Size - Floor, FloorInv);
 \* it is the guest's own limit, which the twin without the safety net
-\* (MCBallooningBroken_Spinning) needs, and is kept for it (D172).
+\* (MCBallooning_Twin_Spinning) needs, and is kept for it (D172).
 \* The page released is one the driver took from the allocator, so no one
 \* else uses it (FreePage); it does not keep its host frame, since giving the
 \* frame back is what the release is for, and with the frame gone nothing of

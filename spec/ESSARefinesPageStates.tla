@@ -311,9 +311,9 @@ RefinesZVMStep ==
        ELSE UNCHANGED psVars]_augVars
 RefinesZVMSpec == PS!Spec
 
-\* Refinement.  MCESSARefines_Paper2007; twin MCESSARefines_BrokenUnusedKeepsCopy; the KVM
-\* implementations fail it, findings F1 to F4 as its counterexamples (MCESSARefines_KVMClassic_F1
-\* to _F4, MCESSARefines_KVMGmap_F1 to _F4).
+\* Refinement.  MCESSARefines_Paper2007; twin MCESSARefines_Twin_UnusedKeepsCopy; the KVM
+\* implementations fail it, findings F1 to F4 as its counterexamples
+\* (MCESSARefines_Finding_F1_KVMClassic to MCESSARefines_Finding_F4_KVMGmap).
 THEOREM (Impl = "Paper2007" /\ ~StorageKeys /\ ~ModernGuest)
             => (AugSpec => RefinesZVMInit /\ RefinesZVMStep /\ RefinesZVMSpec)
 

@@ -187,7 +187,7 @@ FrameBacksOnePageInv ==
 NoCrossGuestLeakInv ==
     lastRead.reader \in Guests => lastRead.value \in {lastRead.reader, NoGuest}
 \* Contract (isolation).  MCFrameReuse_TwoGuests (inductively MCFrameReuseInductive_TwoGuests);
-\* twin MCFrameReuse_NotZeroed.
+\* twin MCFrameReuse_Twin_NotZeroed.
 THEOREM Spec => []NoCrossGuestLeakInv
 
 (***************************************************************************)
@@ -203,7 +203,7 @@ OwedContentKeptInv ==
     \A s \in Slots :
         /\ resid[s] = "r" => frameData[backing[s]] = content[s]
         /\ resid[s] = "p" => saved[s] = content[s]
-\* Contract (no data loss).  MCFrameReuse_TwoGuests; twin MCFrameReuse_StealNotWritten.
+\* Contract (no data loss).  MCFrameReuse_TwoGuests; twin MCFrameReuse_Twin_StealNotWritten.
 THEOREM Spec => []OwedContentKeptInv
 
 (***************************************************************************)
