@@ -20,7 +20,7 @@ The semantics are PROTOCOL.md's, the same as over JSON lines.
 
 :class:`ReferenceEngine` is the reference implementation behind this interface: correct by
 construction (it is the oracle), it shows the shape of an adapter and is the base the mutants of
-:mod:`conformance.mutants` break.
+:mod:`conformance.pagestates.mutants` break.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from typing import Protocol, runtime_checkable
 from refimpl import Machine, Profile, ProfileError, Refused, State
 from refimpl.pagestates.profile import NO_VALUE
 
-from .protocol import OPERATIONS, REFUSED, EngineInfo, ProfileRequest, Reply, Unsupported
+from ..driver import load_class
+from ..protocol import OPERATIONS, REFUSED, EngineInfo, ProfileRequest, Reply, Unsupported
 
 
 @runtime_checkable
@@ -120,3 +121,10 @@ class ReferenceEngine:
     def close(self) -> None:
         self.machine = None
         self.state = None
+
+
+def load_engine_class(spec: str) -> Engine:
+    engine = load_class(spec)
+    if not isinstance(engine, Engine):
+        raise ValueError(f"{spec} is not an engine: it needs hello, reset, step and close")
+    return engine

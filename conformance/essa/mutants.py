@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Final
 
 from refimpl.essa import EssaProfile, EssaState, rules
 
-from .essa import (
+from .protocol import (
     NONE, EssaReferenceEngine, EssaReply, EssaRequest, host_pages, oracle_step,
 )  # fmt: skip
 

@@ -3,11 +3,11 @@
 Each mutant is the reference engine with one departure, the kind of bug a real hypervisor's
 page-state code could have. ``breaks`` is the rule the suite must name when it kills it: a
 property of spec/PageStateProperties.tla where the departure breaks one at once, else the spec
-action whose definition it departs from (see :mod:`conformance.judge`). ``request`` is the profile
+action whose definition it departs from (see :mod:`conformance.pagestates.judge`). ``request`` is the profile
 it runs under (a mutant that only shows under ``ReadsZero`` asks for it).
 
 They are in-process engines like any other: ``python -m conformance run --engine-class
-conformance.mutants:DiscardsDirtyP`` shows the suite's report for one.
+conformance.pagestates.mutants:DiscardsDirtyP`` shows the suite's report for one.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from refimpl.pagestates.profile import NO_VALUE, ZERO
 from refimpl.pagestates.state import LastOp, Page
 
 from .engine import DEFAULT_REQUEST, ReferenceEngine
-from .protocol import ProfileRequest
+from ..protocol import ProfileRequest
 
 
 def _set(state: State, op: str, page: int, arg: int, pg: Page, outcome: str = "Done",

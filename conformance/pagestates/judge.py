@@ -23,7 +23,7 @@ from refimpl.pagestates.profile import NO_VALUE, ZERO
 from refimpl.pagestates.properties import ACTION_PROPERTIES, INVARIANTS, VARIANT_STATES
 from refimpl.pagestates.state import LastOp, Page, show_last_op
 
-from .protocol import REFUSED, Reply, variant_has_state
+from ..protocol import REFUSED, Reply, variant_has_state
 
 #: Spec actions: what each does, in a line, with the decisions (docs/decisions.md) behind it.
 ACTION_RULES: Final[dict[str, str]] = {

@@ -30,7 +30,7 @@ from refimpl import Profile, ProfileError
 from refimpl.pagestates.profile import NO_VALUE
 from refimpl.pagestates.state import State
 
-from .protocol import (
+from ..protocol import (
     OPERATIONS, VERSION, ProfileRequest, ProtocolError, check_profile_json,
     check_reply, check_state_name,
 )  # fmt: skip

@@ -3,8 +3,8 @@ and host operations on a few pages, for :mod:`conformance.driver`.
 
 This module is what the driver needs of the page-state machine and nothing more: the requests
 (:class:`Step`), the reply the reference implementation expects (:class:`PageReply`), the rule
-an engine broke (:mod:`conformance.judge`), the tour and the hypothesis draws, the trace formats
-(:mod:`conformance.trace`, :mod:`conformance.tla`) and the engine adapter
+an engine broke (:mod:`conformance.pagestates.judge`), the tour and the hypothesis draws, the trace formats
+(:mod:`conformance.pagestates.trace`, :mod:`conformance.pagestates.tla`) and the engine adapter
 (:class:`PageStatesAdapter`: a PageStates engine's ``step(op, page, arg)`` behind the driver's
 ``step(request)``, its replies checked as the JSON-lines transport checks them).
 
@@ -28,11 +28,11 @@ from refimpl.pagestates.machine import machine as machine_of
 from refimpl.pagestates.profile import NO_VALUE, UNUSED_ACCESSES, VARIANTS, ZERO, all_profiles
 from refimpl.pagestates.state import Page
 
-from .driver import DEFAULT_DATABASE, RecordedEngine, marker
+from ..driver import DEFAULT_DATABASE, RecordedEngine, marker
 from .engine import Engine
-from .jsonlines import JsonLinesEngine
+from ..jsonlines import JsonLinesEngine
 from .judge import Verdict, claimed_state, consequence, judge
-from .protocol import (
+from ..protocol import (
     OPERATIONS, REFUSED, EngineFault, EngineInfo, ProfileRequest, ProtocolError, Reply,
     Unsupported, check_reply,
 )  # fmt: skip
@@ -198,7 +198,7 @@ def _expected(s: State, r: Step, result: State | Refused) -> tuple[State, PageRe
 
 def _claimed(c: Connected, s: State, r: Step, observed: PageReply) -> State:
     """Every page after a step as the engine has them: the oracle's where it agreed, else the
-    state the engine claims (:func:`conformance.judge.claimed_state`), else the state before
+    state the engine claims (:func:`conformance.pagestates.judge.claimed_state`), else the state before
     with the engine's page."""
     result = _step(c, s, r)
     after, expected = _expected(s, r, result)
@@ -263,6 +263,11 @@ class PageStatesDriver:
 
     # ------------------------------------------------------------------ the command line
 
+    def speaks(self, args: argparse.Namespace) -> bool:
+        """The default mode: ``run`` without ``--machine`` drives an engine in it first, and
+        guesses only the others."""
+        return False
+
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         g = parser.add_argument_group(
             "PageStates profile", "asked of the engine, and used where it announces none")
@@ -285,7 +290,7 @@ class PageStatesDriver:
         if args.engine is not None:
             return PageStatesAdapter(JsonLinesEngine(args.engine, timeout=args.timeout,
                                                      window=args.window))
-        from .cli import load_class
+        from ..driver import load_class
 
         loaded = load_class(args.engine_class)
         if not isinstance(loaded, Engine):
@@ -363,7 +368,7 @@ class PageStatesDriver:
         return out
 
     def rule(self, profile: Connected, s: State, request: Step, observed: PageReply | None) -> str:
-        """The rule broken (:func:`conformance.judge.judge`): ``Name: explanation``."""
+        """The rule broken (:func:`conformance.pagestates.judge.judge`): ``Name: explanation``."""
         if observed is None:
             return ""
         other = _other_page(profile, s, request, observed)
@@ -420,7 +425,7 @@ class PageStatesDriver:
         return " ".join(_page_text(pg.name, pg.dirty) for pg in s.pages)
 
     def trace_header(self, profile: Connected) -> dict[str, Any]:
-        from .protocol import VERSION
+        from ..protocol import VERSION
 
         return {"version": VERSION, "machine": PAGESTATES_MACHINE,
                 "profile": ProfileRequest.of(profile.profile).to_json()}  # fmt: skip
@@ -579,7 +584,7 @@ def _drop_pages(expected: PageReply, observed: PageReply) -> tuple[PageReply, Pa
 
 
 def trace_of(profile: Connected, steps: Sequence[tuple[Step, PageReply]]) -> Trace:
-    """The recorded steps as a :class:`~conformance.trace.Trace` (for the TLA+ module)."""
+    """The recorded steps as a :class:`~conformance.pagestates.trace.Trace` (for the TLA+ module)."""
     out = []
     for r, reply in steps:
         seen = ({q: pg for q, pg in enumerate(reply.pages)} if reply.pages is not None
@@ -590,7 +595,7 @@ def trace_of(profile: Connected, steps: Sequence[tuple[Step, PageReply]]) -> Tra
 
 def read_recorded(path: Path, fallback: ProfileRequest, values: tuple[int, ...]
                   ) -> tuple[Connected, list[Step], list[PageReply]]:  # fmt: skip
-    """A trace an engine recorded (JSON lines or ITF, :func:`conformance.trace.read_trace`):
+    """A trace an engine recorded (JSON lines or ITF, :func:`conformance.pagestates.trace.read_trace`):
     the profile, the requests and the replies (an ITF trace's with every page). Raises
     TraceFormatError."""
     from .trace import read_trace

@@ -4,7 +4,7 @@ PROTOCOL.md is the whole contract for engine authors, so it states each implemen
 effect and host reclaim row by row. The rows are rendered here from the reference
 implementation's own tables (:mod:`refimpl.essa.rules`), and tests/test_conformance_essa.py
 checks that PROTOCOL.md holds exactly this text: the document cannot drift from the reference.
-``python -m conformance.essa_tables`` prints it.
+``python -m conformance.essa.tables`` prints it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Final
 
 from refimpl.essa import IMPLS, rules
 
-from .essa import CONDITION_TEXT, ORC_NAMES
+from .protocol import CONDITION_TEXT, ORC_NAMES
 
 #: The new gmap's ESSA looks at the gmap PTE, not at the host's frame (refimpl.essa.rules.essa_valid).
 GMAP_VALID: Final = '`gmapPte` `"Valid"`'

@@ -1,24 +1,27 @@
 """The ESSA mode's part of ``python -m conformance`` (``--machine ESSA``): its profile options,
 its engines, the profiles ``run`` drives and the trace files ``validate`` reads. The commands
 themselves are :mod:`conformance.commands`' (any machine's), and ``classify`` is
-:mod:`conformance.classify`'s.
+:mod:`conformance.essa.classify`'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile, EssaProfileError
 from refimpl.essa.profile import KNOWN_BUGS
+from refimpl.essa.profile import profiles as run_profiles
 
-from .essa import (
-    ESSA_DRIVER, ESSA_MACHINE, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply,
+from .protocol import (
+    ESSA_MACHINE, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply,
     EssaRequest, check_essa_reply, essa_request,
 )  # fmt: skip
-from .protocol import ProtocolError
+from ..driver import load_class
+from ..protocol import EngineFault, ProtocolError, Unsupported
 
 DEFAULT_PAGES = 2
 
@@ -70,8 +73,6 @@ def essa_engine(args: argparse.Namespace) -> EssaEngine:
     """The engine the command line names; raises ValueError."""
     if args.engine is not None:
         return EssaJsonLinesEngine(args.engine, timeout=args.timeout, window=args.window)
-    from .cli import load_class
-
     loaded = load_class(args.engine_class)
     if not isinstance(loaded, EssaEngine):
         raise ValueError(f"{args.engine_class} is not an ESSA engine (hello/reset/step/close)")
@@ -90,7 +91,7 @@ def profiles(args: argparse.Namespace, engine: EssaEngine) -> tuple[list[EssaPro
         if fixed.impl is None:
             raise ValueError("the engine announces no Impl: name one with --impl")
     try:
-        found = ESSA_DRIVER.profiles(fixed, pages)
+        found = run_profiles(fixed.without("pages").fields, pages)
     except EssaProfileError as exc:
         raise ValueError(str(exc)) from None
     return found, f"{len(found)} profiles of {fixed.impl}, {pages} pages"
@@ -136,3 +137,23 @@ def read_trace(path: Path, args: argparse.Namespace
                ) -> tuple[EssaProfile, list[EssaRequest], list[EssaReply]]:  # fmt: skip
     """``validate``'s reading: the constants the command line fixes fill the header's gaps."""
     return read_essa_trace(path, essa_request_of(args), args.pages or 1)
+
+
+def speaks_essa(args: argparse.Namespace) -> bool:
+    """Whether the engine answers an ESSA hello (for ``run`` without ``--machine``)."""
+    if args.engine_class is not None:
+        # Both modes' in-process engines have hello/reset/step/close: tell them apart by what
+        # hello takes.
+        try:
+            hello = getattr(load_class(args.engine_class), "hello", None)
+            return typing.get_type_hints(hello).get("request") is EssaProfileRequest
+        except (ValueError, TypeError, NameError):
+            return False
+    engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout, window=args.window)
+    try:
+        engine.hello(EssaProfileRequest())
+        return True
+    except (Unsupported, EngineFault):
+        return False
+    finally:
+        engine.close()

@@ -24,19 +24,25 @@ only).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+import argparse
+import time
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, Final, NamedTuple, TextIO
 
 from refimpl.core.constants import combinations
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
 from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 
-from .driver import Divergence, Drive, Fault, run_programs
-from .essa import (
-    ESSA_DRIVER, NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply,
-    EssaRequest, _conflict, queue_tour, tour,
+from ..driver import Divergence, Drive, Fault, run_programs
+from ..driver import report as fault_text
+from ..exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
+from .cli import add_profile_options, essa_engine, essa_request_of
+from .mode import ESSA_DRIVER, _conflict
+from .protocol import (
+    NONE, PAGELESS_OPS, EssaEngine, EssaEngineInfo, EssaProfileRequest, EssaReply, EssaRequest,
+    queue_tour, tour,
 )  # fmt: skip
-from .protocol import EngineFault, Unsupported
+from ..protocol import EngineFault, Unsupported
 
 #: Pages classify asks for unless told.
 DEFAULT_PAGES: Final = 2
@@ -291,3 +297,57 @@ def summary_line(c: Classification, seconds: float) -> str:
 
 __all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict", "check_profile",
            "classify", "report", "sequences", "summary_line"]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def classify_options(p: argparse.ArgumentParser,
+                     engine_options: Callable[[argparse.ArgumentParser, str], None]) -> None:  # fmt: skip
+    """``classify``'s options; ``engine_options`` adds ``--engine`` and ``--engine-class``."""
+    engine_options(p, "an in-process ESSA engine (e.g. conformance.essa:KVMGmapEngine)")
+    add_profile_options(p, impl=False)
+    p.add_argument("--pages", type=int, help="number of pages (default 2)")
+
+
+def cmd_classify(mode: Any, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
+    """Classify an ESSA engine: exit 0 identified, 1 not identified, 3 engine fault, 4 nothing
+    checked (every profile unsupported)."""
+    try:
+        engine = essa_engine(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=err_out)
+        return EXIT_USAGE
+    request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
+    start = time.monotonic()
+    try:
+        c = classify(engine, request)
+    except Fault as exc:
+        print(fault_text(mode, exc, engine=str(args.engine or args.engine_class)), file=out)
+        return EXIT_FAULT
+    except EngineFault as exc:
+        print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
+        return EXIT_FAULT
+    except (AttributeError, TypeError) as exc:
+        if args.engine_class is None:
+            raise
+        print(f"error: {args.engine_class} is not an ESSA engine: {exc}", file=err_out)
+        return EXIT_USAGE
+    finally:
+        engine.close()
+    command = (f'--engine "{args.engine}"' if args.engine is not None
+               else f"--engine-class {args.engine_class}")  # fmt: skip
+    report(c, out, command)
+    print(summary_line(c, time.monotonic() - start), file=out)
+    if all(v.skipped for v in c.verdicts):
+        return EXIT_NOTHING
+    return EXIT_OK if c.identified is not None else EXIT_DIVERGED
+
+
+#: The commands of ``python -m conformance`` that only the ESSA mode has, by name: the help
+#: line, the options, the command (called with the mode, like :data:`conformance.commands.COMMANDS`).
+COMMANDS: Final[dict[str, tuple[str, Callable[[argparse.ArgumentParser, Callable[[argparse.ArgumentParser, str], None]], None], Callable[[Any, argparse.Namespace, TextIO, TextIO], int]]]] = {
+    "classify": ("which ESSA implementation (Impl) an ESSA engine matches; not a conformance "
+                 "verdict (exit 0 identified, 1 not identified, 3 engine fault, 4 nothing "
+                 "checked)", classify_options, cmd_classify),
+}  # fmt: skip
