@@ -9,7 +9,7 @@
 (* a user of the design relies on (docs/contract.md, kind b).  The         *)
 (* contract, the intent properties with their THEOREMs, the refinement and *)
 (* the liveness, is BallooningProperties.tla's.  What an engine's step     *)
-(* must do is judged by the conformance suite (conformance/judge.py), and  *)
+(* must do is judged by the conformance suite (conformance/), and          *)
 (* the reference implementation is equal to TLC's graph, which pins every  *)
 (* transition.                                                             *)
 (*                                                                         *)

@@ -10,7 +10,7 @@
 (* b).  The contract, the intent properties with their THEOREMs, the       *)
 (* refinement and the liveness, is DiscardHandlingProperties.tla's.  What  *)
 (* an engine's step must do is judged by the conformance suite             *)
-(* (conformance/judge.py), and the reference implementation is equal to    *)
+(* (conformance/), and the reference implementation is equal to            *)
 (* TLC's graph, which pins every transition.                               *)
 (*                                                                         *)
 (* The models still check these properties (their .cfg files name them,    *)

@@ -10,7 +10,7 @@
 (* (docs/contract.md, kind b).  The contract, the intent properties with   *)
 (* their THEOREMs, the refinement and the liveness, is                     *)
 (* PageStateProperties.tla's.  What an engine's step must do is judged by  *)
-(* the conformance suite (conformance/judge.py), and the reference         *)
+(* the conformance suite (conformance/), and the reference                 *)
 (* implementation is equal to TLC's graph, which pins every transition.    *)
 (*                                                                         *)
 (* The models still check these properties (their .cfg files name them,    *)
