@@ -6,9 +6,11 @@ tree); CI has none and skips those with the reason."""
 from __future__ import annotations
 
 import io
+import re
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -206,3 +208,103 @@ def test_each_pre_fix_tree_parts_from_the_fixed_code_at_its_bug(name: str, tree:
     op, field = FIRST_DIVERGENCE[name]
     assert d.request.op == op
     assert getattr(d.observed.pages[0], field) != getattr(d.expected.pages[0], field)
+
+
+# ------------------------------------------------------------------ reports in the kernel's terms
+
+#: Each 2026 bug's shortest trace from a reset (classify's, docs/kernel.md's table) and what its
+#: last step shows in the new gmap's own terms on the pre-fix tree: the request's line of the
+#: report, and lines of the step replayed on the harness.
+BUG_STEPS = {
+    "prefix-stickyzero": (
+        [("Migrate", -1, -1), ("ESSA", 0, 2), ("Read", 0, -1)],
+        "Read 0: pages[0].zbit is True where the spec says False (_gmap_ptep_xchg)",
+        # the fault maps the page through _gmap_ptep_xchg, which leaves pgste.zero set
+        [r"page 0 before gmap pte=0x[0-9a-f]+ \[_PTE_EMPTY: pte\.h\.i\] pgste=0x[0-9a-f]+ "
+         r"\[pgste\.usage=PGSTE_GPS_USAGE_UNUSED\|pgste\.zero",
+         r"page 0 after gmap pte=0x[0-9a-f]+ \[frame 0x1000: pte\.s\.pr[^\]]*\] "
+         r"pgste=0x[0-9a-f]+ \[pgste\.usage=PGSTE_GPS_USAGE_UNUSED\|pgste\.zero",
+         r"\n  _gmap_ptep_xchg \*\n(    .*\n)*    __dat_ptep_xchg \*"]),
+    "prefix-cbrl": (
+        [("Read", 0, -1), ("HostReclaim", 0, -1), ("ESSA", 0, 2), ("HostProcessCBRL", -1, -1)],
+        ("HostProcessCBRL: outcome is Kept where the spec says Zapped; pages[0].swapped is True "
+         "where the spec says False (gmap_helper_zap_one_page)"),
+        # _essa_clear_cbrl hands the guest address to the zap as if it were a host address
+        [r"the harness: the CBRL's head, guest address 0x0 \(host address 0x1000 by the "
+         r"memslot\), went to _essa_clear_cbrl\. gmap_helper_zap_one_page looked up host "
+         r"address 0x0: no VMA, nothing zapped\. swap_put_entries_direct was not called\.",
+         r"page 0 after gmap [^\n]* host pte=0x[0-9a-f]+ \[swap type 0 offset 1: ",
+         r"CBRL before 1: 0x0\nCBRL after 0:",
+         r"\n  _essa_clear_cbrl\n(    .*\n)*    gmap_helper_zap_one_page\n"]),
+    "prefix-unused": (
+        [("Read", 0, -1), ("ESSA", 0, 2), ("HostUnmapGmap", 0, -1)],
+        "HostUnmapGmap 0: pages[0].pteUnused is True where the spec says False (gmap_helper_try_set_pte_unused)",
+        # the host PTE is marked unused, then set again by set_pte, which keeps the mark
+        [r"the harness: KVM's MMU notifier emptied the gmap PTE by _gmap_ptep_xchg; pgste\.usage "
+         r"was PGSTE_GPS_USAGE_UNUSED, so it called gmap_helper_try_set_pte_unused on the host "
+         r"PTE\. Core mm then set the host PTE again by set_pte",
+         r"page 0 before [^\n]* host pte=0x[0-9a-f]+ \[frame 0x1000: _PAGE_PRESENT",
+         r"page 0 after gmap pte=0x[0-9a-f]+ \[_PTE_EMPTY: pte\.h\.i\] [^\n]* host "
+         r"pte=0x[0-9a-f]+ \[frame 0x1000: _PAGE_UNUSED\|_PAGE_PRESENT",
+         r"\n  gmap_helper_try_set_pte_unused \*\n(  .*\n)*  set_pte(\n|$)"]),
+}  # fmt: skip
+
+
+def _requests(steps: list[tuple[str, int, int]]) -> list[object]:
+    from conformance.essa import NONE, EssaRequest
+
+    return [EssaRequest(op, NONE if page < 0 else page, NONE if orc < 0 else orc)
+            for op, page, orc in steps]  # fmt: skip
+
+
+@pytest.mark.skipif(bool(_skip_reason()), reason=_skip_reason() or "")
+@pytest.mark.parametrize("name,tree", [t for t in _trees() if t[0] in BUG_STEPS]
+                         or [("none", Path("/nonexistent"))])  # fmt: skip
+def test_a_pre_fix_divergence_is_reported_in_the_new_gmap_s_terms(name: str, tree: Path) -> None:
+    """The bug's trace driven against the fixed profile: the driver's divergence, then the
+    step as kernel-check reports it (check.Finding, check.kernel_terms): the gmap PTE, PGSTE
+    and host PTE before and after with dat.h's and pgtable.h's names, the CBRL, the harness's
+    own doing, and the kernel functions the step ran."""
+    from conformance.driver import Divergence, Drive
+    from conformance.essa import ESSA_DRIVER, EssaProfileRequest
+    from conformance.engines.linux import check
+    from conformance.engines.linux.kernels import build
+
+    steps, headline, patterns = BUG_STEPS[name]
+    profile = EssaProfileRequest(impl="KVMGmap", pages=1, storage_keys=False, facility147=True,
+                                 cbrl_size=1, prebuilt_page_tables=False, cmma_enabled=True,
+                                 machine_interprets_essa=False).profile(1)  # fmt: skip
+    built = build("gmap", str(tree))
+    engine = check._engine(built, "gmap", memo=False)
+    try:
+        engine.hello(EssaProfileRequest.of(profile))
+        drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
+        drive.reset()
+        with pytest.raises(Divergence) as exc:
+            for request in _requests(steps):
+                drive.step(request)
+    finally:
+        engine.close()
+    error = exc.value
+    assert len(error.steps) == len(steps), "the pre-fix code parted from the fix before its bug"
+    failure = check.Failure.of("run", error)
+    finding = check.Finding(failure.key, "run", failure, "", [profile])
+    finding.kernel = check.kernel_terms(built, "gmap", finding)
+    text = "\n".join(finding.kernel)
+    assert finding.kernel[0] == (f"In the kernel's terms (the step replayed on the gmap harness, "
+                                 f"Linux {built.kernel}):")  # fmt: skip
+    assert finding.headline() == headline
+    for pattern in patterns:
+        assert re.search(pattern, text), f"{pattern!r} not in:\n{text}"
+    # the fixed tree, where there is one, takes the same steps as the spec does
+    fixed = tree.parent / "postfix"
+    if fixed.is_dir():
+        engine = check._engine(build("gmap", str(fixed)), "gmap", memo=False)
+        try:
+            engine.hello(EssaProfileRequest.of(profile))
+            fixed_drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
+            fixed_drive.reset()
+            for request in _requests(steps):
+                fixed_drive.step(request)
+        finally:
+            engine.close()

@@ -155,6 +155,24 @@ BEFORE: Final = {
 AFTER: Final = {"handle_essa": "#undef _essa_clear_cbrl\n"}
 
 
+#: Kernel functions a report does not blame for a divergence: locks, accessors, the walk to an
+#: entry, the one-bit setters, and ``__dat_ptep_xchg``, which exchanges the PTE and PGSTE its
+#: caller made (the function that called them decided). ``set_pte`` is not one: the
+#: CVE-2026-72412 fix made it clear ``_PAGE_UNUSED``.
+HELPERS: Final = frozenset({
+    "__dat_ptep_xchg", "dat_save_storage_key_into_pgste",
+    "pgste_get_lock", "pgste_set_unlock", "pgste_get_trylock", "pgste_of", "_pte", "pte_origin",
+    "pte_hole", "_crste_hole", "pte_present", "pte_none", "pte_swap", "pte_unused",
+    "set_pte_bit", "clear_pte_bit", "mk_swap_pte", "__swp_offset", "pte_clear", "uses_skeys",
+    "dat_entry_walk", "dereference_asce", "_dereference_crste", "dereference_pmd", "is_pmd",
+    "asce_contains_gfn", "asce_end", "crste_table_start", "kvm_s390_mmu_cache_alloc_pt",
+    "dat_alloc_pt_noinit", "dat_init_pgstes", "dat_init_page_table", "pmd_origin_large",
+    "pud_origin_large", "large_pud_to_phys", "large_pmd_to_phys", "large_crste_to_phys",
+    "dat_crstep_xchg_atomic", "dat_pmdp_xchg_atomic", "cspg_crste", "crdte_crste",
+    "pte_needs_unshadow",
+})  # fmt: skip
+
+
 def _defines(text: str, want: Want) -> bool:
     try:
         if want.kind == FUNCTION:

@@ -185,6 +185,7 @@ HARNESSES: Final[dict[str, Harness]] = {
                            "pte_swap", "pte_unused", "__swp_offset"})),
     # the new gmap (Linux 7.x): gmap.py, gmap_stubs.h, gmap_harness.c
     "gmap": Harness("gmap", gmap.GMAP, HERE / "gmap_stubs.h", HERE / "gmap_harness.c",
+                    trace=True, snapshots=True, helpers=gmap.HELPERS,
                     before=gmap.BEFORE, after=gmap.AFTER, resolve=gmap.resolve),
 }
 
@@ -360,6 +361,8 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
     after = _AFTER if harness.after is None else harness.after
     for want, text in zip(wants, extract(tree, wants, notes), strict=True):
         parts += [before.get(want.name, ""), text, after.get(want.name, "")]
+    if harness.trace:  # the step's record, explain and the saved states, shared by the harnesses
+        parts.append(f'#line 1 "{TRACE_H}"\n' + TRACE_H.read_text())
     parts.append(f'#line 1 "{harness.host}"\n' + harness.host.read_text())
     if harness.trace:
         names = [w.name for w in wants if w.kind == FUNCTION]
@@ -369,6 +372,9 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
                      + f"}};\nconst int harness_nfns = {len(names)};\n")  # fmt: skip
     return "".join(parts)
 
+
+#: What every harness that traces compiles before its host model (harness_trace.h's header).
+TRACE_H: Final = HERE / "harness_trace.h"
 
 #: The compiler's options: -finstrument-functions for a harness that traces the kernel
 #: functions a step runs (every entry and exit, inlined ones included, calls its hooks).
@@ -410,7 +416,9 @@ def _build(name: str, kernel_src: str | None, notes: list[str]) -> Built:
     kernel = version(tree)
     text = source(harness, tree, notes)
     flags = [*CFLAGS, *(TRACE_CFLAGS if harness.trace else ())]
-    digest = hashlib.sha256("\0".join([text, CC, *flags]).encode()).hexdigest()[:16]
+    # the stubs are #included by path: their text goes into the key too
+    digest = hashlib.sha256("\0".join([text, harness.stubs.read_text(), CC, *flags]).encode()
+                            ).hexdigest()[:16]  # fmt: skip
     out = CACHE / kernel / f"{name}-{digest}"
     binary = out / f"essa-{name}"
     if binary.is_file():
