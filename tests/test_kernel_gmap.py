@@ -102,21 +102,63 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-@pytest.mark.parametrize("layout", ["7.0", "7.3", "cmma"])
+@pytest.mark.parametrize("layout", ["7.0", "7.3", "cmma", "split"])
 def test_each_definition_is_found_in_the_tree_s_own_layout(tmp_path: Path, layout: str) -> None:
-    dat = {"7.0": "arch/s390/kvm/dat.c", "7.3": "arch/s390/kvm/gmap/dat.c",
-           "cmma": "arch/s390/kvm/gmap/dat.c"}[layout]  # fmt: skip
+    dat = "arch/s390/kvm/dat.c" if layout == "7.0" else "arch/s390/kvm/gmap/dat.c"
     essa = "arch/s390/kvm/gmap/cmma.c" if layout == "cmma" else dat
+    priv = "arch/s390/kvm/s390/priv.c" if layout == "split" else PRIV_C
     files = {dat: "union pte {\n\tunsigned long val;\n};\n",
-             PRIV_C: FUNCTION_C.format(name="__do_essa")}  # fmt: skip
+             priv: FUNCTION_C.format(name="__do_essa")}  # fmt: skip
     files[essa] = files.get(essa, "") + FUNCTION_C.format(name="dat_perform_essa")
     got = {w.name: w.path for w in resolve(_tree(tmp_path, files), WANTS)}
-    assert got == {"dat_perform_essa": essa, "union pte": dat, "__do_essa": PRIV_C}
+    assert got == {"dat_perform_essa": essa, "union pte": dat, "__do_essa": priv}
+
+
+#: Each layout of the new gmap's code (gmap_tree.LAYOUTS): where its ESSA function is, and the
+#: text around it (7.3 compiles dat_perform_essa only for the s390 host's KVM).
+GUARDED = "#if KVM_S390_MANAGES_S390_GUEST\n{}#endif /* KVM_S390_MANAGES_S390_GUEST */\n"
+DETECTED = {
+    "7.0": ("arch/s390/kvm/dat.c", "{}", ""),
+    "7.3": ("arch/s390/kvm/gmap/dat.c", GUARDED,
+            ", under #if KVM_S390_MANAGES_S390_GUEST (1 in s390's asm/kvm_host.h: the s390 host's "
+            "KVM, which the harness builds; 0 where KVM runs s390 guests on another host)"),
+    "cmma": ("arch/s390/kvm/gmap/cmma.c", "{}", ""),
+    "split": ("arch/s390/kvm/gmap/dat.c", GUARDED,
+              ", under #if KVM_S390_MANAGES_S390_GUEST (1 in s390's asm/kvm_host.h: the s390 "
+              "host's KVM, which the harness builds; 0 where KVM runs s390 guests on another "
+              "host)"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(gmap_tree.LAYOUTS))
+def test_every_layout_is_detected_by_its_function_and_a_gap_is_named(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Each layout's tree (synthetic files: the ESSA function where the layout has it, every
+    other file of the layout but one): kernel-check names the gmap code and its file, then
+    refuses the build naming the file the tree lacks, with every place it looked."""
+    from conformance.engines.linux import check
+    from conformance.engines.linux.kernels import implementation
+
+    where, around, note = DETECTED[name]
+    files = {p: "/* a file written for the test */\n" for p in gmap_tree.LAYOUTS[name]}
+    files[where] = around.format(FUNCTION_C.format(name="dat_perform_essa"))
+    gmap_h = next(p for p in files if p.endswith("gmap.h"))
+    del files[gmap_h]  # the tree lacks _gmap_ptep_xchg's header
+    tree = _tree(tmp_path, files)
+    (tree / "Makefile").write_text("VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 0\n")
+    assert implementation(tree) == ("gmap", f"dat_perform_essa in {where}{note}")
+    assert check.main(["--kernel-src", str(tree)]) == check.EXIT_BUILD
+    err = capsys.readouterr().err
+    assert f"the tree has the gmap ESSA code (dat_perform_essa in {where}{note})" in err
+    assert re.search(r"cannot build the gmap harness: the kernel tree \S+ lacks "
+                     r"arch/s390/kvm/gmap.h or arch/s390/kvm/gmap/gmap.h: the gmap harness takes "
+                     r"definitions from each", err), err  # fmt: skip
 
 
 def test_a_tree_without_the_files_is_refused_naming_each(tmp_path: Path) -> None:
     tree = _tree(tmp_path, {"arch/s390/kvm/dat.c": FUNCTION_C.format(name="dat_perform_essa")})
-    with pytest.raises(ExtractError, match=r"lacks arch/s390/kvm/priv.c or arch/s390/kvm/gmap/cmma.c"):
+    with pytest.raises(ExtractError, match=r"lacks arch/s390/kvm/priv.c or arch/s390/kvm/s390/priv.c "
+                       r"or arch/s390/kvm/gmap/cmma.c"):
         resolve(tree, WANTS)
     tree = _tree(tmp_path, {PRIV_C: FUNCTION_C.format(name="__do_essa")})
     with pytest.raises(ExtractError, match=r"no type union pte in arch/s390/kvm/dat.c: the kernel moved"):

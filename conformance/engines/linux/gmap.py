@@ -7,8 +7,8 @@ page-table walk, the PTE exchange and the storage-key functions of ``kvm/dat.c``
 ``mm/gmap_helpers.c``, ``set_pte`` and the PTE bits of ``asm/pgtable.h``, and ``__do_essa``,
 ``_essa_clear_cbrl``, ``handle_essa`` of ``kvm/priv.c``. Each is named by its 7.0 file;
 :func:`resolve` finds it in the tree's own layout (7.0-7.2 ``arch/s390/kvm/dat.c``, 7.3
-``arch/s390/kvm/gmap/dat.c``, or ``gmap/cmma.c``), by the function, not by the file, and names
-every file it looked in when a tree lacks one.
+``arch/s390/kvm/gmap/dat.c``, or ``gmap/cmma.c``; ``priv.c`` also in ``arch/s390/kvm/s390/``),
+by the function, not by the file, and names every file it looked in when a tree lacks one.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ CANDIDATES: Final[dict[str, tuple[str, ...]]] = {
     DAT_C: (DAT_C, "arch/s390/kvm/gmap/dat.c", "arch/s390/kvm/gmap/cmma.c"),
     DAT_H: (DAT_H, "arch/s390/kvm/gmap/dat.h", "arch/s390/kvm/gmap/cmma.h"),
     GMAP_H: (GMAP_H, "arch/s390/kvm/gmap/gmap.h"),
-    PRIV_C: (PRIV_C, "arch/s390/kvm/gmap/cmma.c"),
+    PRIV_C: (PRIV_C, "arch/s390/kvm/s390/priv.c", "arch/s390/kvm/gmap/cmma.c"),
 }
 
 
