@@ -350,3 +350,19 @@ def test_a_pre_fix_divergence_is_reported_in_the_new_gmap_s_terms(name: str, tre
                 fixed_drive.step(request)
         finally:
             engine.close()
+
+
+def test_kernel_check_runs_the_fixed_gmap_profile_only() -> None:
+    """run takes the fixed KVMGmap under every constant set, not each pre-fix profile too: a
+    pre-fix tree is to diverge from the fixed profile, and each Bugs profile would repeat the
+    constant set's classify and run (kernel-check's workers take one profile each)."""
+    from conformance.essa import ESSA_DRIVER, EssaProfileRequest
+    from conformance.engines.linux.check import PAGES, fixed_request
+
+    profiles = ESSA_DRIVER.profiles(fixed_request("KVMGmap"), PAGES)
+    assert profiles and all(p.impl == "KVMGmap" and not p.bugs for p in profiles)
+    everything = ESSA_DRIVER.profiles(EssaProfileRequest(impl="KVMGmap"), PAGES)
+    assert len(everything) == 4 * len(profiles)  # the fixed code and the code before each fix
+    # a worker's one constant set is one profile
+    one = EssaProfileRequest.of(profiles[0]).without("bugs", "pages")
+    assert ESSA_DRIVER.profiles(fixed_request("KVMGmap", one), PAGES) == [profiles[0]]
