@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conformance.classify import Classification
+from conformance.essa.classify import Classification
 from conformance.engines.linux import gmap_tree
 from conformance.engines.linux.gmap_tree import KNOWN, LAYOUTS, blob_id, check, known, layout
 
@@ -202,7 +202,7 @@ FIRST_DIVERGENCE = {"prefix-stickyzero": ("Read", "zbit"),
 
 
 def _classify(tree: Path) -> Classification:
-    from conformance.classify import classify
+    from conformance.essa.classify import classify
     from conformance.essa import EssaProfileRequest
     from conformance.engines.linux.engine import KernelEssaEngine
 
