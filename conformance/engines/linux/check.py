@@ -172,6 +172,14 @@ def label(profile: EssaProfile) -> str:
     return ESSA_DRIVER.short_name(profile) + ("" if profile.cmma_enabled else "-nocmma")
 
 
+def fixed_request(impl: str, only: EssaProfileRequest | None = None) -> EssaProfileRequest:
+    """The profiles ``run`` (and compare) take: ``impl`` as fixed, no Bugs (the spec's profile:
+    a tree before a fix is to diverge from it, and each Bugs profile would repeat the constant
+    set's classify and run), those ``only`` fixes."""
+    own = EssaProfileRequest(impl=impl, bugs=frozenset())
+    return own if only is None else only.merged(own)
+
+
 def _classify_verdict(c: Classification, profile: EssaProfile) -> str:
     for v in c.verdicts:
         if v.profile == profile:
@@ -220,7 +228,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
     name = engine_name or c.engine.name
     t1 = time.monotonic()
     rows = []
-    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    fixed = fixed_request(impl, only)
     for profile in ESSA_DRIVER.profiles(fixed, PAGES):
         engine = run_engine()
         try:
@@ -262,7 +270,7 @@ def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
     processes (each with its own harness): the same classify and run, profile by profile, as one
     :func:`check` does them, merged in profile order. Also returns the engines' counters."""
     impl = IMPL[harness]
-    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    fixed = fixed_request(impl, only)
     profiles = ESSA_DRIVER.profiles(fixed, PAGES)
     task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
                              tlc, memo)  # fmt: skip
@@ -635,7 +643,7 @@ def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
     (the request and the fields), with both sides in the kernel's terms, whether or not the
     spec decides it. 0 when they answer alike everywhere, else 1."""
     impl = IMPL[harness]
-    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    fixed = fixed_request(impl, only)
     seen: dict[tuple[str, tuple[str, ...]], list[EssaProfile]] = {}
     shown: list[tuple[tuple[str, tuple[str, ...]], EssaProfile, list[EssaRequest], EssaReply,
                       EssaReply]] = []

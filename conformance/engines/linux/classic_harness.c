@@ -34,9 +34,6 @@
  *     end
  * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #define MAX_PAGES 64
 #define MAX_CBRL 512
 /* Guest page p is at host virtual address HVA_BASE + p * PAGE_SIZE, in one segment. */
@@ -69,9 +66,6 @@ struct host {
 /* The CBRL origin page the ESSA intercept writes into (cbrlo: page address | nceo << 3). */
 static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
-/* Saved host states (save, restore): H points only into itself, so a copy is a whole state. */
-#define MAX_SNAPSHOTS 1024
-static struct host *snapshots[MAX_SNAPSHOTS];
 static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1;
 
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
@@ -82,26 +76,12 @@ static unsigned long pgste_of(int p) { return *(unsigned long *)(ptep_of(p) + PT
 
 /* ------------------------------------------------------------------ the step's record */
 
-/* Before the step, what the harness did beside the kernel, and the kernel functions it ran
- * (explain).  Kept outside H: a rollback restores H, not this. */
+/* Before the step (explain; the rest of the step's record is harness_trace.h's).  Kept
+ * outside H: a rollback restores H, not this. */
 static unsigned long before_pte[MAX_PAGES], before_pgste[MAX_PAGES];
 static unsigned char before_key[MAX_PAGES];
 static unsigned long before_cbrl[MAX_CBRL];
 static int before_ncbrl;
-static char note[256];
-
-struct harness_fn { void *addr; const char *name; };
-extern const struct harness_fn harness_fns[];  /* appended by kernels.source */
-extern const int harness_nfns;
-#define MAX_CALLS 512
-#define MAX_STACK 64
-static struct { const char *name; int depth, changed; } calls[MAX_CALLS];
-static int ncalls, kernel_depth, stack_depth;
-static int tracing;  /* during a request's own work, not its reply's */
-static int open_call[MAX_STACK];          /* calls[] index of each open function, or -1 */
-static unsigned long open_sig[MAX_STACK]; /* the state when it was entered */
-
-#define NO_TRACE __attribute__((no_instrument_function))
 
 /* The PTEs, the PGSTEs without the lock bit (taken and released inside every change) and the
  * CBRL, hashed: a function changed the state when it differs after it. */
@@ -115,37 +95,6 @@ static NO_TRACE unsigned long state_sig(void)
 	return h;
 }
 
-NO_TRACE void __cyg_profile_func_enter(void *fn, void *site)
-{
-	(void)site;
-	int sp = stack_depth++;
-	if (sp >= MAX_STACK)
-		return;
-	open_call[sp] = -1;
-	for (int i = 0; tracing && i < harness_nfns; i++) {
-		if (harness_fns[i].addr != fn)
-			continue;
-		if (ncalls < MAX_CALLS) {
-			calls[ncalls].name = harness_fns[i].name;
-			calls[ncalls].depth = kernel_depth++;
-			calls[ncalls].changed = 0;
-			open_call[sp] = ncalls++;
-			open_sig[sp] = state_sig();
-		}
-		break;
-	}
-}
-
-NO_TRACE void __cyg_profile_func_exit(void *fn, void *site)
-{
-	(void)fn; (void)site;
-	int sp = --stack_depth;
-	if (sp < 0 || sp >= MAX_STACK || open_call[sp] < 0)
-		return;
-	calls[open_call[sp]].changed = state_sig() != open_sig[sp];
-	kernel_depth--;
-}
-
 static NO_TRACE void step_begins(void)
 {
 	for (int p = 0; p < pages; p++) {
@@ -155,9 +104,7 @@ static NO_TRACE void step_begins(void)
 	}
 	memcpy(before_cbrl, H.cbrl, sizeof(before_cbrl));
 	before_ncbrl = H.ncbrl;
-	note[0] = 0;
-	ncalls = kernel_depth = 0;
-	tracing = 1;
+	trace_begin();
 }
 
 /* ------------------------------------------------------------------ the stubs' host side */
@@ -344,26 +291,13 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 		/* a program interruption: the instruction is suppressed, nothing it did stays */
 		int pic = H.pic;
 		H = saved;
-		snprintf(note, sizeof(note), "handle_essa injected program interruption 0x%x (%s): "
-			 "the harness rolled the ESSA back (host state restored from a snapshot taken "
-			 "before handle_essa; the instruction is suppressed)", pic,
-			 pic == PGM_SPECIFICATION ? "PGM_SPECIFICATION" : pic == PGM_PRIVILEGED_OP
-			 ? "PGM_PRIVILEGED_OP" : pic == PGM_OPERATION ? "PGM_OPERATION"
-			 : pic == PGM_ADDRESSING ? "PGM_ADDRESSING" : "?");
-		switch (pic) {
-		case PGM_SPECIFICATION: return "SpecificationException";
-		case PGM_PRIVILEGED_OP: return "PrivilegedOperation";
-		case PGM_OPERATION: return "OperationException";
-		case PGM_ADDRESSING: return "AddressingException";
-		default: return NULL;
-		}
+		note_essa_rollback(pic, 0, 0, 0);
+		return pic_outcome(pic);
 	}
 	if (H.ncbrl + H.nappended > cbrl_size) {
 		int queued = H.nappended;
 		H = saved;
-		snprintf(note, sizeof(note), "the CBRL was full (%d of %d entries; handle_essa queued "
-			 "%d more): the harness rolled the ESSA back (host state restored from a snapshot "
-			 "taken before handle_essa)", H.ncbrl, cbrl_size, queued);
+		note_essa_rollback(0, H.ncbrl, cbrl_size, queued);
 		return "Refused";
 	}
 	memcpy(H.cbrl + H.ncbrl, H.appended, (size_t)H.nappended * sizeof(H.cbrl[0]));
@@ -458,11 +392,7 @@ static void reply(const char *outcome, long result, long value)
 	fflush(stdout);
 }
 
-#define NAMED(m) { m, #m }
-static const struct { unsigned long mask; const char *name; } pte_bits[] = {
-	NAMED(_PAGE_INVALID), NAMED(_PAGE_PROTECT), NAMED(_PAGE_UNUSED), NAMED(_PAGE_PRESENT),
-	NAMED(_PAGE_YOUNG), NAMED(_PAGE_DIRTY), NAMED(_PAGE_READ), NAMED(_PAGE_WRITE),
-}, pgste_bits[] = {
+static const struct named pgste_bits[] = {
 	NAMED(_PGSTE_GPS_ZERO), NAMED(_PGSTE_GPS_NODAT), NAMED(PGSTE_GC_BIT), NAMED(PGSTE_GR_BIT),
 	NAMED(PGSTE_HC_BIT), NAMED(PGSTE_HR_BIT), NAMED(PGSTE_UC_BIT), NAMED(PGSTE_FP_BIT),
 	NAMED(PGSTE_PCL_BIT), NAMED(PGSTE_IN_BIT), NAMED(PGSTE_VSIE_BIT),
@@ -472,43 +402,24 @@ static const struct { unsigned long mask; const char *name; } pte_bits[] = {
 }, key_bits[] = {
 	NAMED(_PAGE_CHANGED), NAMED(_PAGE_REFERENCED), NAMED(_PAGE_FP_BIT),
 };
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 static void print_page(int p, const char *when, unsigned long ptev, unsigned long pgstev,
 		       unsigned char key)
 {
-	pte_t pte = __pte(ptev);
-	printf("page %d %s pte=0x%016lx [", p, when, ptev);
-	const char *sep = "";
-	if (pte_none(pte)) {
-		printf("pte_none: ");
-	} else if (pte_swap(pte)) {
-		printf("swap type %lu offset %lu: ", (ptev >> __SWP_TYPE_SHIFT) & __SWP_TYPE_MASK,
-		       __swp_offset(__pte_to_swp_entry(pte)));
-	} else if (!(ptev & _PAGE_INVALID)) {
-		printf("frame 0x%lx: ", ptev & PAGE_MASK);
-	}
-	for (unsigned i = 0; i < COUNT(pte_bits); i++)
-		if (ptev & pte_bits[i].mask)
-			printf("%s%s", sep, pte_bits[i].name), sep = "|";
-	printf("] pgste=0x%016lx [", pgstev);
+	printf("page %d %s ", p, when);
+	print_host_pte(ptev);
+	printf(" pgste=0x%016lx [", pgstev);
 	for (unsigned i = 0; i < COUNT(usages); i++)
 		if ((pgstev & _PGSTE_GPS_USAGE_MASK) == usages[i].mask) {
 			printf("%s", usages[i].name);
 			break;
 		}
-	for (unsigned i = 0; i < COUNT(pgste_bits); i++)
-		if (pgstev & pgste_bits[i].mask)
-			printf("|%s", pgste_bits[i].name);
+	print_named(pgstev, pgste_bits, COUNT(pgste_bits), "|");
 	if (pgstev & PGSTE_ACC_BITS)
 		printf("|PGSTE_ACC_BITS=0x%lx", (pgstev & PGSTE_ACC_BITS) >> 60);
 	printf("]");
 	if (storage_keys) {
 		printf(" key=0x%02x [", key);
-		sep = "";
-		for (unsigned i = 0; i < COUNT(key_bits); i++)
-			if (key & key_bits[i].mask)
-				printf("%s%s", sep, key_bits[i].name), sep = "|";
+		const char *sep = print_named(key, key_bits, COUNT(key_bits), "");
 		if (key & _PAGE_ACC_BITS)
 			printf("%sACC=%d", sep, (key & _PAGE_ACC_BITS) >> 4);
 		printf("]");
@@ -516,28 +427,14 @@ static void print_page(int p, const char *when, unsigned long ptev, unsigned lon
 	printf("\n");
 }
 
-static void print_cbrl(const char *when, const unsigned long *list, int n)
-{
-	printf("cbrl %s %d:", when, n);
-	for (int i = 0; i < n; i++)
-		printf(" 0x%lx", list[i]);
-	printf("\n");
-}
-
 static void explain(void)
 {
-	if (note[0])
-		printf("note %s\n", note);
+	explain_note();
 	for (int p = 0; p < pages; p++)
 		print_page(p, "before", before_pte[p], before_pgste[p], before_key[p]);
 	for (int p = 0; p < pages; p++)
 		print_page(p, "after", pte_val(H.table[p]), pgste_of(p), H.skey[p]);
-	print_cbrl("before", before_cbrl, before_ncbrl);
-	print_cbrl("after", H.cbrl, H.ncbrl);
-	for (int i = 0; i < ncalls; i++)
-		printf("call %d %d %s\n", calls[i].depth, calls[i].changed, calls[i].name);
-	printf("end\n");
-	fflush(stdout);
+	explain_end(before_cbrl, before_ncbrl, H.cbrl, H.ncbrl);
 }
 
 int main(void)
@@ -563,27 +460,7 @@ int main(void)
 			printf("ok\n");
 			fflush(stdout);
 			continue;
-		} else if (!strcmp(op, "reset")) {
-			host_reset();
-			printf("ok\n");
-			fflush(stdout);
-			continue;
-		} else if (!strcmp(op, "save") || !strcmp(op, "restore")) {
-			if (a < 0 || a >= MAX_SNAPSHOTS || (op[0] == 'r' && snapshots[a] == NULL)) {
-				printf("error no snapshot slot %d\n", a);
-			} else {
-				if (op[0] == 's' && snapshots[a] == NULL)
-					snapshots[a] = malloc(sizeof(H));
-				if (op[0] == 's')
-					memcpy(snapshots[a], &H, sizeof(H));
-				else
-					memcpy(&H, snapshots[a], sizeof(H));
-				printf("ok\n");
-			}
-			fflush(stdout);
-			continue;
-		} else if (!strcmp(op, "explain")) {
-			explain();
+		} else if (common_request(op, a, &H, sizeof(H))) {
 			continue;
 		}
 		step_begins();
@@ -618,7 +495,7 @@ int main(void)
 			writeback(a);
 			out = "Done";
 		}
-		tracing = 0;
+		trace_end();
 		if (out == NULL) {
 			printf("error cannot do: %s", line);
 			fflush(stdout);

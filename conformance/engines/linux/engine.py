@@ -443,7 +443,7 @@ def kernel_terms(lines: Sequence[str], kernel: str, harness: str,
                  helpers: frozenset[str] = frozenset()) -> list[str]:  # fmt: skip
     """The harness's ``explain`` lines as a report's: the kernel function most to blame (the
     deepest one, not a helper of ``helpers``, that changed a PTE, PGSTE or the CBRL, else the
-    deepest one called), the harness's note, the PTEs and PGSTEs, the CBRL, the calls."""
+    deepest one called; the last of them), the harness's note, the PTEs and PGSTEs, the CBRL, the calls."""
     notes = [ln.removeprefix("note ") for ln in lines if ln.startswith("note ")]
     pages = [ln.removeprefix("page ") for ln in lines if ln.startswith("page ")]
     cbrl = [ln.removeprefix("cbrl ") for ln in lines if ln.startswith("cbrl ")]
@@ -453,8 +453,9 @@ def kernel_terms(lines: Sequence[str], kernel: str, harness: str,
             _, d, c, n = ln.split()
             calls.append((int(d), c == "1", n))
     own = [c for c in calls if c[2] not in helpers]
-    blamed = max((c for c in own if c[1]), key=lambda c: c[0], default=None) or max(
-        own, key=lambda c: c[0], default=None)  # fmt: skip
+    # the deepest, and of those the last: what it left is what the step left
+    deepest = [c for _, c in sorted(enumerate(own), key=lambda ic: (ic[1][0], ic[0]))]
+    blamed = next((c for c in reversed(deepest) if c[1]), deepest[-1] if deepest else None)
     out = [f"In the kernel's terms (the step replayed on the {harness} harness, Linux {kernel}):"]
     if blamed is not None:
         out.append(f"kernel function: {blamed[2]}")
