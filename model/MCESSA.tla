@@ -56,9 +56,6 @@ ArrivalGCCleared(p) == FALSE
 \* or not the VM uses storage keys.
 ArrivalGCWithoutKeys(p) == keyDirty[p]
 
-\* Broken twin of GuestStableBeliefInv under a reset (D106): the usage survives it.
-ResetKeepsUsage(p) == usage[p]
-
 \* Broken twin of OrcContractProp (D199): an ORC 7 that makes the page stable but leaves N as it
 \* was (SET_STABLE for SET_STABLE_NODAT).
 EssaEffectNoDatIgnored(orc, p) ==
@@ -240,5 +237,31 @@ HostProcessCBRLStopsAtKept ==
     /\ cbrl' = Tail(cbrl)
     /\ UNCHANGED <<usage, valid, zbit, nodat, keyDirty, gc, pageTable, gmapPte, pteUnused,
                    owed, belief, modified>>
+
+\* Broken twin of GuestStableBeliefInv and CMMAResetProp under a reset (D106): a CMMA reset
+\* that leaves every page's usage as it was.
+HostResetCMMAKeepingUsage ==
+    /\ KVM
+    /\ nodat' = [p \in Pages |-> FALSE]
+    /\ belief' = [p \in Pages |-> "S"]
+    /\ owed' = [p \in Pages |-> NoValue]
+    /\ modified' = [p \in Pages |-> FALSE]
+    /\ Record("HostResetCMMA", NoPage, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, data, keyDirty, gc, cbrl, pageTable, gmapPte,
+                   pteUnused>>
+
+\* Broken twin of ChangeBitTrackedInv (D98): a writeback whose SSKE resets the key's change bit
+\* but not GC.
+ResetChangeBitKeepingGC(op, p) ==
+    /\ keyDirty' = [keyDirty EXCEPT ![p] = FALSE]
+    /\ pageTable' = IF Gmap /\ StorageKeys THEN TRUE ELSE pageTable
+    /\ Record(op, p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, gc, cbrl, gmapPte, pteUnused>>
+
+\* Broken twin of PaperContentStateInv (D104): a 2007 ORC 5 that pages the page in and keeps its
+\* swap copy.
+Paper2007PageInKeepingSwap(p) ==
+    /\ valid' = [valid EXCEPT ![p] = TRUE]
+    /\ UNCHANGED <<swapped, data>>
 
 =============================================================================
