@@ -264,4 +264,26 @@ Paper2007PageInKeepingSwap(p) ==
     /\ valid' = [valid EXCEPT ![p] = TRUE]
     /\ UNCHANGED <<swapped, data>>
 
+\* Broken twin of UnallocatedUnchangedInv (D97): the new gmap's ESSA acting on a page whose
+\* gmap page table does not exist, instead of answering 0x10 (ESSA without its walk's check).
+ESSAWithoutPageTable(op, orc, p) ==
+    LET e == EssaEffect(orc, p)
+        r == ResultByte(p)
+    IN  IF ~CMMAOn THEN Refuse(op, p, orc, NoValue, "OperationException")
+        ELSE IF SpecificationException(orc)
+        THEN Refuse(op, p, orc, NoValue, "SpecificationException")
+        ELSE \E interpreted \in InterpretedPaths :
+             /\ e.queue => Len(cbrl) < CBRLSize
+             /\ usage' = [usage EXCEPT ![p] = e.u]
+             /\ nodat' = [nodat EXCEPT ![p] = e.n]
+             /\ zbit' = [zbit EXCEPT ![p] = IF interpreted THEN e.queue \/ @ ELSE e.z]
+             /\ cbrl' = IF e.queue THEN Append(cbrl, p) ELSE cbrl
+             /\ IF Impl = "Paper2007" /\ orc = 5 /\ ~valid[p]
+                THEN Paper2007PageIn(p)
+                ELSE /\ swapped' = [swapped EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
+                     /\ data' = [data EXCEPT ![p] = IF e.drop THEN 0 ELSE @]
+                     /\ UNCHANGED valid
+             /\ Record(op, p, orc, r, IF interpreted THEN "Interpreted" ELSE "Done", NoValue)
+             /\ UNCHANGED <<keyDirty, gc, pageTable, gmapPte, pteUnused>>
+
 =============================================================================

@@ -73,7 +73,7 @@ ESSA(op, orc, p) ==
     IN  IF ~CMMAOn THEN Refuse(op, p, orc, NoValue, "OperationException")
         ELSE IF SpecificationException(orc)
         THEN Refuse(op, p, orc, NoValue, "SpecificationException")
-        ELSE IF PageTableNeeded /\ ~pageTable
+        ELSE IF Gmap /\ ~pageTable   \* the walk does not allocate (sources 3)
         THEN Refuse(op, p, orc, ExceptionIndication, "ExceptionIndication")
         ELSE \E interpreted \in InterpretedPaths :
              /\ e.queue => Len(cbrl) < CBRLSize

@@ -34,10 +34,6 @@ GmapEffect(orc, p) ==
        ELSE IF orc = 7 THEN Effect("S", TRUE, FALSE, FALSE, FALSE)
        ELSE Effect(u, n, FALSE, FALSE, FALSE)
 
-\* dat_perform_essa walks the gmap without allocating: with no page table
-\* there is no CMMA state, and ESSA answers 0x10 (sources 3; D97).
-PageTableNeeded == Gmap
-
 \* Outside migration mode handle_essa turns on interpretation (ECB2_CMMA) and
 \* retries, so the machine executes the guest's ESSAs; the intercepted path
 \* (dat_perform_essa) runs for a vCPU's first ESSA and in migration mode.  The
