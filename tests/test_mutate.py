@@ -15,7 +15,7 @@ from io import StringIO
 from tlcrunner import exitcodes, mutate
 from tlcrunner.cfg import checked_names
 from tlcrunner.mutation_ops import CATALOGUE, mutants
-from tlcrunner.tla_text import tokenize
+from tlcrunner.tla_text import declared_variables, tokenize
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mutate"
 
@@ -124,18 +124,56 @@ def test_calls_of_an_extended_modules_actions_and_init_are_no_guards() -> None:
     assert dropped({}) == ["z < 2", "Record(z)", "Init"]
 
 
+MACHINE = (
+    "---- MODULE Machine ----\nVARIABLES mode, n\n"
+    "Modes == {\"On\", \"Off\"}\n"
+    "====\n"
+)
+PART = (
+    "---- MODULE Part ----\nEXTENDS Machine\n"
+    "Switch == mode = \"On\" /\\ mode' = \"Off\" /\\ UNCHANGED n\n"
+    "====\n"
+)
+INVARIANT_ONLY = (
+    "---- MODULE MachineInductive ----\nEXTENDS Machine\n"
+    "IndInv == mode = \"On\" => n > 0\n"
+    "====\n"
+)
+
+
+def test_a_part_of_a_split_machine_is_mutated_with_its_variables_and_values() -> None:
+    """A module that declares no variable but has steps of its own is one part of a machine
+    split into modules: mutated over the variables and with the enumerations of the modules it
+    EXTENDS. A module with no step of its own (an inductive invariant) stays a yardstick."""
+    library = {"Machine": MACHINE, "Part": PART, "MachineInductive": INVARIANT_ONLY}
+    part = {(m.operator, m.before, m.after) for m in mutants("Part", PART, None, library)}
+    assert ("drop-update", '"Off"', "mode") in part
+    assert ("swap-value", '"On"', '"Off"') in part
+    assert ("drop-conjunct", 'mode = "On"', "TRUE") in part
+    assert mutants("Part", PART) == []  # without Machine's text, no variable is known
+    assert mutants("MachineInductive", INVARIANT_ONLY, None, library) == []
+
+
 def test_reading_extended_modules_keeps_every_other_mutant_and_its_id() -> None:
     """Reading the EXTENDed modules only removes the drops of calls of their actions and
-    initial predicates: every other mutant of every spec module keeps its id, text and place."""
+    initial predicates: every other mutant of every spec module keeps its id, text and place.
+    A part of a machine split into modules (no variable of its own, steps of its own) is mutated
+    only with the modules it EXTENDS, whose variables it changes."""
     spec = Path(__file__).parents[1] / "spec"
     texts = {f.stem: f.read_text(encoding="utf-8") for f in sorted(spec.glob("*.tla"))}
     removed = []
+    parts = []
     for name, text in texts.items():
         alone = mutants(name, text)
         read = mutants(name, text, library=texts)
+        if not declared_variables(tokenize(text)) and read:
+            assert alone == []
+            parts.append(name)
+            continue
         ids = {m.id for m in read}
         assert [m for m in alone if m.id in ids] == read
         removed += [m for m in alone if m.id not in ids]
+    assert parts == ["ESSA", "ESSAKVMClassic", "ESSAKVMGmap", "ESSAPaper2007"]
     assert {(m.module, m.operator) for m in removed} == {("GuestHostAtomicity", "drop-conjunct"),
                                                           ("ESSAMigration", "drop-conjunct")}
     assert sorted(m.before.split("(")[0] for m in removed if "\\" not in m.before) == [
