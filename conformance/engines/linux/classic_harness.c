@@ -7,7 +7,8 @@
  * pgste_perform_essa); reclaim is ptep_xchg_direct plus the _PAGE_UNUSED test of
  * mm/rmap.c's try_to_unmap_one; fault-in is set_pte_at (ptep_set_pte_at); CBRL processing
  * is __gmap_zap (ptep_zap_unused); the guest's storage-key instructions are
- * get_guest_storage_key / set_guest_storage_key; migration is get_pgste / set_pgste_bits
+ * get_guest_storage_key / set_guest_storage_key; the CMMA reset is s390_reset_cmma (its page
+ * walk, walk_page_range, is the host model's); migration is get_pgste / set_pgste_bits
  * (KVM_S390_GET/SET_CMMA_BITS) with QEMU's RAM and storage-key streams.
  *
  * It speaks a line protocol with conformance/engines/linux/engine.py (which speaks the JSON of
@@ -234,6 +235,24 @@ void free_swap_and_cache(swp_entry_t entry)
 	H.zapped = 1;
 }
 
+/* mm/pagewalk.c's walk_page_range, for the one VMA: the PTE callback on every PTE of the range
+ * it covers, in address order, as walk_pte_range does for a page table under a present PMD
+ * (empty PTEs included).  The other callbacks (PMD, hole, ...) are not set by the callers. */
+int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    const struct mm_walk_ops *ops, void *private)
+{
+	struct mm_walk walk = { ops, mm, private };
+	for (int p = 0; p < pages; p++) {
+		unsigned long addr = hva_of(p);
+		if (addr < start || addr >= end || !ops->pte_entry)
+			continue;
+		int rc = ops->pte_entry(ptep_of(p), addr, addr + PAGE_SIZE, &walk);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The gmap maps the guest's segment 0 to the segment at HVA_BASE. */
 void *radix_tree_lookup(int *root, unsigned long index)
 {
@@ -372,13 +391,11 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	return "Done";
 }
 
-/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): s390_reset_cmma walks the page table
- * and calls the kernel's ptep_zap_unused with reset set on every PTE, which makes the usage
- * stable and clears N. */
+/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): the kernel's s390_reset_cmma, whose
+ * page walk calls __s390_reset_cmma on every PTE. */
 static const char *reset_cmma(void)
 {
-	for (int p = 0; p < pages; p++)
-		ptep_zap_unused(&H.mm, hva_of(p), &H.table[p], 1);
+	s390_reset_cmma(&H.mm);
 	return "Done";
 }
 

@@ -1,7 +1,8 @@
 /*
  * The kernel environment the classic KVM functions are compiled in: the smallest set of types
  * and stubs that lets pgste_perform_essa, the ptep_* and pgste_* helpers, the guest storage-key
- * functions, __gmap_zap, __do_essa and handle_essa compile unchanged, taken from a Linux tree
+ * functions, __gmap_zap, __do_essa, handle_essa and the CMMA reset (s390_reset_cmma) compile
+ * unchanged, taken from a Linux tree
  * at build time (conformance/engines/linux/kernels.py lists them).  This file holds no kernel
  * code: every stub is in the table of conformance/engines/linux/README.md with why it is safe.
  *
@@ -128,6 +129,18 @@ struct kvm_vcpu {
 #define PSW_MASK_PSTATE 0x0001000000000000UL
 #define IS_ERR_VALUE_HVA (~0UL)
 
+/* The generic page walk (include/linux/pagewalk.h), with the members the CMMA reset sets:
+ * walk_page_range (host model) calls pte_entry once per PTE of the VMA. */
+struct mm_walk;
+enum page_walk_lock { PGWALK_RDLOCK = 0, PGWALK_WRLOCK = 1, PGWALK_WRLOCK_VERIFY = 2 };
+struct mm_walk_ops {
+	int (*pte_entry)(pte_t *pte, unsigned long addr, unsigned long next, struct mm_walk *walk);
+	enum page_walk_lock walk_lock;
+};
+struct mm_walk { const struct mm_walk_ops *ops; struct mm_struct *mm; void *private; };
+/* The top of the user address space: the walk's range is all of it. */
+#define TASK_SIZE (~0UL & PAGE_MASK)
+
 /* ---- host model (classic_harness.c) ---- */
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 pte_t *get_locked_pte(struct mm_struct *mm, unsigned long addr, spinlock_t **ptl);
@@ -143,6 +156,8 @@ void *radix_tree_lookup(int *root, unsigned long index);
 void harness_cbrl_append(struct gmap *gmap, unsigned long gaddr);
 int pmd_lookup(struct mm_struct *mm, unsigned long addr, pmd_t **pmdp);
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr, spinlock_t **ptl);
+int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    const struct mm_walk_ops *ops, void *private);
 
 #define is_vm_hugetlb_page(vma) ((void)(vma), 0)
 #define kvm_is_error_hva(hva) ((hva) == IS_ERR_VALUE_HVA)

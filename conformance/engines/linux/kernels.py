@@ -24,7 +24,7 @@ from typing import Final
 
 from . import gmap
 from .extract import (
-    FUNCTION, MACRO, ExtractError, Want, extract, find_function, read_source, unpack, version,
+    FUNCTION, MACRO, VARIABLE, ExtractError, Want, extract, find_function, read_source, unpack, version,
 )  # fmt: skip
 
 HERE: Final = Path(__file__).resolve().parent
@@ -134,6 +134,11 @@ CLASSIC: Final[tuple[Want, ...]] = (
     _f(PGTABLE_C, "get_pgste",
        "int get_pgste(struct mm_struct *mm, unsigned long hva, unsigned long *pgstep)"),
     _f(GMAP_C, "__gmap_zap", "void __gmap_zap(struct gmap *gmap, unsigned long gaddr)"),
+    # the CMMA reset (KVM_S390_VM_MEM_CLR_CMMA): the page walk's callback, its ops, the walk
+    _f(GMAP_C, "__s390_reset_cmma", "static int __s390_reset_cmma(pte_t *pte, unsigned long "
+       "addr, unsigned long next, struct mm_walk *walk)"),
+    Want(GMAP_C, "reset_cmma_walk_ops", VARIABLE),
+    _f(GMAP_C, "s390_reset_cmma", "void s390_reset_cmma(struct mm_struct *mm)"),
     _f(PRIV_C, "__do_essa", "static inline int __do_essa(struct kvm_vcpu *vcpu, const int orc)"),
     _f(PRIV_C, "handle_essa", "static int handle_essa(struct kvm_vcpu *vcpu)"),
 )  # fmt: skip
