@@ -17,6 +17,7 @@ from typing import Any, Final, Protocol
 
 from .driver import DriverMachine, Outcome
 from .essa import ESSA_DRIVER
+from .essa_migration import MIGRATION_DRIVER
 from .pagestates import PAGESTATES_DRIVER
 
 
@@ -82,4 +83,5 @@ class Mode(DriverMachine, Protocol):
 MACHINES: Final[dict[str, Mode]] = {
     PAGESTATES_DRIVER.name: PAGESTATES_DRIVER,
     ESSA_DRIVER.name: ESSA_DRIVER,
+    MIGRATION_DRIVER.name: MIGRATION_DRIVER,
 }

@@ -53,6 +53,7 @@ from conformance.essa import (
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply, EssaRequest,
 )  # fmt: skip
 from conformance.commands import report_failure
+from conformance.essa_migration import MIGRATION_DRIVER, MIGRATION_MACHINE
 from conformance.protocol import EngineFault
 from refimpl.core.constants import Constant
 from refimpl.essa import CONSTANTS, EssaProfile
@@ -101,12 +102,15 @@ class Failure:
     requests: tuple[EssaRequest, ...]
     #: Each differing field: its name, the kernel's value, the spec's.
     values: tuple[tuple[str, str, str], ...] = ()
+    #: The protocol's mode the requests are of (ESSA, or ESSAMigration: Migrate is the switch).
+    machine: str = "ESSA"
 
     @classmethod
-    def of(cls, found_by: str, error: Divergence) -> Failure:
+    def of(cls, found_by: str, error: Divergence, machine: str = "ESSA") -> Failure:
         last = error.steps[-1]
         values = tuple((f, _field(last.observed, f), _field(last.expected, f)) for f in last.differs)
-        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values)
+        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values,
+                   machine)  # fmt: skip
 
 
 def _field(reply: EssaReply | None, name: str) -> str:
@@ -201,6 +205,13 @@ def run_budget(impl: str, examples: int = EXAMPLES, max_steps: int = MAX_STEPS) 
     return dataclasses.replace(ESSA_DRIVER.budget(impl), examples=examples, max_steps=max_steps)
 
 
+def migration_budget(impl: str) -> Budget:
+    """What kernel-check spends on the ESSAMigration mode per profile: the mode's own budget
+    (its coverage tour and swarm walk, :data:`conformance.essa_migration.DEFAULT_BUDGETS`), no
+    hypothesis."""
+    return MIGRATION_DRIVER.budget(impl)
+
+
 def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], impl: str,
           out_dir: Path, *, examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
           seed: int = SEED, tlc: bool = False, engine_name: str | None = None,
@@ -231,24 +242,38 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
                               seed=seed)  # fmt: skip
         finally:
             engine.close()
+        # incremental migration (the ESSAMigration mode), where the engine speaks it and the
+        # profile has it: its own search, on a fresh engine
+        migration: list[Outcome] = []
+        if profile in MIGRATION_DRIVER.profiles(EssaProfileRequest.of(profile), profile.pages):
+            engine = run_engine()
+            try:
+                if MIGRATION_MACHINE in getattr(engine, "machines", ()):
+                    migration = search(MIGRATION_DRIVER, engine, [profile],
+                                       migration_budget(impl), seed=seed)  # fmt: skip
+            finally:
+                engine.close()
         # classify's divergence of this profile (its tour is run's tour, not run twice), then run's
         errors: list[tuple[str, Divergence]] = [
             ("classify", v.divergence.error) for v in c.verdicts
             if v.profile == profile and v.divergence is not None]  # fmt: skip
-        for o in outcomes:
-            if isinstance(o.error, Fault):
-                raise o.error
-            if isinstance(o.error, Divergence):
-                errors.append(("run", o.error))
+        for found_by, found in (("run", outcomes), ("migration", migration)):
+            for o in found:
+                if isinstance(o.error, Fault):
+                    raise o.error
+                if isinstance(o.error, Divergence):
+                    errors.append((found_by, o.error))
         reports, traces = [], []
         for found_by, error in errors:
             buf = io.StringIO()
             where = out_dir / found_by / ("" if profile.cmma_enabled else "cmma-off")
-            report_failure(ESSA_DRIVER, error, name, where, buf, tlc=tlc)
+            mode = MIGRATION_DRIVER if found_by == "migration" else ESSA_DRIVER
+            report_failure(mode, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
             traces.append(where / ESSA_DRIVER.short_name(profile) / "trace.jsonl")
-        rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
-                        [Failure.of(by, e) for by, e in errors], traces))  # fmt: skip
+        rows.append(Row(profile, _classify_verdict(c, profile), [*outcomes, *migration], reports,
+                        [Failure.of(by, e, MIGRATION_MACHINE if by == "migration" else "ESSA")
+                         for by, e in errors], traces))  # fmt: skip
     if timings is not None:
         timings.update(classify=t1 - t0, run=time.monotonic() - t1)
     return c, rows
@@ -580,16 +605,19 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
     spec (the reference of the trace's profile); where the kernel now answers otherwise than
     the trace recorded, said so. 0 when the kernel's replies conform all through, else 1."""
     try:
-        profile, requests, recorded = read_essa_trace(path, EssaProfileRequest(), PAGES)
+        machine = trace_machine(path)
+        profile, requests, recorded = read_essa_trace(path, EssaProfileRequest(), PAGES, machine)
     except ValueError as exc:
         print(f"kernel-check: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    mode = MIGRATION_DRIVER if machine == MIGRATION_MACHINE else ESSA_DRIVER
     engine = _engine(built, harness, memo=False)
+    engine.machine = machine
     name = f"Linux {built.kernel} {harness} (kernel code)"
     error: Divergence | None = None
     try:
         engine.hello(EssaProfileRequest.of(profile))
-        drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
+        drive: Drive[Any, Any, Any, Any] = Drive(mode, engine, profile)
         drive.reset()
         for i, (request, before) in enumerate(zip(requests, recorded, strict=True), 1):
             try:
@@ -612,14 +640,27 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
         print(f"kernel-check: Linux {built.kernel} conforms to {profile.impl} on {path}: "
               f"{len(requests)} steps, 0 divergences", file=out)  # fmt: skip
         return EXIT_OK
-    print(report(ESSA_DRIVER, error, engine=name), file=out)
-    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps])
+    print(report(mode, error, engine=name), file=out)
+    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps], machine)
     print("\n".join(terms) + "\n", file=out)
-    failure = Failure.of("replay", error)
+    failure = Failure.of("replay", error, machine)
     finding = Finding(failure.key, "replay", failure, "", [profile], kernel=terms)
     print(f"kernel-check: Linux {built.kernel} diverges from {profile.impl} on {path} at step "
           f"{error.steps[-1].index}: {finding.headline()}", file=out)  # fmt: skip
     return EXIT_DIVERGED
+
+
+def trace_machine(path: Path) -> str:
+    """The protocol's mode a saved trace is of (its header's ``machine``); raises ValueError."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8") as f:
+            header = json.loads(f.readline())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    machine = header.get("machine") if isinstance(header, dict) else None
+    return MIGRATION_MACHINE if machine == MIGRATION_MACHINE else "ESSA"
 
 
 #: compare's programs per profile beyond the tours: random ones of up to this many steps.
@@ -698,9 +739,11 @@ def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
 
 
 def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
-                    requests: Sequence[EssaRequest]) -> list[str]:  # fmt: skip
-    """``requests`` replayed on a fresh harness, the last in the kernel's terms."""
+                    requests: Sequence[EssaRequest], machine: str = "ESSA") -> list[str]:  # fmt: skip
+    """``requests`` (of the protocol's mode ``machine``) replayed on a fresh harness, the last
+    in the kernel's terms."""
     engine = _engine(built, harness, memo=False)
+    engine.machine = machine
     try:
         return engine.explain(profile, requests)
     finally:
@@ -709,7 +752,7 @@ def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
 
 def kernel_terms(built: Built, harness: str, f: Finding) -> list[str]:
     """The diverging step of ``f`` replayed on the harness, in the kernel's terms."""
-    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests)
+    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests, f.failure.machine)
 
 
 README: Final = Path(__file__).resolve().parents[3] / "docs" / "kernel.md"
