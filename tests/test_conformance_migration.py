@@ -125,3 +125,24 @@ def test_tlc_replays_a_migration_trace_and_stops_at_a_wrong_mark(tmp_path: Path)
     r, reply = steps[2]  # the value sent is not the page's usage and N
     verdict = essa_tla.check_with_tlc(p, [*steps[:2], (r, reply._replace(value=0))], migration=True)
     assert verdict.stuck_at == 3
+
+
+def test_the_protocol_example_is_what_the_reference_answers() -> None:
+    import json
+    import re
+
+    from refimpl.core.package import REPO_ROOT
+
+    text = (REPO_ROOT / "conformance" / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text[text.index("## Incremental migration (the ESSAMigration mode)"):]
+    block = re.search(r"^```json\n(.*?)^```\n", section, re.S | re.M)
+    assert block is not None
+    lines = [json.loads(ln) for ln in block.group(1).splitlines() if ln.strip()]
+    p = M.profiles(EssaProfileRequest(impl="KVMClassic", storage_keys=False, facility147=True,
+                                      cbrl_size=1), 1)[0]  # fmt: skip
+    s = M.init(p)
+    for request, documented in zip(lines[::2], lines[1::2], strict=True):
+        assert documented["id"] == request["id"]
+        s, expected = migration_step(p, s, essa_request(request, 1, migration=True))
+        observed = check_essa_reply(documented, 1, migration=True)
+        assert expected.differences(observed) == [], (request, expected.describe())

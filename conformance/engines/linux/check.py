@@ -86,10 +86,14 @@ class Row:
     errors: list[Failure] = field(default_factory=list)
     #: Each divergence's saved trace (trace.jsonl), which ``--replay`` runs on a kernel again.
     traces: list[Path] = field(default_factory=list)
+    #: What the ESSAMigration mode's search found (empty: the profile has no incremental
+    #: migration, or the engine does not speak the mode).
+    migration: list[Outcome] = field(default_factory=list)
 
     @property
     def diverged(self) -> bool:
-        return bool(self.errors) or any(isinstance(o.error, Divergence) for o in self.outcomes)
+        return bool(self.errors) or any(isinstance(o.error, Divergence)
+                                        for o in (*self.outcomes, *self.migration))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -271,9 +275,9 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
             report_failure(mode, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
             traces.append(where / ESSA_DRIVER.short_name(profile) / "trace.jsonl")
-        rows.append(Row(profile, _classify_verdict(c, profile), [*outcomes, *migration], reports,
+        rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
                         [Failure.of(by, e, MIGRATION_MACHINE if by == "migration" else "ESSA")
-                         for by, e in errors], traces))  # fmt: skip
+                         for by, e in errors], traces, migration))  # fmt: skip
     if timings is not None:
         timings.update(classify=t1 - t0, run=time.monotonic() - t1)
     return c, rows
@@ -330,7 +334,8 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
     verdicts = tuple(v if v.divergence is None else v._replace(
         divergence=v.divergence._replace(error=None))  # type: ignore[arg-type]
         for v in c.verdicts)  # fmt: skip
-    rows = [dataclasses.replace(r, outcomes=[dataclasses.replace(o, error=None) for o in r.outcomes])
+    rows = [dataclasses.replace(r, outcomes=[dataclasses.replace(o, error=None) for o in r.outcomes],
+                                migration=[dataclasses.replace(o, error=None) for o in r.migration])
             for r in rows]  # fmt: skip
     counters = {"sent": sum(e.sent for e in engines),
                 "round_trips": sum(e.round_trips for e in engines),
@@ -351,10 +356,18 @@ def classify_request(impl: str, only: EssaProfileRequest | None = None) -> EssaP
     return EssaProfileRequest(pages=PAGES, **{**gmap_only, **fields})
 
 
-def _run_cell(r: Row) -> str:
-    steps = sum(o.steps for o in r.outcomes)
-    status = "diverged" if r.diverged else ("passed" if all(o.passed for o in r.outcomes)
-                                            else ", ".join(o.status for o in r.outcomes))  # fmt: skip
+def _run_cell(r: Row, outcomes: Sequence[Outcome] | None = None) -> str:
+    """``run``'s cell (or, given ``outcomes``, the migration mode's): the status and the steps."""
+    found = r.outcomes if outcomes is None else outcomes
+    if outcomes is not None and not outcomes:
+        return "-"
+    steps = sum(o.steps for o in found)
+    # run's cell shows classify's divergence of the profile too (as it always has)
+    mine = [e for e in r.errors if (e.found_by == "migration") == (outcomes is not None)]
+    diverged = bool(mine) or any(isinstance(o.error, Divergence) or o.status == "diverged"
+                                 for o in found)  # fmt: skip
+    status = "diverged" if diverged else ("passed" if all(o.passed for o in found)
+                                          else ", ".join(o.status for o in found))  # fmt: skip
     return f"{status} ({steps} steps)"
 
 
@@ -383,14 +396,19 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
              and getattr(rows[0].profile, k.attr) != k.domain[0]]  # fmt: skip
     same = "".join(f"; {k.tla} {_value(getattr(rows[0].profile, k.attr))}" for k in fixed)
     impl = rows[0].profile.impl if rows else "KVMClassic"
+    migrates = any(r.migration for r in rows)
+    migration = (f" migration (the ESSAMigration mode, where the profile has it): "
+                 f"{migration_budget(impl).describe()}, seed {SEED}." if migrates else "")  # fmt: skip
     print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: "
-          f"{run_budget(impl, examples, max_steps).describe()}, seed {SEED}.\n", file=out)  # fmt: skip
-    print("| " + " | ".join([*(k.tla for k in columns), "classify (this Impl)", "run"]) + " |",
+          f"{run_budget(impl, examples, max_steps).describe()}, seed {SEED}.{migration}\n",
           file=out)  # fmt: skip
-    print("|---" * (len(columns) + 2) + "|", file=out)
+    heads = ["classify (this Impl)", "run", *(["migration"] if migrates else [])]
+    print("| " + " | ".join([*(k.tla for k in columns), *heads]) + " |", file=out)
+    print("|---" * (len(columns) + len(heads)) + "|", file=out)
     for r in rows:
         cells = [_value(getattr(r.profile, k.attr)) for k in columns]
-        print("| " + " | ".join([*cells, r.classify, _run_cell(r)]) + " |", file=out)
+        cells += [r.classify, _run_cell(r), *([_run_cell(r, r.migration)] if migrates else [])]
+        print("| " + " | ".join(cells) + " |", file=out)
     found = findings(rows) if found is None else found
     for i, f in enumerate(found, 1):
         under = ", ".join(label(p) for p in f.profiles)
@@ -413,7 +431,7 @@ def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
         distinct = f" ({len(found)} distinct divergences)" if len(found) > 1 else ""
         return (f"kernel-check: {diverged} of {len(rows)} profiles diverge{distinct}; first: "
                 f"{found[0].headline()}")  # fmt: skip
-    steps = sum(o.steps for r in rows for o in r.outcomes)
+    steps = sum(o.steps for r in rows for o in (*r.outcomes, *r.migration))
     steps += sum(v.steps for v in c.verdicts if v.profile.impl == impl and not v.profile.bugs)
     return (f"kernel-check: Linux {kernel} conforms to {impl}: {len(rows)} "
             f"profile{'s' if len(rows) != 1 else ''}, "

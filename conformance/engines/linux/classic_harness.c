@@ -119,11 +119,14 @@ static unsigned long open_sig[MAX_STACK]; /* the state when it was entered */
 /* The PTEs, the PGSTEs without the lock bit (taken and released inside every change), the
  * CBRL, and the second dirty bitmap with its count, hashed: a function changed the state when
  * it differs after it. */
+static int interpreting;  /* an ESSA outside migration mode: its marks are put back (essa) */
 static NO_TRACE unsigned long state_sig(void)
 {
 	unsigned long h = (unsigned long)H.ncbrl * 1000003UL + (unsigned long)H.nappended;
-	h = h * 31 + H.cmma_dirty[0];
-	h = h * 31 + (unsigned long)H.kvm.arch.cmma_dirty_pages.counter;
+	if (!interpreting) {
+		h = h * 31 + H.cmma_dirty[0];
+		h = h * 31 + (unsigned long)H.kvm.arch.cmma_dirty_pages.counter;
+	}
 	for (int p = 0; p < pages; p++) {
 		h = h * 31 + pte_val(H.table[p]);
 		h = h * 31 + (pte_val(H.table[p + PTRS_PER_PTE]) & ~PGSTE_PCL_BIT);
@@ -377,6 +380,7 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	struct host saved = H;
 	int interpreted = !H.kvm.arch.migration_mode;
 	H.kvm.arch.migration_mode = 1;
+	interpreting = interpreted;
 	H.sie.ipb = ((u32)orc << 28) | (1u << 20) | (2u << 16);
 	/* handle_essa's first check: the guest PSW's problem-state bit (privileged operation) */
 	H.sie.gpsw.mask = problem_state ? PSW_MASK_PSTATE : 0;
@@ -386,6 +390,7 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	H.nappended = 0;
 	handle_essa(&H.vcpu);
 	H.sie.gpsw.mask = 0;
+	interpreting = 0;
 	if (interpreted) {
 		H.kvm.arch.migration_mode = 0;
 		memcpy(H.cmma_dirty, saved.cmma_dirty, sizeof(H.cmma_dirty));

@@ -117,7 +117,7 @@ class KernelEssaEngine:
         #: The modes this harness speaks, and the one the next hello is in (the driver of a
         #: mode sets it: in ESSAMigration each reply carries the pages' CMMA-dirty bits, and
         #: Migrate is the incremental migration's switch).
-        self.machines: tuple[str, ...] = MACHINES[harness]
+        self.machines: tuple[str, ...] = MACHINES.get(harness, ("ESSA",))
         self.machine = "ESSA"
         self._proc: subprocess.Popen[str] | None = None
         self._root: _Trie = {}
