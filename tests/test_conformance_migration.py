@@ -146,3 +146,22 @@ def test_the_protocol_example_is_what_the_reference_answers() -> None:
         s, expected = migration_step(p, s, essa_request(request, 1, migration=True))
         observed = check_essa_reply(documented, 1, migration=True)
         assert expected.differences(observed) == [], (request, expected.describe())
+
+
+@pytest.mark.parametrize("which", ["essa-rs", "essa-go"])
+def test_the_essa_engines_are_not_asked_for_the_mode(which: str) -> None:
+    """essa-rs and essa-go, written from the ESSA mode alone, answer the mode's hello
+    Unsupported: every profile is skipped, and run says nothing was checked (exit 4)."""
+    from conformance.c_engine import ensure_essa_go_built, ensure_essa_rs_built
+
+    try:
+        binary = ensure_essa_rs_built() if which == "essa-rs" else ensure_essa_go_built()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    impl = "--impl KVMClassic" if which == "essa-rs" else "-impl KVMClassic"
+    out = io.StringIO()
+    status = main(["run", "--machine", "ESSAMigration", "--engine", f"{binary} {impl}", "--impl",
+                   "KVMClassic", "--no-storage-keys", "--facility147", "--cbrl-size", "1",
+                   "--no-tlc"], out)  # fmt: skip
+    assert status == 4, out.getvalue()
+    assert "speaks the ESSA mode only" in out.getvalue()

@@ -236,6 +236,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
     t1 = time.monotonic()
     rows = []
     fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    t_migration = 0.0
     for profile in ESSA_DRIVER.profiles(fixed, PAGES):
         engine = run_engine()
         try:
@@ -249,6 +250,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         # incremental migration (the ESSAMigration mode), where the engine speaks it and the
         # profile has it: its own search, on a fresh engine
         migration: list[Outcome] = []
+        t2 = time.monotonic()
         if profile in MIGRATION_DRIVER.profiles(EssaProfileRequest.of(profile), profile.pages):
             engine = run_engine()
             try:
@@ -257,6 +259,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
                                        migration_budget(impl), seed=seed)  # fmt: skip
             finally:
                 engine.close()
+        t_migration += time.monotonic() - t2
         # classify's divergence of this profile (its tour is run's tour, not run twice), then run's
         errors: list[tuple[str, Divergence]] = [
             ("classify", v.divergence.error) for v in c.verdicts
@@ -279,17 +282,19 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
                         [Failure.of(by, e, MIGRATION_MACHINE if by == "migration" else "ESSA")
                          for by, e in errors], traces, migration))  # fmt: skip
     if timings is not None:
-        timings.update(classify=t1 - t0, run=time.monotonic() - t1)
+        timings.update(classify=t1 - t0, run=time.monotonic() - t1 - t_migration,
+                       migration=t_migration)  # fmt: skip
     return c, rows
 
 
 def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
                    examples: int = EXAMPLES, max_steps: int = MAX_STEPS, seed: int = SEED,
                    tlc: bool = False, memo: bool = True, only: EssaProfileRequest | None = None,
-                   ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+                   ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """:func:`check` with the kernel's harness, one constant set at a time in ``jobs`` worker
     processes (each with its own harness): the same classify and run, profile by profile, as one
-    :func:`check` does them, merged in profile order. Also returns the engines' counters."""
+    :func:`check` does them, merged in profile order. Also returns the engines' counters and the
+    seconds of each phase, summed over the workers (each a wall clock)."""
     impl = IMPL[harness]
     fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
     profiles = ESSA_DRIVER.profiles(fixed, PAGES)
@@ -300,10 +305,11 @@ def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
     else:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
             results = pool.map(task, profiles, chunksize=1)
-    verdicts = tuple(v for c, _, _ in results for v in c.verdicts)
-    rows = [r for _, rs, _ in results for r in rs]
-    counters = {k: sum(n[k] for _, _, n in results) for k in ("sent", "round_trips", "memoized")}
-    return Classification(results[0][0].engine, verdicts), rows, counters
+    verdicts = tuple(v for c, _, _, _ in results for v in c.verdicts)
+    rows = [r for _, rs, _, _ in results for r in rs]
+    counters = {k: sum(n[k] for _, _, n, _ in results) for k in ("sent", "round_trips", "memoized")}
+    phases = {k: sum(t.get(k, 0.0) for *_, t in results) for k in ("classify", "run", "migration")}
+    return Classification(results[0][0].engine, verdicts), rows, counters, phases
 
 
 class WorkerFault(Exception):
@@ -312,7 +318,7 @@ class WorkerFault(Exception):
 
 def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
                seed: int, tlc: bool, memo: bool, profile: EssaProfile,
-               ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+               ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """One profile's classify and run (a worker's task): picklable results, the divergences
     kept as :class:`Failure`."""
     engines: list[KernelEssaEngine] = []
@@ -324,9 +330,10 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
         return e
 
     one = EssaProfileRequest.of(profile).without("bugs", "pages")
+    timings: dict[str, float] = {}
     try:
         c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
-                        max_steps=max_steps, seed=seed, tlc=tlc, only=one)  # fmt: skip
+                        max_steps=max_steps, seed=seed, tlc=tlc, only=one, timings=timings)  # fmt: skip
     except Fault as exc:  # neither pickles: a worker's fault goes back as its text
         raise WorkerFault(f"({exc.fault.kind}) at {exc.where}: {exc.fault.message}") from None
     except EngineFault as exc:
@@ -340,7 +347,7 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
     counters = {"sent": sum(e.sent for e in engines),
                 "round_trips": sum(e.round_trips for e in engines),
                 "memoized": sum(e.memoized for e in engines)}  # fmt: skip
-    return Classification(c.engine, verdicts), rows, counters
+    return Classification(c.engine, verdicts), rows, counters, timings
 
 
 def classify_request(impl: str, only: EssaProfileRequest | None = None) -> EssaProfileRequest:
@@ -540,6 +547,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
 
     impl = IMPL[args.harness]
     counters: dict[str, int] = {}
+    phases: dict[str, float] = {}
     try:
         if args.json_lines:
             c, rows = check(EssaJsonLinesEngine(shlex.join(command)), in_process, impl, args.out,
@@ -547,10 +555,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                             timings=timings, only=args.only)  # fmt: skip
         else:
             t1 = time.monotonic()
-            c, rows, counters = check_parallel(built, args.harness, args.out, jobs=args.jobs,
-                                               examples=examples, max_steps=max_steps,
-                                               tlc=args.tlc, memo=not args.no_memo,
-                                               only=args.only)  # fmt: skip
+            c, rows, counters, phases = check_parallel(
+                built, args.harness, args.out, jobs=args.jobs, examples=examples,
+                max_steps=max_steps, tlc=args.tlc, memo=not args.no_memo, only=args.only)  # fmt: skip
             timings["classify and run"] = time.monotonic() - t1
         found = findings(rows)
         for f in found:
@@ -577,9 +584,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     for e in engines:
         for k in ("sent", "round_trips", "memoized"):
             counters[k] = counters.get(k, 0) + getattr(e, k)
-    phases = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
-    jobs = "" if args.json_lines else f", {args.jobs} jobs"
-    print(f"kernel-check: build {t_build:.1f} s, {phases} (wall clock{jobs}); CPU: "
+    split = ("" if args.json_lines else "; the workers' wall clocks summed: " + ", ".join(
+        f"{k} {v:.1f} s" for k, v in phases.items()))  # fmt: skip
+    phases_text = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+    jobs = "" if args.json_lines else f", {args.jobs} jobs{split}"
+    print(f"kernel-check: build {t_build:.1f} s, {phases_text} (wall clock{jobs}); CPU: "
           f"Python {own.ru_utime + own.ru_stime:.1f} s, the harness, the workers (and the build) "
           f"{harness.ru_utime + harness.ru_stime:.1f} s; requests the harness ran "
           f"{counters.get('sent', 0)} in {counters.get('round_trips', 0)} round trips, answered "
