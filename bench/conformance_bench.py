@@ -66,9 +66,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from conformance.c_engine import ensure_built, ensure_essa_go_built  # noqa: E402
 from conformance.commands import default_budget  # noqa: E402
-from conformance.driver import Drive, run_hypothesis, run_machine, run_programs, run_walk  # noqa: E402
+from conformance.driver import Drive, run_hypothesis, run_programs, run_walk  # noqa: E402
+from conformance.search import run_machine  # noqa: E402
 from conformance.search import graph_and_walks, search  # noqa: E402
-from conformance.engine import Engine, ReferenceEngine  # noqa: E402
+from conformance.pagestates.engine import Engine, ReferenceEngine  # noqa: E402
 from conformance.essa import (  # noqa: E402
     ENGINES, ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, KVMClassicEngine,
     all_requests, forget_oracle_answers,

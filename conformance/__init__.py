@@ -10,11 +10,11 @@ One driver, parametrised by the machine: :mod:`~conformance.driver` (drives, shr
 reproducers) and :mod:`~conformance.commands` (``run``, ``validate``, ``mutants``) take a
 machine's mode from :data:`conformance.machines.MACHINES`. A mode is one module with its
 vocabulary, oracle, tours and traces: :mod:`~conformance.pagestates` (with
-:mod:`~conformance.judge`, the rule broken; :mod:`~conformance.trace`, its JSON-lines and ITF
-files; :mod:`~conformance.tla`, its TLA+ trace module; :mod:`~conformance.mutants`) and
-:mod:`~conformance.essa` (with :mod:`~conformance.essa_cli`, :mod:`~conformance.essa_tla`,
-:mod:`~conformance.essa_mutants`, :mod:`~conformance.classify`). The transports:
-:mod:`~conformance.protocol`, :mod:`~conformance.engine`, :mod:`~conformance.jsonlines`.
+:mod:`~conformance.pagestates.judge`, the rule broken; :mod:`~conformance.pagestates.trace`, its JSON-lines and ITF
+files; :mod:`~conformance.pagestates.tla`, its TLA+ trace module; :mod:`~conformance.pagestates.mutants`) and
+:mod:`~conformance.essa` (with :mod:`~conformance.essa.cli`, :mod:`~conformance.essa.tla`,
+:mod:`~conformance.essa.mutants`, :mod:`~conformance.essa.classify`). The transports:
+:mod:`~conformance.protocol`, :mod:`~conformance.pagestates.engine`, :mod:`~conformance.jsonlines`.
 :mod:`~conformance.testing` holds the contract-test base classes, :mod:`~conformance.cli`
 ``python -m conformance``.
 """

@@ -22,18 +22,15 @@ not run).
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-import typing
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .commands import COMMANDS, EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
-from .engine import Engine
+from .commands import COMMANDS
+from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW
-from .machines import MACHINES
-from .protocol import EngineFault, Unsupported
+from .machines import MACHINE_COMMANDS, MACHINES
 
 __all__ = ["EXIT_DIVERGED", "EXIT_FAULT", "EXIT_NOTHING", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -126,108 +123,20 @@ def build_parser() -> argparse.ArgumentParser:
     mut.add_argument("--seed", type=int, default=0)
     mut.add_argument("--only", help="a substring of the mutants to run")
 
-    cls = sub.add_parser("classify", help="which ESSA implementation (Impl) an ESSA engine "
-                         "matches; not a conformance verdict (exit 0 identified, 1 not "
-                         "identified, 3 engine fault, 4 nothing checked)")
-    _engine_options(cls, "an in-process ESSA engine (e.g. conformance.essa:KVMGmapEngine)")
-    from .essa_cli import add_profile_options
-
-    add_profile_options(cls, impl=False)
-    cls.add_argument("--pages", type=int, help="number of pages (default 2)")
+    for name, (_, help_text, options, _) in MACHINE_COMMANDS.items():
+        options(sub.add_parser(name, help=help_text), _engine_options)
     return parser
 
 
-def load_class(spec: str) -> object:
-    """An instance of the class ``MODULE:CLASS`` names; raises ValueError."""
-    module_name, _, class_name = spec.partition(":")
-    if not module_name or not class_name:
-        raise ValueError(f"--engine-class {spec!r}: expected MODULE:CLASS")
-    try:
-        cls = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"--engine-class {spec!r}: {exc}") from None
-    try:
-        engine = cls()
-    except Exception as exc:  # noqa: BLE001 - whatever the constructor raises is reported
-        raise ValueError(f"--engine-class {spec}: {class_name}() failed: {exc}") from None
-    return engine
-
-
-def load_engine_class(spec: str) -> Engine:
-    engine = load_class(spec)
-    if not isinstance(engine, Engine):
-        raise ValueError(f"{spec} is not an engine: it needs hello, reset, step and close")
-    return engine
-
-
-def _speaks_essa(args: argparse.Namespace) -> bool:
-    """Whether the engine answers an ESSA hello (for ``run`` without ``--machine``)."""
-    from .essa import EssaJsonLinesEngine, EssaProfileRequest
-
-    if args.engine_class is not None:
-        # Both modes' in-process engines have hello/reset/step/close: tell them apart by what
-        # hello takes.
-        try:
-            hello = getattr(load_class(args.engine_class), "hello", None)
-            return typing.get_type_hints(hello).get("request") is EssaProfileRequest
-        except (ValueError, TypeError, NameError):
-            return False
-    engine = EssaJsonLinesEngine(args.engine, timeout=args.timeout, window=args.window)
-    try:
-        engine.hello(EssaProfileRequest())
-        return True
-    except (Unsupported, EngineFault):
-        return False
-    finally:
-        engine.close()
-
-
-def _as_essa(out: TextIO) -> str:
-    print("the engine speaks the ESSA mode, not the PageStates mode: running it as "
-          "run --machine ESSA", file=out)  # fmt: skip
-    return "ESSA"
-
-
-def cmd_classify(args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
-    """Classify an ESSA engine: exit 0 identified, 1 not identified, 3 engine fault, 4 nothing
-    checked (every profile unsupported)."""
-    import time
-
-    from .classify import classify, report, summary_line
-    from .driver import Fault
-    from .driver import report as fault_text
-    from .essa import ESSA_DRIVER, EssaProfileRequest
-    from .essa_cli import essa_engine, essa_request_of
-
-    try:
-        engine = essa_engine(args)
-    except ValueError as exc:
-        print(f"error: {exc}", file=err_out)
-        return EXIT_USAGE
-    request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
-    start = time.monotonic()
-    try:
-        c = classify(engine, request)
-    except Fault as exc:
-        print(fault_text(ESSA_DRIVER, exc, engine=str(args.engine or args.engine_class)), file=out)
-        return EXIT_FAULT
-    except EngineFault as exc:
-        print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
-        return EXIT_FAULT
-    except (AttributeError, TypeError) as exc:
-        if args.engine_class is None:
-            raise
-        print(f"error: {args.engine_class} is not an ESSA engine: {exc}", file=err_out)
-        return EXIT_USAGE
-    finally:
-        engine.close()
-    command = (f'--engine "{args.engine}"' if args.engine is not None
-               else f"--engine-class {args.engine_class}")  # fmt: skip
-    report(c, out, command)
-    print(summary_line(c, time.monotonic() - start), file=out)
-    if all(v.skipped for v in c.verdicts):
-        return EXIT_NOTHING
-    return EXIT_OK if c.identified is not None else EXIT_DIVERGED
+def _guess(args: argparse.Namespace, out: TextIO) -> str | None:
+    """The machine other than the default whose hello the engine answers, said on ``out`` (for
+    ``run`` without ``--machine``); None: none does."""
+    for name, mode in MACHINES.items():
+        if name != DEFAULT_MACHINE and mode.speaks(args):
+            print(f"the engine speaks the {name} mode, not the {DEFAULT_MACHINE} mode: running it "
+                  f"as run --machine {name}", file=out)  # fmt: skip
+            return name
+    return None
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
@@ -242,14 +151,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     if getattr(args, "cbrl_size", None) is not None and args.cbrl_size < 1:
         print("error: --cbrl-size must be positive", file=err_out)
         return EXIT_USAGE
-    if args.command == "classify":
-        return cmd_classify(args, out, err_out)
+    if args.command in MACHINE_COMMANDS:
+        mode, _, _, command = MACHINE_COMMANDS[args.command]
+        return command(mode, args, out, err_out)
     machine = args.machine
     guess = machine is None and args.command == "run"
-    if guess and args.engine_class is not None and _speaks_essa(args):
-        machine = _as_essa(out)  # an in-process engine tells by its hello's signature: ask first
+    if guess and args.engine_class is not None:
+        machine = _guess(args, out)  # an in-process engine tells by its hello's signature: ask first
     code = COMMANDS[args.command](MACHINES[machine or DEFAULT_MACHINE], args, out, err_out)
-    if guess and machine is None and code in (EXIT_NOTHING, EXIT_USAGE) and _speaks_essa(args):
-        # A JSON-lines engine of the ESSA mode answers the PageStates hello Unsupported.
-        code = COMMANDS["run"](MACHINES[_as_essa(out)], args, out, err_out)
+    if guess and machine is None and code in (EXIT_NOTHING, EXIT_USAGE):
+        # A JSON-lines engine of another mode answers the default mode's hello Unsupported.
+        other = _guess(args, out)
+        if other is not None:
+            code = COMMANDS["run"](MACHINES[other], args, out, err_out)
     return code

@@ -19,9 +19,8 @@ from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, report, s
 from .search import Budget, covers, search
 from .machines import Mode
 from .protocol import EngineFault
-from .tla import MODULE
-
-EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_FAULT, EXIT_NOTHING = 0, 1, 2, 3, 4
+from .tlc import MODULE
+from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 
 
 def _line(mode: Mode, o: Outcome) -> str:

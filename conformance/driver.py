@@ -20,6 +20,7 @@ The engine is anything with ``hello``, ``reset``, ``step(request) -> reply`` and
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import time
@@ -507,30 +508,6 @@ def run_walk(drive: Drive[Any, Any, Q, Any], steps: int, *, seed: int = 0,
     return _outcome(drive, "walk", start, steps0, "passed", note=f"{n} programs, seed {seed}")
 
 
-def run_machine(
-    machine: DriverMachine,
-    engine: Any,
-    profiles: Iterable[Any],
-    *,
-    tour: bool = True,
-    examples: int = 100,
-    max_steps: int = 40,
-    seed: int | None = None,
-    walk: int = 0,
-    database: Path | None = None,
-    progress: Callable[[Outcome], None] | None = None,
-) -> list[Outcome]:
-    """Every profile in turn: hello, the tour, hypothesis, the walk (``walk`` steps). Stops at
-    the first divergence or fault; a profile the engine does not run is skipped (status
-    ``skipped``). The fixed tours' form of :func:`conformance.search.search`, which carries the
-    loop."""
-    from .search import Budget, search
-
-    budget = Budget(cover_edges=0, tour=tour, examples=examples, max_steps=max_steps, walk=walk)
-    return search(machine, engine, list(profiles), budget, seed=seed, database=database,
-                  progress=progress, stop_at_first=True, cache=None)  # fmt: skip
-
-
 # --------------------------------------------------------------------------- reports
 
 
@@ -658,3 +635,22 @@ class RecordedEngine(Generic[Q, R]):
         reply = self.replies[self.next]
         self.next += 1
         return reply
+
+
+# --------------------------------------------------------------------------- engines by name
+
+
+def load_class(spec: str) -> object:
+    """An instance of the class ``MODULE:CLASS`` names; raises ValueError."""
+    module_name, _, class_name = spec.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"--engine-class {spec!r}: expected MODULE:CLASS")
+    try:
+        cls = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"--engine-class {spec!r}: {exc}") from None
+    try:
+        engine = cls()
+    except Exception as exc:  # noqa: BLE001 - whatever the constructor raises is reported
+        raise ValueError(f"--engine-class {spec}: {class_name}() failed: {exc}") from None
+    return engine

@@ -1,7 +1,7 @@
 """Plugging an engine in, out of process: JSON lines over the engine's stdin and stdout.
 
 :class:`JsonLinesEngine` starts the engine's command, speaks PROTOCOL.md to it and presents it as
-an in-process :class:`~conformance.engine.Engine`, so the rest of the suite does not know which
+an in-process :class:`~conformance.pagestates.engine.Engine`, so the rest of the suite does not know which
 transport it drives. Every request is one line, answered by one reply line. The hello is
 lock-step; a program (a reset and its steps, all known before it starts) goes through
 :meth:`JsonLinesEngine.exchange`, which keeps up to ``window`` requests in flight ahead of the

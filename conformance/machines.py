@@ -1,6 +1,8 @@
 """The machines the conformance suite drives, by name, as :data:`refimpl.MACHINES` holds their
-reference implementations: adding a machine is writing its mode (one module, like
-:mod:`conformance.pagestates` or :mod:`conformance.essa`) and registering it here.
+reference implementations: the one place the machine-independent driver names a machine. Adding
+a machine is adding its package (like :mod:`conformance.pagestates` or :mod:`conformance.essa`),
+which exports its mode as ``MODE`` and the commands only it has as ``COMMANDS``, and listing
+the package in :data:`PACKAGES`.
 
 A :class:`Mode` is a :class:`~conformance.driver.DriverMachine` (what the driver needs) with
 what the command line needs of the machine (:mod:`conformance.commands`): its profile options,
@@ -11,14 +13,13 @@ trace module and its mutants.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, Protocol
+from types import ModuleType
+from typing import Any, Final, Protocol, TextIO
 
+from . import essa, essa_migration, pagestates
 from .driver import DriverMachine, Outcome
-from .essa import ESSA_DRIVER
-from .essa_migration import MIGRATION_DRIVER
-from .pagestates import PAGESTATES_DRIVER
 
 
 class Mode(DriverMachine, Protocol):
@@ -44,6 +45,11 @@ class Mode(DriverMachine, Protocol):
         """The columns ``mutants`` adds for this machine (:meth:`mutant_row` their values)."""
         ...
 
+    def speaks(self, args: argparse.Namespace) -> bool:
+        """Whether the engine ``--engine`` or ``--engine-class`` names answers this mode's hello
+        (``run`` without ``--machine`` asks every mode but the default)."""
+        ...
+
     def add_options(self, parser: argparse.ArgumentParser) -> None: ...
 
     def engine(self, args: argparse.Namespace) -> Any:
@@ -62,12 +68,12 @@ class Mode(DriverMachine, Protocol):
         ...
 
     def trace_module(self, profile: Any, steps: Sequence[tuple[Any, Any]]) -> tuple[str, str]:
-        """The TLA+ trace module and its .cfg (module :data:`conformance.tla.MODULE`)."""
+        """The TLA+ trace module and its .cfg (module :data:`conformance.pagestates.tla.MODULE`)."""
         ...
 
     def check_with_tlc(self, profile: Any, steps: Sequence[tuple[Any, Any]],
                        directory: Path | None = None) -> Any:  # fmt: skip
-        """TLC's :class:`~conformance.tla.TlcVerdict` on the trace module."""
+        """TLC's :class:`~conformance.pagestates.tla.TlcVerdict` on the trace module."""
         ...
 
     def mutants(self) -> list[type]: ...
@@ -79,9 +85,22 @@ class Mode(DriverMachine, Protocol):
     def mutant_row(self, mutant: Any, outcome: Outcome) -> tuple[str, ...]: ...
 
 
+#: The machine packages, the default machine's first.
+PACKAGES: Final[tuple[ModuleType, ...]] = (pagestates, essa, essa_migration)
+
 #: Every machine of the suite, by the name ``--machine`` takes (the first is the default).
-MACHINES: Final[dict[str, Mode]] = {
-    PAGESTATES_DRIVER.name: PAGESTATES_DRIVER,
-    ESSA_DRIVER.name: ESSA_DRIVER,
-    MIGRATION_DRIVER.name: MIGRATION_DRIVER,
+MACHINES: Final[dict[str, Mode]] = {p.MODE.name: p.MODE for p in PACKAGES}
+
+#: A command of ``python -m conformance`` that one machine alone has: its mode, the help line,
+#: the options (given the parser and what adds ``--engine`` and ``--engine-class``), and the
+#: command (called with the mode, the arguments and the two outputs; returns the exit status).
+MachineCommand = tuple[
+    Mode, str,
+    Callable[[argparse.ArgumentParser, Callable[[argparse.ArgumentParser, str], None]], None],
+    Callable[[Any, argparse.Namespace, TextIO, TextIO], int],
+]  # fmt: skip
+
+#: The commands one machine alone has (``classify``: ESSA), by name.
+MACHINE_COMMANDS: Final[dict[str, MachineCommand]] = {
+    name: (p.MODE, *command) for p in PACKAGES for name, command in p.COMMANDS.items()
 }

@@ -28,12 +28,12 @@ import sys
 import time
 from pathlib import Path
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .driver import (
-    Divergence, Drive, Fault, NOT_REPRODUCED, Outcome, _failure, _fails, _outcome, minimise,
+    Divergence, Drive, DriverMachine, Fault, NOT_REPRODUCED, Outcome, _failure, _fails, _outcome, minimise,
     shrink,
 )  # fmt: skip
 
@@ -479,3 +479,25 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
         if not ok and stop_at_first:
             break
     return outcomes
+
+
+def run_machine(
+    machine: DriverMachine,
+    engine: Any,
+    profiles: Iterable[Any],
+    *,
+    tour: bool = True,
+    examples: int = 100,
+    max_steps: int = 40,
+    seed: int | None = None,
+    walk: int = 0,
+    database: Path | None = None,
+    progress: Callable[[Outcome], None] | None = None,
+) -> list[Outcome]:
+    """Every profile in turn: hello, the tour, hypothesis, the walk (``walk`` steps). Stops at
+    the first divergence or fault; a profile the engine does not run is skipped (status
+    ``skipped``). The fixed tours' form of :func:`conformance.search.search`, which carries the
+    loop."""
+    budget = Budget(cover_edges=0, tour=tour, examples=examples, max_steps=max_steps, walk=walk)
+    return search(machine, engine, list(profiles), budget, seed=seed, database=database,
+                  progress=progress, stop_at_first=True, cache=None)  # fmt: skip

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Broken twins of CMM1 ballooning: each replaces one decision operator of *)
 (* spec/Ballooning.tla (through a definition override in its               *)
-(* MCBallooningBroken_*.cfg) and must make TLC report a violation of       *)
+(* MCBallooning_Twin_*.cfg) and must make TLC report a violation of       *)
 (* exactly the property its cfg checks.                                    *)
 (***************************************************************************)
 EXTENDS MCBallooning

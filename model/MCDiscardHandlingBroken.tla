@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Broken twins of the discard fault handling: each replaces one decision  *)
 (* operator of DiscardHandling.tla (through a definition override in its   *)
-(* MCDiscardHandlingBroken_*.cfg) with a plausible mistake.  Each must     *)
+(* MCDiscardHandling_Twin_*.cfg) with a plausible mistake.  Each must     *)
 (* make TLC report a violation of exactly the property its cfg checks;     *)
 (* model/manifest.json records which.                                      *)
 (***************************************************************************)

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Broken twins of the z/VM reclaim policy: each replaces one decision     *)
 (* operator of spec/HostReclaim.tla (through a definition override in its  *)
-(* MCHostReclaimBroken_*.cfg) with a plausible implementation mistake,     *)
+(* MCHostReclaim_Twin_*.cfg) with a plausible implementation mistake,     *)
 (* and must make TLC report a violation of exactly the property its cfg    *)
 (* checks (model/manifest.json records which).                             *)
 (***************************************************************************)

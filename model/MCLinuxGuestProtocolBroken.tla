@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Broken twins of the Linux guest protocol: each replaces one decision    *)
 (* operator of LinuxGuestProtocol.tla (through a definition override in    *)
-(* its MCLinuxGuestProtocolBroken_*.cfg) with a plausible mistake.  Each   *)
+(* its MCLinuxGuestProtocol_Twin_*.cfg) with a plausible mistake.  Each   *)
 (* must make TLC report a violation of exactly the property its cfg        *)
 (* checks; model/manifest.json records which.                              *)
 (***************************************************************************)

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Broken twins of Dynamic Memory Downgrade: each replaces one decision    *)
 (* operator of spec/MemoryDowngrade.tla (through a definition override in  *)
-(* its MCMemoryDowngradeBroken_*.cfg) with a plausible implementation      *)
+(* its MCMemoryDowngrade_Twin_*.cfg) with a plausible implementation      *)
 (* mistake, and must make TLC report a violation of exactly the property   *)
 (* its cfg checks.  The twin of the comparison of incremental and bulk     *)
 (* removal is in MCMemoryDowngradeCompareBroken.tla.                       *)

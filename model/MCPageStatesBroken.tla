@@ -1,7 +1,7 @@
 ------------------------- MODULE MCPageStatesBroken -------------------------
 (***************************************************************************)
 (* Broken twins: each replaces one decision operator of PageStates.tla    *)
-(* (through a definition override in its MCPageStatesBroken_*.cfg) with a *)
+(* (through a definition override in its MCPageStates_Twin_*.cfg) with a *)
 (* plausible implementation mistake.  Each must make TLC report a         *)
 (* violation of exactly the property its cfg checks; model/manifest.json  *)
 (* records which.  A property no twin can violate would prove nothing.     *)

@@ -3,7 +3,7 @@
 (* The broken twin of the refinement check: a simplified machine that is  *)
 (* not a refinement of the full machine must be caught by                 *)
 (* RefinesFullMachine.  The twins of MCPageStatesBroken.tla are in scope  *)
-(* too: MCPageStatesBrokenRefinement_CleanPPreserved.cfg runs its host     *)
+(* too: MCPageStatesRefinement_Twin_CleanPPreserved.cfg runs its host     *)
 (* that preserves a clean P page as Sp, which only HostKeepsUsageProp      *)
 (* caught before the history variable was restricted to the paper's        *)
 (* implicit transitions.                                                   *)

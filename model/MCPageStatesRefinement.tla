@@ -34,7 +34,7 @@ EXTENDS MCPageStates
 (* machine's usage in a host step, which no step of the full machine does: *)
 (* RefinesFullMachine implies HostKeepsUsageProp (PageStateProperties),    *)
 (* and these models no longer check that property separately               *)
-(* (model/MCPageStatesBrokenRefinement_CleanPPreserved.cfg is the twin).   *)
+(* (model/MCPageStatesRefinement_Twin_CleanPPreserved.cfg is the twin).   *)
 (* The machines are named here, as in HostKeepsUsageProp, not through      *)
 (* HasPp or CollapseDiscarded, which a twin may replace.  shownAsP is a    *)
 (* history variable in the sense of Abadi and Lamport: it is never read by *)

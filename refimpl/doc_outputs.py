@@ -65,14 +65,14 @@ OUTPUTS: Final = (
            "SetStableIfNotDiscarded 0\\n' \\\n"
            "  | .venv/bin/python -m refimpl run --variant ZVMPrototype -", 0),
     Output("conformance-divergence", "docs/conformance.md",
-           ".venv/bin/python -m conformance run --engine-class conformance.mutants:PageInLosesDirty "
+           ".venv/bin/python -m conformance run --engine-class conformance.pagestates.mutants:PageInLosesDirty "
            "--no-database --quiet", 1, (SECONDS, STEPS_PER_SECOND)),
     Output("essa-classify", "docs/specification.md",
            ".venv/bin/python -m conformance classify --engine-class conformance.essa:KVMGmapEngine "
            "\\\n  --no-storage-keys --no-facility147 --cbrl-size 1 --no-prebuilt-page-tables "
            "--cmma-enabled", 0, (SECONDS,)),
     Output("conformance-report", "conformance/README.md",
-           ".venv/bin/python -m conformance run --engine-class conformance.mutants:DiscardsDirtyP "
+           ".venv/bin/python -m conformance run --engine-class conformance.pagestates.mutants:DiscardsDirtyP "
            "--no-database --quiet", 1, (SECONDS, STEPS_PER_SECOND)),
 )  # fmt: skip
 

@@ -127,7 +127,7 @@ SetTarget(g, n) ==
 \* size" ([Z1]) is the floor (D70).  With VMRM's safety net that guard is
 \* implied by the first (Balloon(g) < target[g] <= Size - Floor, FloorInv);
 \* it is the guest's own limit, which the twin without the safety net
-\* (MCBallooningBroken_Spinning) needs, and is kept for it (D172).
+\* (MCBallooning_Twin_Spinning) needs, and is kept for it (D172).
 Inflate(g, p) ==
     /\ Balloon(g) < target[g]
     /\ Size - Balloon(g) > Floor

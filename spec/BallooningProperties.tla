@@ -30,7 +30,7 @@ TypeOK ==
 (* floor.                                                                  *)
 (***************************************************************************)
 FloorInv == \A g \in Guests : Size - target[g] >= Floor
-\* Contract (safety net).  MCBallooning_Safety; twin MCBallooningBroken_NoSafetyNet.
+\* Contract (safety net).  MCBallooning_Safety; twin MCBallooning_Twin_NoSafetyNet.
 THEOREM Spec => []FloorInv
 
 (***************************************************************************)
@@ -51,7 +51,7 @@ BalloonedPagesUnusedInv ==
 (***************************************************************************)
 ReleasedFrameReturnedInv ==
     \A gp \in GP : ballooned[gp] => ~backed[gp]
-\* Contract (what ballooning gives the host).  MCBallooning_Safety; twin MCBallooningBroken_FrameKept.
+\* Contract (what ballooning gives the host).  MCBallooning_Safety; twin MCBallooning_Twin_FrameKept.
 THEOREM Spec => []ReleasedFrameReturnedInv
 
 (***************************************************************************)
@@ -66,7 +66,7 @@ THEOREM Spec => []ReleasedFrameReturnedInv
 NoDataLostInv ==
     \A gp \in GP :
         (inUse[gp] \/ owed[gp] # NoValue) => (backed[gp] /\ data[gp] = owed[gp])
-\* Contract (no data loss).  MCBallooning_Safety; twin MCBallooningBroken_LostData.
+\* Contract (no data loss).  MCBallooning_Safety; twin MCBallooning_Twin_LostData.
 THEOREM Spec => []NoDataLostInv
 
 (***************************************************************************)
@@ -78,7 +78,7 @@ THEOREM Spec => []NoDataLostInv
 (***************************************************************************)
 UnbackedReadsZeroInv ==
     \A gp \in GP : ~backed[gp] => data[gp] = Zero
-\* Contract (isolation).  MCBallooning_Safety; twin MCBallooningBroken_StaleContent.
+\* Contract (isolation).  MCBallooning_Safety; twin MCBallooning_Twin_StaleContent.
 THEOREM Spec => []UnbackedReadsZeroInv
 
 (***************************************************************************)
@@ -94,7 +94,7 @@ THEOREM Spec => []UnbackedReadsZeroInv
 ShrinkMetProp ==
     \A g \in Guests, n \in 0..Size :
         <>[](target[g] = n) => <>[](Balloon(g) = n)
-\* Contract (progress).  MCBallooning_Liveness; twin MCBallooningBroken_Spinning.
+\* Contract (progress).  MCBallooning_Liveness; twin MCBallooning_Twin_Spinning.
 THEOREM FairSpec => ShrinkMetProp
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the

@@ -38,7 +38,7 @@ TypeOK ==
 (***************************************************************************)
 RemovedFromCacheAtMostOnceInv ==
     \A x \in Pages : removals[x] <= 1
-\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandlingBroken_NoDiscardedTest.
+\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandling_Twin_NoDiscardedTest.
 THEOREM Spec => []RemovedFromCacheAtMostOnceInv
 
 (***************************************************************************)
@@ -53,7 +53,7 @@ THEOREM Spec => []RemovedFromCacheAtMostOnceInv
 (***************************************************************************)
 PgDiscardedOnlyIfDiscardedInv ==
     \A x \in Pages : pgDiscarded[x] => hostDiscarded[x]
-\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandlingBroken_SpuriousFault.
+\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandling_Twin_SpuriousFault.
 THEOREM Spec => []PgDiscardedOnlyIfDiscardedInv
 
 \* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
@@ -70,7 +70,7 @@ SomePageMarkedDiscarded == \E x \in Pages : pgDiscarded[x]
 NotFreedWhileFaultPendingInv ==
     \A c \in CPUs :
         pc[c] \in {"Window", "Handler"} => status[at[c]] # "Free"
-\* Contract (no use after free).  MCDiscardHandling_Safety; twin MCDiscardHandlingBroken_FreeWithoutSync.
+\* Contract (no use after free).  MCDiscardHandling_Safety; twin MCDiscardHandling_Twin_FreeWithoutSync.
 THEOREM Spec => []NotFreedWhileFaultPendingInv
 
 (***************************************************************************)
@@ -142,7 +142,7 @@ PageReused == \E x \in Pages : status[x] = "Free" /\ status'[x] = "InUse"
 DiscardedMappingRemovedProp ==
     \A c \in CPUs, x \in Pages :
         (x \in mapped[c] /\ hostDiscarded[x]) ~> (x \notin mapped[c])
-\* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandlingBroken_MappingCleared.
+\* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandling_Twin_MappingCleared.
 THEOREM FairSpec => DiscardedMappingRemovedProp
 
 
@@ -160,7 +160,7 @@ DiscardedPageMapped == \E c \in CPUs, x \in Pages : x \in mapped[c] /\ hostDisca
 (* keeps the page forever.                                                 *)
 (***************************************************************************)
 DiscardedPageFreedProp == \A x \in Pages : pgDiscarded[x] ~> (status[x] = "Free")
-\* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandlingBroken_LeakedReference.
+\* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandling_Twin_LeakedReference.
 THEOREM FairSpec => DiscardedPageFreedProp
 
 \* What DiscardedPageFreedProp is about (its witness): a page marked

@@ -201,11 +201,11 @@ SwitchedWithStableContent ==
     lastOp.op = "Migrate" /\ \E p \in Pages : belief[p] = "S" /\ owed[p] = Written
 
 \* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMClassicTwoPages; twin
-\* MCESSAMigration_BrokenDirtyOnlyOnQueueArrival.
+\* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
 THEOREM Bugs = {} => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationAppliesSentProp
                                 /\ MigrationArrivalProp /\ MigrationKeepsStableContentProp)
 \* No data loss.  MCESSAMigration_KVMClassic, under ESSAProperties' hypothesis for it; twin
-\* MCESSAMigration_BrokenDirtyOnlyOnQueue.
+\* MCESSAMigration_Twin_DirtyOnlyOnQueue.
 THEOREM (ModernGuest /\ StorageKeys /\ Bugs = {})
             => (MSpec => []StableContentOwedInv /\ []GuestStableBeliefInv)
 =============================================================================

@@ -775,28 +775,28 @@ CBRLEntryProcessedWithMoreQueued ==
 (* out.                                                                    *)
 (***************************************************************************)
 \* No data loss.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
-\* MCESSA_KVMGmap_StickyZero, MCESSA_KVMGmap_CBRLGuestAddress, MCESSA_KVMGmap_StaleUnusedBit.
+\* MCESSA_Finding_F7_KVMGmapStickyZero, MCESSA_Finding_F8_KVMGmapCBRLGuestAddress, MCESSA_Finding_F9_KVMGmapStaleUnusedBit.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []StableContentOwedInv)
-\* MCESSA_Paper2007, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys; findings MCESSA_KVMClassic_F3,
-\* MCESSA_KVMGmap_F3 (no storage keys).
+\* MCESSA_Paper2007, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys; findings MCESSA_Finding_F3_KVMClassic,
+\* MCESSA_Finding_F3_KVMGmap (no storage keys).
 THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {} /\ ~MachineInterpretsESSA)
             => (Spec => []ModifiedPContentKeptInv)
-\* MCESSA_Paper2007; twin MCESSA_BrokenWriteVolatile.
+\* MCESSA_Paper2007; twin MCESSA_Twin_WriteVolatile.
 THEOREM Impl = "Paper2007" => (Spec => []UnwrittenContentKeptInv)
 \* MCESSA_KVMClassicMigration, MCESSA_KVMGmapMigration, MCESSA_KVMClassicNoKeysMigration;
-\* twin MCESSA_BrokenMigration.
+\* twin MCESSA_Twin_Migration.
 THEOREM Bugs = {} => (Spec => MigrationKeepsStableContentProp)
 \* Right answers.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
-\* MCESSA_KVMClassic_F1, MCESSA_KVMGmap_F1 (the 2007 guest on KVM), twin MCESSA_BrokenReset.
+\* MCESSA_Finding_F1_KVMClassic, MCESSA_Finding_F1_KVMGmap (the 2007 guest on KVM), twin MCESSA_Twin_Reset.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []GuestStableBeliefInv)
-\* The same models; findings MCESSA_KVMClassic_F2, MCESSA_KVMGmap_F2.
+\* The same models; findings MCESSA_Finding_F2_KVMClassic, MCESSA_Finding_F2_KVMGmap.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []ReadResultInv)
-\* MCESSA_Paper2007; findings MCESSA_KVMClassic_F4, MCESSA_KVMGmap_F4.
+\* MCESSA_Paper2007; findings MCESSA_Finding_F4_KVMClassic, MCESSA_Finding_F4_KVMGmap.
 THEOREM Impl = "Paper2007" => (Spec => []ReportedZeroReadsZeroInv)
-\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_BrokenCBRLStopsAtKept.
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_Twin_CBRLStopsAtKept.
 THEOREM Bugs = {} => (FairSpec => QueuedDiscardProcessedProp)
 
 =============================================================================

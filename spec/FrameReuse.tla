@@ -195,7 +195,7 @@ FrameBacksOnePageInv ==
 NoCrossGuestLeakInv ==
     lastRead.reader \in Guests => lastRead.value \in {lastRead.reader, NoGuest}
 \* Contract (isolation).  MCFrameReuse_TwoGuests (inductively MCFrameReuseInductive_TwoGuests);
-\* twin MCFrameReuse_NotZeroed.
+\* twin MCFrameReuse_Twin_NotZeroed.
 THEOREM Spec => []NoCrossGuestLeakInv
 
 (***************************************************************************)
@@ -211,7 +211,7 @@ ContentKeptInv ==
     \A s \in Slots :
         /\ resid[s] = "r" => frameData[backing[s]] = content[s]
         /\ resid[s] = "p" => saved[s] = content[s]
-\* Contract (no data loss).  MCFrameReuse_TwoGuests; twin MCFrameReuse_StealNotWritten.
+\* Contract (no data loss).  MCFrameReuse_TwoGuests; twin MCFrameReuse_Twin_StealNotWritten.
 THEOREM Spec => []ContentKeptInv
 
 (***************************************************************************)

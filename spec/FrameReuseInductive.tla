@@ -71,7 +71,7 @@ THEOREM IndInit /\ [][Next]_vars => []IndInv
 \* It holds initially: the Apalache check FrameReuse_TwoFrames_initial (model/apalache.json).
 THEOREM Init => IndInv
 \* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
-\* MCFrameReuseInductive_PropertyAlone.
+\* MCFrameReuseInductive_Twin_PropertyAlone.
 THEOREM IndInv => NoCrossGuestLeakInv
 
 =============================================================================

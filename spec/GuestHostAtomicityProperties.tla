@@ -35,7 +35,7 @@ AtomicityTypeOK ==
 HostProgressProp == \A p \in Pages : (reclaim = p) ~> (resid[p] # "r")
 \* Contract (progress under a faulty guest).  MCGuestHostAtomicity_CompareAndSwapProgress,
 \* MCGuestHostAtomicity_CheckThenSetProgress, MCGuestHostAtomicity_SharedLockProgress; twin
-\* MCGuestHostAtomicity_SharedLockFaulty (a lock shared with a faulty CPU).
+\* MCGuestHostAtomicity_Twin_SharedLockFaulty (a lock shared with a faulty CPU).
 THEOREM (SSINDImpl # "SharedLock" \/ FaultyCPUs = {}) => (AtomicitySpec => HostProgressProp)
 
 (***************************************************************************)
@@ -49,7 +49,7 @@ THEOREM (SSINDImpl # "SharedLock" \/ FaultyCPUs = {}) => (AtomicitySpec => HostP
 (***************************************************************************)
 LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
 \* Contract (progress of a correct guest).  MCGuestHostAtomicity_SharedLockProgress; twin
-\* MCGuestHostAtomicity_SharedLockLeak.
+\* MCGuestHostAtomicity_Twin_SharedLockLeak.
 THEOREM AtomicitySpec => LockReleasedProp
 
 (***************************************************************************)
@@ -102,7 +102,7 @@ HostDropsPreservedCopy == lastOp'.op = "HostDiscard" /\ resid[lastOp'.page] = "p
 
 \* Contract (no data loss), the promise of PageStates.tla under concurrent CPUs.
 \* MCGuestHostAtomicity_CompareAndSwap, MCGuestHostAtomicity_SharedLock; twins
-\* MCGuestHostAtomicity_CheckThenSet (check, then set: the design flaw), MCGuestHostAtomicity_SharedLockIgnored.
+\* MCGuestHostAtomicity_Twin_CheckThenSet (check, then set: the design flaw), MCGuestHostAtomicity_Twin_SharedLockIgnored.
 THEOREM SSINDImpl # "CheckThenSet" => (AtomicitySpec => []StableContentKeptInv)
 
 =============================================================================

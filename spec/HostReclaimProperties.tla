@@ -47,8 +47,8 @@ HostDiscardsOnlyDiscardableProp  == [][PSP!DiscardStep]_vars
 GuestKeepsResidencyProp          == [][PSP!GuestResidencyStep]_vars
 
 \* Contract: the promises of PageStates.tla kept under the z/VM host.  MCHostReclaim_ZVM
-\* (MCHostReclaim_ZVM2Pages1Frame, MCHostReclaim_ZVM2Resident); twins MCHostReclaimBroken_GuestChangeBit
-\* (no data loss), MCHostReclaimBroken_DiscardDirtyP (discard only when allowed).
+\* (MCHostReclaim_ZVM2Pages1Frame, MCHostReclaim_ZVM2Resident); twins MCHostReclaim_Twin_GuestChangeBit
+\* (no data loss), MCHostReclaim_Twin_DiscardDirtyP (discard only when allowed).
 THEOREM Spec => []StableContentKeptInv
 THEOREM Spec => []ReadResultInv
 THEOREM Spec => []DiscardFaultOnlyWhenDiscardedInv
@@ -67,7 +67,7 @@ THEOREM Spec => GuestKeepsResidencyProp
 (***************************************************************************)
 RefinesPageStates ==
     [][PS!Perform(lastOp'.op, lastOp'.page, lastOp'.arg)]_vars
-\* Contract (refinement).  MCHostReclaim_ZVM; twin MCHostReclaimBroken_Refinement.
+\* Contract (refinement).  MCHostReclaim_ZVM; twin MCHostReclaim_Twin_Refinement.
 THEOREM Spec => RefinesPageStates
 
 (***************************************************************************)
@@ -149,7 +149,7 @@ WriteStep ==
         IN  usage[p] = "S" \/ (usage[p] = "P" /\ dirty[p])
 
 DiscardableNeverWrittenProp == [][WriteStep]_allVars
-\* Contract (what CMMA saves).  MCHostReclaim_ZVM; twin MCHostReclaimBroken_EarlyWriteVolatile.
+\* Contract (what CMMA saves).  MCHostReclaim_ZVM; twin MCHostReclaim_Twin_EarlyWriteVolatile.
 THEOREM Spec => DiscardableNeverWrittenProp
 
 (***************************************************************************)
@@ -315,7 +315,7 @@ VolatileStolen == lastOp' # lastOp /\ lastOp'.op = "HostDiscard"
 (***************************************************************************)
 WaitingAccessServedProp == PSP!WaitingAccessServedProp
 \* Contract (progress).  MCHostReclaim_ZVMLiveness (MCHostReclaim_ZVMLivenessValues, deep); twin
-\* MCHostReclaimBroken_ScanNeverKickedOff.
+\* MCHostReclaim_Twin_ScanNeverKickedOff.
 THEOREM FairSpec => WaitingAccessServedProp
 
 \* (WaitingAccessServedProp.)  A page-in while every other frame is in use: the frame it takes

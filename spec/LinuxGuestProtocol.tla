@@ -24,7 +24,7 @@
 (*       StateChangeReleasedProp and MakeStableCompletesProp ("will wait   *)
 (*       until it can acquire the new page flag", paper 3.3; it can wait   *)
 (*       for ever where end-of-I/O interrupts recur,                       *)
-(*       model/MCLinuxGuestProtocol_MakeStableStarved.cfg).                *)
+(*       model/MCLinuxGuestProtocol_Finding_F11_MakeStableStarved.cfg).                *)
 (*                                                                         *)
 (* The other properties restate one step (where make_volatile is tried,    *)
 (* writeback, unmap, the fresh page, condition 9) or check types and the   *)

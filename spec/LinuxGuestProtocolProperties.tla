@@ -68,7 +68,7 @@ WaitsFor(x, y) ==
 NoDeadlockInv ==
     \A S \in SUBSET Contexts :
         S # {} => \E x \in S : \A y \in S : ~WaitsFor(x, y)
-\* Contract (progress).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_BlockingMakeVolatile.
+\* Contract (progress).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocol_Twin_BlockingMakeVolatile.
 THEOREM CheckOrder = "Atomic" => (Spec => []NoDeadlockInv)
 
 (***************************************************************************)
@@ -123,8 +123,8 @@ StableWhileHeldInv ==
     \A c \in CPUs :
         HeldForStableUse(c) =>
             usage[pg[Proc(c)]] = "S" /\ ~discarded[pg[Proc(c)]]
-\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twins MCLinuxGuestProtocolBroken_Overtakes,
-\* MCLinuxGuestProtocolBroken_SkipsBit; finding MCLinuxGuestProtocol_CountsThenFlags (another CheckOrder).
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twins MCLinuxGuestProtocol_Twin_Overtakes,
+\* MCLinuxGuestProtocol_Twin_SkipsBit; finding MCLinuxGuestProtocol_Finding_F5_CountsThenFlags (another CheckOrder).
 THEOREM CheckOrder = "Atomic" => (Spec => []StableWhileHeldInv)
 
 \* What StableWhileHeldInv is about (its witness, model/manifest.json): a user
@@ -204,8 +204,8 @@ NoVolatileWhileForbiddenInv ==
                => usage[p] = "S"
         /\ writable[p] => usage[p] # "V"
 \* Contract (discard only when allowed).  MCLinuxGuestProtocol_Conditions; twins
-\* MCLinuxGuestProtocolBroken_ForgetsDirty, MCLinuxGuestProtocolBroken_ForgetsWritable; finding
-\* MCLinuxGuestProtocol_FlagsThenCounts (another CheckOrder).
+\* MCLinuxGuestProtocol_Twin_ForgetsDirty, MCLinuxGuestProtocol_Twin_ForgetsWritable; finding
+\* MCLinuxGuestProtocol_Finding_F5_FlagsThenCounts (another CheckOrder).
 THEOREM CheckOrder = "Atomic" => (Spec => []NoVolatileWhileForbiddenInv)
 
 \* What NoVolatileWhileForbiddenInv is about (its witness, model/manifest.json):
@@ -417,7 +417,7 @@ NoUseAfterFreeStep ==
     \A p \in Pages :
         (~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0) => inCache'[p]
 NoUseAfterFreeProp == [][NoUseAfterFreeStep]_vars
-\* Contract (no use after free).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_FindsFreedPage.
+\* Contract (no use after free).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocol_Twin_FindsFreedPage.
 THEOREM CheckOrder = "Atomic" => (Spec => NoUseAfterFreeProp)
 
 \* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
@@ -498,7 +498,7 @@ NoVolatileOnDiscardedInv ==
 (* would throw away a good page (D195 addendum).                           *)
 (***************************************************************************)
 PgDiscardedOnlyIfDiscardedInv == \A p \in Pages : pgDiscarded[p] => discarded[p]
-\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocolBroken_SpuriousDiscard.
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocol_Twin_SpuriousDiscard.
 THEOREM CheckOrder = "Atomic" => (Spec => []PgDiscardedOnlyIfDiscardedInv)
 
 \* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
@@ -524,7 +524,7 @@ InMakeVolatile(x) == pc[x] \in {"MVTry", "MVSpin", "MVCheck", "MVCheck2", "MVSet
 
 MakeVolatileEndsProp == \A x \in Contexts : InMakeVolatile(x) ~> ~InMakeVolatile(x)
 \* Contract (progress).  MCLinuxGuestProtocol_Liveness, MCLinuxGuestProtocol_LivenessLockOnly; twin
-\* MCLinuxGuestProtocolBroken_BlockingMakeVolatileEnds.
+\* MCLinuxGuestProtocol_Twin_BlockingMakeVolatileEnds.
 THEOREM CheckOrder = "Atomic" => (FairSpec => MakeVolatileEndsProp)
 
 (***************************************************************************)
@@ -537,7 +537,7 @@ THEOREM CheckOrder = "Atomic" => (FairSpec => MakeVolatileEndsProp)
 StateChangeReleasedProp ==
     \A p \in Pages, x \in Contexts : (x \in stateChange[p]) ~> (x \notin stateChange[p])
 \* Contract (progress).  MCLinuxGuestProtocol_Liveness, MCLinuxGuestProtocol_LivenessLockOnly; twin
-\* MCLinuxGuestProtocolBroken_LeakedStateChange.
+\* MCLinuxGuestProtocol_Twin_LeakedStateChange.
 THEOREM CheckOrder = "Atomic" => (FairSpec => StateChangeReleasedProp)
 
 (***************************************************************************)
@@ -555,7 +555,7 @@ THEOREM CheckOrder = "Atomic" => (FairSpec => StateChangeReleasedProp)
 MakeStableCompletesProp ==
     \A c \in CPUs : pc[Proc(c)] = "MSWait" ~> pc[Proc(c)] \in {"Held", "Failed"}
 \* Contract (progress).  MCLinuxGuestProtocol_LivenessLockOnly (users that only lock the page); twin
-\* MCLinuxGuestProtocolBroken_LeakedStateChangeWait; finding MCLinuxGuestProtocol_MakeStableStarved.
+\* MCLinuxGuestProtocol_Twin_LeakedStateChangeWait; finding MCLinuxGuestProtocol_Finding_F11_MakeStableStarved.
 THEOREM (CheckOrder = "Atomic" /\ UserOps \subseteq {"Lock"}) => (FairSpec => MakeStableCompletesProp)
 
 \* (MakeVolatileEndsProp.)  A make_volatile that finds PG_state_change taken returns at once.

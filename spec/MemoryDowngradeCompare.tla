@@ -48,7 +48,7 @@
 (* "SlotsFirst" (SameOutcomeInv), and under "AnyRoom" only when no page to *)
 (* be moved is pinned (SameOutcomeUnpinnedInv): an incremental step may    *)
 (* spend on another page the frame that a pinned page of a later step      *)
-(* needs (model/MCMemoryDowngradeCompare_AnyRoomPinned3.cfg).              *)
+(* needs (model/MCMemoryDowngradeCompare_Finding_F6_AnyRoomPinned3.cfg).              *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
@@ -280,7 +280,7 @@ SameOutcome ==
 (* the first page out.                                                     *)
 (***************************************************************************)
 SameOutcomeInv == Done => SameOutcome
-\* Contract (the same outcome, bulk or incremental).  MCMemoryDowngradeCompare_SlotsFirst; finding MCMemoryDowngradeCompare_AnyRoomPinned3.
+\* Contract (the same outcome, bulk or incremental).  MCMemoryDowngradeCompare_SlotsFirst; finding MCMemoryDowngradeCompare_Finding_F6_AnyRoomPinned3.
 THEOREM MovePolicy = "SlotsFirst" => (Spec => []SameOutcomeInv)
 
 (***************************************************************************)
@@ -288,7 +288,7 @@ THEOREM MovePolicy = "SlotsFirst" => (Spec => []SameOutcomeInv)
 (* page: holds under both policies.                                        *)
 (***************************************************************************)
 SameOutcomeUnpinnedInv == (Done /\ ~pinnedInR) => SameOutcome
-\* Contract (the same outcome when no page to move is pinned).  MCMemoryDowngradeCompare_AnyRoomUnpinned; twin MCMemoryDowngradeCompareBroken_CopyAny.
+\* Contract (the same outcome when no page to move is pinned).  MCMemoryDowngradeCompare_AnyRoomUnpinned; twin MCMemoryDowngradeCompare_Twin_CopyAny.
 THEOREM Spec => []SameOutcomeUnpinnedInv
 
 (***************************************************************************)
@@ -319,7 +319,7 @@ EachRunIsADowngradeInv ==
 (* if its guard were wrong (D174).                                         *)
 (***************************************************************************)
 BothRunsEndInv == ~Done => ENABLED RunStep
-\* Contract (progress).  MCMemoryDowngradeCompare_SlotsFirst; twin MCMemoryDowngradeCompareBroken_Stuck.
+\* Contract (progress).  MCMemoryDowngradeCompare_SlotsFirst; twin MCMemoryDowngradeCompare_Twin_Stuck.
 THEOREM Spec => []BothRunsEndInv
 
 (***************************************************************************)
@@ -343,7 +343,7 @@ THEOREM Spec => []BothRunsEndInv
 FittingRequestNotRejectedInv ==
     (bReq.state = "rejected" /\ iReq.state = "idle") => ~IP!FitsIn(bReq.frames)
 \* Contract (progress).  MCMemoryDowngradeCompare_AnyRoomPinnedStable3 (stable pages only); twin
-\* MCMemoryDowngradeCompareBroken_SpendsPinnedFrame.
+\* MCMemoryDowngradeCompare_Twin_SpendsPinnedFrame.
 THEOREM (MovePolicy = "AnyRoom" /\ UsageChoice = {"S"}) => (Spec => []FittingRequestNotRejectedInv)
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the

@@ -72,7 +72,7 @@ THEOREM IndInit /\ [][Next]_vars => []IndInv
 \* It holds initially: the Apalache check MemoryDowngrade_Safety_initial (model/apalache.json).
 THEOREM Init => IndInv
 \* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
-\* MCMemoryDowngradeInductive_PropertyAlone.
+\* MCMemoryDowngradeInductive_Twin_PropertyAlone.
 THEOREM IndInv => NoDataLostInv
 
 =============================================================================

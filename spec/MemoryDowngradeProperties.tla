@@ -61,7 +61,7 @@ NoDataLostInv ==
                IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
 \* Contract (no data loss).  MCMemoryDowngrade_Safety (inductively MCMemoryDowngradeInductive_OnePageP);
-\* twins MCMemoryDowngradeBroken_LostWrite, MCMemoryDowngradeBroken_DiscardsDirtyP.
+\* twins MCMemoryDowngrade_Twin_LostWrite, MCMemoryDowngrade_Twin_DiscardsDirtyP.
 THEOREM Spec => []NoDataLostInv
 
 (***************************************************************************)
@@ -90,7 +90,7 @@ DiscardableNotMovedProp ==
     [][\A p \in Pages :
           Discardable(p) => /\ ~(~paged[p] /\ paged'[p])
                             /\ ~(copy.page # p /\ copy'.page = p)]_vars
-\* Contract (what CMMA saves).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_PagesOutDiscardable.
+\* Contract (what CMMA saves).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_PagesOutDiscardable.
 THEOREM Spec => DiscardableNotMovedProp
 
 \* What DiscardableNotMovedProp is about (its witness, a step): the frame of a
@@ -106,7 +106,7 @@ DiscardableReclaimed ==
 (***************************************************************************)
 UnusedHoldsNothingInv ==
     \A p \in Pages : usage[p] = "U" => data[p] = 0 /\ owed[p] = NoValue
-\* Contract (isolation).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_StoresToUnused.
+\* Contract (isolation).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_StoresToUnused.
 THEOREM Spec => []UnusedHoldsNothingInv
 
 (***************************************************************************)
@@ -136,7 +136,7 @@ OfflineFrameUnusedInv ==
         ~online[f] =>
             /\ \A p \in Pages : frame[p] # f
             /\ ~(copy.page # NoPage /\ copy.target = f)
-\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_OfflineInUse.
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_OfflineInUse.
 THEOREM Spec => []OfflineFrameUnusedInv
 
 (***************************************************************************)
@@ -161,7 +161,7 @@ MemoryLimitsInv ==
     /\ Permanent \subseteq OnlineFrames
     /\ Cardinality(OnlineFrames \cap Permanent) >= MinPermanent
     /\ 2 * Cardinality(OnlineFrames \ Permanent) <= Cardinality(OnlineFrames)
-\* Contract (limits).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_PermanentOffline.
+\* Contract (limits).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_PermanentOffline.
 THEOREM Spec => []MemoryLimitsInv
 
 (***************************************************************************)
@@ -176,7 +176,7 @@ CleanRejectionInv ==
     req.state = "rejected" =>
         /\ \A f \in req.frames : online[f]
         /\ copy.page = NoPage
-\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_HalfDoneRejection.
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_HalfDoneRejection.
 THEOREM Spec => []CleanRejectionInv
 
 \* What CleanRejectionInv is about (its witness, model/manifest.json): a
@@ -228,7 +228,7 @@ RejectedBesideOfflineFrame ==
 (***************************************************************************)
 RequestResolvesProp ==
     [](req.state = "active" => <>(req.state \in {"completed", "rejected"}))
-\* Contract (progress).  MCMemoryDowngrade_Liveness; twin MCMemoryDowngradeBroken_NeverGivesUp.
+\* Contract (progress).  MCMemoryDowngrade_Liveness; twin MCMemoryDowngrade_Twin_NeverGivesUp.
 THEOREM FairSpec => RequestResolvesProp
 
 (***************************************************************************)
@@ -246,7 +246,7 @@ CompletionMeansRemovedProp ==
           /\ req.state = "active"
           /\ req'.frames # {}
           /\ \A f \in req'.frames : ~online'[f]]_vars
-\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngradeBroken_CompletesEarly.
+\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_CompletesEarly.
 THEOREM Spec => CompletionMeansRemovedProp
 
 \* What CompletionMeansRemovedProp is about (its witness, a step): a request

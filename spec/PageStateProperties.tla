@@ -368,18 +368,18 @@ StablePageInServed == lastOp'.op = "HostPageIn" /\ usage[lastOp'.page] = "S"
 (* THEOREM here is the claim, the model's .cfg is what backs it.           *)
 (***************************************************************************)
 \* No data loss.  MCPageStates_Full (every PageStates model; inductively MCPageStatesInductive_Full);
-\* twin MCPageStatesBroken_StableContent.
+\* twin MCPageStates_Twin_StableContent.
 THEOREM Spec => []StableContentKeptInv
-\* Right answers.  MCPageStates_Full; twins MCPageStatesBroken_ReadResult, MCPageStatesBroken_DiscardFault.
+\* Right answers.  MCPageStates_Full; twins MCPageStates_Twin_ReadResult, MCPageStates_Twin_DiscardFault.
 THEOREM Spec => []ReadResultInv
 THEOREM Spec => []DiscardFaultOnlyWhenDiscardedInv
-\* Isolation.  MCPageStates_Full; twins MCPageStatesBroken_UnusedAccess, MCPageStatesBroken_GuestResidency.
+\* Isolation.  MCPageStates_Full; twins MCPageStates_Twin_UnusedAccess, MCPageStates_Twin_GuestResidency.
 THEOREM Spec => []UnusedAccessInv
 THEOREM Spec => GuestKeepsResidencyProp
-\* Discard only when allowed.  MCPageStates_Full; twin MCPageStatesBroken_DiscardDirtyP.
+\* Discard only when allowed.  MCPageStates_Full; twin MCPageStates_Twin_DiscardDirtyP.
 THEOREM Spec => HostDiscardsOnlyDiscardableProp
 \* Progress.  MCPageStates_Liveness (MCPageStates_LivenessTwoPages, deep); twins
-\* MCPageStatesBroken_NoZeroFill, MCPageStatesBroken_PpNotPagedIn.
+\* MCPageStates_Twin_NoZeroFill, MCPageStates_Twin_PpNotPagedIn.
 THEOREM FairSpec => WaitingAccessServedProp
 
 =============================================================================

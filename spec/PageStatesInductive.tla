@@ -71,7 +71,7 @@ THEOREM IndInit /\ [][Next]_vars => []IndInv
 \* It holds initially: MCPageStatesInductive_Reachable (IndInv in every reachable state).
 THEOREM Init => IndInv
 \* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
-\* MCPageStatesInductive_PropertyAlone.
+\* MCPageStatesInductive_Twin_PropertyAlone.
 THEOREM IndInv => StableContentKeptInv
 
 =============================================================================

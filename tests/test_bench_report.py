@@ -63,3 +63,26 @@ def test_mutate_runs_are_merged_mutant_by_mutant(tmp_path: Path) -> None:
             f"check, {1 if balloon[0] not in equivalent else 0} by a reachability witness), 0 caught "
             f"only by pins or a twin, 1 survived, {eq + essa_eq} equivalent, 0 invalid, "
             f"of {len(catalogue)} in the catalogue.") in proc.stdout
+
+
+def test_models_doc_is_generated_from_the_manifest(tmp_path: Path) -> None:
+    """docs/models.md is bench/report.py's output for model/manifest.json: every model once, by
+    spec then by purpose, and a model's purpose is the one its name says."""
+    repo = REPORT.parents[1]
+    out = tmp_path / "models.md"
+    proc = subprocess.run([sys.executable, str(REPORT), "--manifest-doc", str(out)], cwd=repo,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text() == (repo / "docs" / "models.md").read_text(), "regenerate docs/models.md"
+    models = json.loads((repo / "model" / "manifest.json").read_text())["models"]
+    section = ""
+    seen = []
+    for line in out.read_text().splitlines():
+        if line.startswith("### "):
+            section = line
+        elif line.startswith("| `MC"):
+            name = line.split("`")[1]
+            seen.append(name)
+            kind = "Findings" if "_Finding_" in name else "Broken twins" if "_Twin_" in name else "Checks"
+            assert section.startswith("### " + kind), (name, section)
+    assert sorted(seen) == sorted(m["name"] for m in models)

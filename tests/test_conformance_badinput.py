@@ -12,11 +12,11 @@ import pytest
 
 from conformance.cli import EXIT_FAULT, EXIT_USAGE, main
 from conformance.driver import Drive, Fault, report, run_hypothesis, run_programs
-from conformance.engine import ReferenceEngine
+from conformance.pagestates.engine import ReferenceEngine
 from conformance.jsonlines import JsonLinesEngine
 from conformance.pagestates import PAGESTATES_DRIVER, Ask
 from conformance.protocol import EngineFault, ProfileRequest, Reply
-from conformance.trace import TraceFormatError, read_trace
+from conformance.pagestates.trace import TraceFormatError, read_trace
 
 BAD_ENGINE = Path(__file__).resolve().parent / "fixtures" / "conformance" / "bad_engine.py"
 

@@ -10,13 +10,13 @@ import pytest
 from conformance.c_engine import ensure_built
 from conformance.cli import EXIT_DIVERGED, EXIT_NOTHING, EXIT_OK, EXIT_USAGE, main
 from conformance.driver import Drive, Outcome, run_hypothesis
-from conformance.mutants import UnusedLeaksContent
+from conformance.pagestates.mutants import UnusedLeaksContent
 from conformance.pagestates import PAGESTATES_DRIVER, Ask
 from conformance.protocol import ProfileRequest
 
 
 def test_run_an_in_process_engine_that_conforms(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", "--engine-class", "conformance.engine:ReferenceEngine", "--examples", "10",
+    code = main(["run", "--engine-class", "conformance.pagestates.engine:ReferenceEngine", "--examples", "10",
                  "--no-database", "--seed", "1", "--walk", "2000"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == EXIT_OK, out
@@ -27,7 +27,7 @@ def test_run_an_in_process_engine_that_conforms(capsys: pytest.CaptureFixture[st
 def test_run_a_mutant_reports_saves_and_confirms_with_tlc(
     tmp_path: Path, tlc_jar: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["run", "--engine-class", "conformance.mutants:DiscardsDirtyP", "--no-tour",
+    code = main(["run", "--engine-class", "conformance.pagestates.mutants:DiscardsDirtyP", "--no-tour",
                  "--no-database", "--seed", "0", "--out", str(tmp_path), "--quiet"])  # fmt: skip
     out = capsys.readouterr().out
     assert code == EXIT_DIVERGED
@@ -71,7 +71,7 @@ def test_a_failure_is_replayed_first_from_the_database(tmp_path: Path) -> None:
     ("argv", "message"),
     [
         (["run", "--engine-class", "nocolon"], "expected MODULE:CLASS"),
-        (["run", "--engine-class", "conformance.engine:Nothing"], "has no attribute 'Nothing'"),
+        (["run", "--engine-class", "conformance.pagestates.engine:Nothing"], "has no attribute 'Nothing'"),
         (["run", "--engine-class", "conformance.protocol:Reply"], "Reply"),
     ],
 )

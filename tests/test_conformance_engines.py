@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from conformance.c_engine import ensure_built
 from conformance.driver import Drive, run_hypothesis, run_programs
-from conformance.engine import ReferenceEngine
+from conformance.pagestates.engine import ReferenceEngine
 from conformance.jsonlines import JsonLinesEngine
 from conformance.pagestates import PAGESTATES_DRIVER, Ask
 from conformance.protocol import ProfileRequest
@@ -45,7 +45,7 @@ class TestCEngine(EngineContract):
 
 
 class TestReferenceEngine(EngineContract):
-    engine_class = "conformance.engine:ReferenceEngine"
+    engine_class = "conformance.pagestates.engine:ReferenceEngine"
     hypothesis_profiles: ClassVar[list[ProfileRequest] | None] = None if _ALL else _SOME[:1]
     seed = SESSION_SEED
     database = _DATABASE

@@ -1,5 +1,5 @@
 """The ESSA mode of the conformance suite: the reference engines of each profile are classified
-as their own profile and fail the others at the documented points (conformance/classify.py)."""
+as their own profile and fail the others at the documented points (conformance/essa/classify.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from conformance.classify import classify
+from conformance.essa.classify import classify
 from conformance.cli import main
 from conformance.essa import (
     ENGINES, EssaJsonLinesEngine, EssaProfileRequest, EssaReferenceEngine, EssaRequest,
 )  # fmt: skip
-from conformance.essa_mutants import R1AfterNotBefore as LyingR1Engine
+from conformance.essa.mutants import R1AfterNotBefore as LyingR1Engine
 from conformance.protocol import EngineFault
 
 IMPLS = ("Paper2007", "KVMClassic", "KVMGmap")
@@ -104,10 +104,10 @@ def test_cli_classify_in_process_and_json_lines() -> None:
     assert main(["classify", "--engine", cmd, *ONE_SET_ARGS, "--pages", "1"], out) == 0
     assert "identified as Paper2007" in out.getvalue()
     out = io.StringIO()
-    assert main(["classify", "--engine-class", "conformance.essa_mutants:R1AfterNotBefore",
+    assert main(["classify", "--engine-class", "conformance.essa.mutants:R1AfterNotBefore",
                  *ONE_SET_ARGS], out) == 1  # fmt: skip
     assert "not identified: the engine matches no candidate" in out.getvalue()
-    assert main(["classify", "--engine-class", "conformance.engine:ReferenceEngine"],
+    assert main(["classify", "--engine-class", "conformance.pagestates.engine:ReferenceEngine"],
                 io.StringIO(), io.StringIO()) == 2  # fmt: skip
 
 
@@ -118,7 +118,7 @@ def test_cli_classify_in_process_and_json_lines() -> None:
 ])  # fmt: skip
 def test_classify_misses_no_bug_of_page_1_keys_or_facility147(mutant: str, args: list[str]) -> None:
     out = io.StringIO()
-    code = main(["classify", "--engine-class", f"conformance.essa_mutants:{mutant}", *args], out)
+    code = main(["classify", "--engine-class", f"conformance.essa.mutants:{mutant}", *args], out)
     assert code == 1, out.getvalue()
     assert "not identified" in out.getvalue()
 
@@ -184,7 +184,7 @@ def test_protocol_holds_the_reference_implementation_tables() -> None:
     """PROTOCOL.md's ESSA and reclaim tables are the reference implementation's, row by row."""
     from pathlib import Path
 
-    from conformance.essa_tables import render
+    from conformance.essa.tables import render
 
     text = (Path(__file__).parent.parent / "conformance" / "PROTOCOL.md").read_text()
     assert render() in text
@@ -198,7 +198,7 @@ ONE_PAGE = ONE_SET.merged(EssaProfileRequest(pages=1))
 def test_classify_names_the_bug_of_a_kernel_before_its_fix(bug: str | None) -> None:
     """The new gmap before each 2026 fix (a harness around that kernel leaves Bugs open) is
     identified with its bug and the fix's title; the fixed kernel with none."""
-    from conformance.classify import report
+    from conformance.essa.classify import report
     from conformance.essa import KernelGmapEngine
     from refimpl.essa.profile import BUG_FIXES
 
@@ -253,7 +253,7 @@ def test_classify_tries_no_candidate_twice() -> None:
     them under either value; no candidate is lost (the same ones up to those constants)."""
     import dataclasses
 
-    from conformance.classify import _DEFAULTS, candidates
+    from conformance.essa.classify import _DEFAULTS, candidates
     from conformance.essa import oracle_step, tour
     from refimpl.core.constants import combinations
     from refimpl.essa import CONSTANTS, init

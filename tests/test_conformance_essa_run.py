@@ -19,10 +19,11 @@ import pytest
 from conformance.cli import main
 from conformance.commands import default_budget
 from conformance.search import search
-from conformance.driver import Fault, run_machine
+from conformance.driver import Fault
+from conformance.search import run_machine
 from conformance.testing import EssaEngineContract
 from conformance.essa import ESSA_DRIVER, EssaProfileRequest, KVMClassicEngine
-from conformance.essa_mutants import (
+from conformance.essa.mutants import (
     ESSA_MUTANTS, FIVE_STEPS, CBRLLastInFirstOut, EssaMutant, NoDatNotSet, PotVolatileIgnoresGC,
     ReclaimForgetsChangeBit, SecondPageReportsFirst, SixthEssaSetsNoDat,
 )  # fmt: skip
@@ -68,7 +69,7 @@ def test_a_mutant_shows_only_where_it_says(mutant: type[EssaMutant], leave_out: 
     args = [a for flag, rest in fixed.items() for a in (flag, *rest)] + leave_out
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine-class",
-                 f"conformance.essa_mutants:{mutant.__name__}", "--quiet", *args], out)  # fmt: skip
+                 f"conformance.essa.mutants:{mutant.__name__}", "--quiet", *args], out)  # fmt: skip
     assert code == 0, out.getvalue()
 
 
@@ -84,7 +85,7 @@ def test_a_reference_engine_conforms() -> None:
 def test_report_and_reproducer(tmp_path: Path) -> None:
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine-class",
-                 "conformance.essa_mutants:CBRLLastInFirstOut", "--quiet", "--out", str(tmp_path),
+                 "conformance.essa.mutants:CBRLLastInFirstOut", "--quiet", "--out", str(tmp_path),
                  "--storage-keys", "--no-facility147", "--cbrl-size", "2", "--no-tlc"], out)  # fmt: skip
     text = out.getvalue()
     assert code == 1, text
@@ -191,7 +192,7 @@ class TestPaper2007ReferenceContract(EssaEngineContract):
 
 class _MutantContract(EssaEngineContract):
     impl = "KVMGmap"
-    engine_class = "conformance.essa_mutants:GetStateKeepsZ"
+    engine_class = "conformance.essa.mutants:GetStateKeepsZ"
 
 
 def test_the_contract_fails_on_a_mutant_with_the_report(tmp_path: Path) -> None:
@@ -213,7 +214,7 @@ def test_tlc_confirms_a_reference_trace(impl: str, bugs: tuple[str, ...], tlc_ja
     what the reference means."""
     import random
 
-    from conformance import essa_tla
+    from conformance.essa import tla as essa_tla
     from conformance.essa import EssaRequest, all_requests, oracle_step
     from refimpl.essa import EssaProfile
 
@@ -234,7 +235,7 @@ def test_tlc_confirms_a_reference_trace(impl: str, bugs: tuple[str, ...], tlc_ja
 def test_tlc_confirms_a_divergence_at_its_step(tmp_path: Path, tlc_jar: Path) -> None:
     out = io.StringIO()
     code = main(["run", "--machine", "ESSA", "--engine-class",
-                 "conformance.essa_mutants:MigrationCarriesZ", "--quiet", "--out", str(tmp_path),
+                 "conformance.essa.mutants:MigrationCarriesZ", "--quiet", "--out", str(tmp_path),
                  "--no-storage-keys", "--no-facility147", "--cbrl-size", "1"], out)  # fmt: skip
     text = out.getvalue()
     assert code == 1, text

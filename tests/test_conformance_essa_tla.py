@@ -1,4 +1,4 @@
-"""The ESSA trace module (conformance/essa_tla.py) on the kernel-fidelity requests: TLC confirms a
+"""The ESSA trace module (conformance/essa/tla.py) on the kernel-fidelity requests: TLC confirms a
 reference trace through HostAge, HostUnmapGmap and HostResetCMMA on a new gmap VM, and refutes a
 wrong reply at its step."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance import essa_tla
+from conformance.essa import tla as essa_tla
 from conformance.essa import NONE, EssaReply, EssaRequest, HostPage, oracle_step
 from refimpl import essa as oracle
 from refimpl.essa import EssaProfile, EssaState

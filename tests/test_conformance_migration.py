@@ -108,7 +108,7 @@ def test_run_drives_the_mode_from_the_command_line() -> None:
 
 
 def test_tlc_replays_a_migration_trace_and_stops_at_a_wrong_mark(tmp_path: Path) -> None:
-    from conformance import essa_tla
+    from conformance.essa import tla as essa_tla
 
     p = M.profiles(EssaProfileRequest(impl="KVMClassic", storage_keys=True, facility147=True,
                                       cbrl_size=1), 2)[0]  # fmt: skip

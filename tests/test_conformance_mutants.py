@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.driver import Divergence, report, run_machine
-from conformance.mutants import MUTANTS, Mutant
+from conformance.driver import Divergence, report
+from conformance.search import run_machine
+from conformance.pagestates.mutants import MUTANTS, Mutant
 from conformance.pagestates import PAGESTATES_DRIVER, rule_name
 
 

@@ -12,14 +12,15 @@ from typing import Any
 
 import pytest
 
+from conformance.search import run_machine
 from conformance.driver import (
-    Divergence, Drive, Fault, Outcome, report, run_machine, run_programs, write_trace,
+    Divergence, Drive, Fault, Outcome, report, run_programs, write_trace,
 )  # fmt: skip
 from conformance.essa import ESSA_DRIVER, EssaJsonLinesEngine
-from conformance.essa_mutants import ESSA_MUTANTS
+from conformance.essa.mutants import ESSA_MUTANTS
 from conformance.jsonlines import DEFAULT_WINDOW, JsonLinesEngine
 from conformance.machines import Mode
-from conformance.mutants import MUTANTS
+from conformance.pagestates.mutants import MUTANTS
 from conformance.pagestates import PAGESTATES_DRIVER, Ask, PageStatesAdapter, Step
 from conformance.protocol import ProfileRequest
 
@@ -100,7 +101,7 @@ PROGRAM = [Step("HostZeroFill", 0), Step("Write", 0, 1), Step("Read", 0), Step("
 
 @pytest.mark.parametrize("window", WINDOWS)
 def test_a_divergence_in_the_middle_of_a_window_is_reported_at_its_step(window: int) -> None:
-    engine, drive = _drive([*SERVE, "PageStates", "conformance.engine:ReferenceEngine", "4", "0"],
+    engine, drive = _drive([*SERVE, "PageStates", "conformance.pagestates.engine:ReferenceEngine", "4", "0"],
                            window)  # fmt: skip
     try:
         with pytest.raises(Divergence) as caught:
@@ -120,7 +121,7 @@ def test_a_failure_on_a_request_sent_ahead_of_a_divergence_is_not_judged(window:
     # Step 4 diverges and step 6 crashes the engine: lock-step never sends step 6, the
     # pipelined driver has; the verdict is the divergence either way, and the next program runs
     # on the engine restarted with its hello.
-    engine, drive = _drive([*SERVE, "PageStates", "conformance.engine:ReferenceEngine", "4", "6"],
+    engine, drive = _drive([*SERVE, "PageStates", "conformance.pagestates.engine:ReferenceEngine", "4", "6"],
                            window)  # fmt: skip
     try:
         with pytest.raises(Divergence) as caught:

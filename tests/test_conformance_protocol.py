@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conformance.c_engine import ensure_built
-from conformance.engine import ReferenceEngine
+from conformance.pagestates.engine import ReferenceEngine
 from conformance.jsonlines import JsonLinesEngine
 from conformance.protocol import (
     OPERATIONS, ProfileRequest, ProtocolError, Reply, check_hello, check_reply, check_ops,

@@ -17,7 +17,7 @@ import pytest
 from conformance.cli import main
 from conformance.commands import default_budget, distinct, summary_line
 from conformance.essa import ESSA_DRIVER, EssaProfileRequest, EssaReply, EssaRequest, oracle_step
-from conformance.essa_mutants import EssaMutant, _page, _reply
+from conformance.essa.mutants import EssaMutant, _page, _reply
 from conformance.search import Group, coverage_graph, cover, search
 from refimpl.essa import EssaProfile, EssaState
 

@@ -15,10 +15,10 @@ from conformance.c_engine import ensure_built
 from conformance.cli import EXIT_DIVERGED, EXIT_OK, main
 from conformance.driver import Divergence, Drive, run_hypothesis, write_trace
 from conformance.jsonlines import JsonLinesEngine
-from conformance.mutants import DiscardsDirtyP, RefusesPreserveOfVolatile
+from conformance.pagestates.mutants import DiscardsDirtyP, RefusesPreserveOfVolatile
 from conformance.pagestates import PAGESTATES_DRIVER, Ask, Connected, trace_of
 from conformance.protocol import ProfileRequest
-from conformance.trace import read_itf, read_jsonl, read_trace
+from conformance.pagestates.trace import read_itf, read_jsonl, read_trace
 
 PS = PAGESTATES_DRIVER
 AnyDrive = Drive[Any, Any, Any, Any]

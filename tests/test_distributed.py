@@ -141,7 +141,7 @@ def test_loopback_pinned_counts_and_a_violation(tlc_jar: Path) -> None:
 
     # An invariant's violation: an action property's is not reported by TLCServer every time
     # (D211), so a twin of an action property would make this test flaky.
-    name = "MCPageStatesBroken_ReadResult"
+    name = "MCPageStates_Twin_ReadResult"
     row, drun, port = check(name, tlc_jar, workers=2)
     assert row.as_expected, row.note
     assert row.violated == "ReadResultInv"
@@ -287,7 +287,7 @@ def test_worker_command_is_bounded(tlc_jar: Path) -> None:
 
 def test_check_deadlock_false_is_read() -> None:
     model = REPO / "model"
-    assert not dist.checks_deadlock(model / "MCMemoryDowngradeBroken_NeverGivesUp.cfg")
+    assert not dist.checks_deadlock(model / "MCMemoryDowngrade_Twin_NeverGivesUp.cfg")
     assert dist.checks_deadlock(model / "MCPageStates_Full.cfg")
 
 
@@ -309,7 +309,7 @@ def test_deadlock_is_named_by_the_replay(tlc_jar: Path) -> None:
     """TLCServer prints one state and no reason; the local replay finds it has no successor. The
     twin has several deadlocked states: the replay reaches the one the server printed, not the
     first local TLC meets."""
-    row, drun, port = check("MCLinuxGuestProtocolBroken_Deadlock", tlc_jar, workers=2)
+    row, drun, port = check("MCLinuxGuestProtocol_Twin_Deadlock", tlc_jar, workers=2)
     assert row.as_expected and row.result == "deadlock", row.note
     assert drun is not None and row.trace[-1].state == drun.server_trace[-1].state
     assert row.trace[0].action == INITIAL_PREDICATE

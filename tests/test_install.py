@@ -61,7 +61,7 @@ def test_installed_command_checks_a_model_outside_the_checkout(tlc_jar: Path, tm
     assert Path(jar_path) == cache / "cmma-spec" / JAR_NAME
     assert Path(data).is_relative_to(venv) and (Path(data) / "spec" / "PageStates.tla").is_file()
 
-    check = run(command, "check", "--models", "MCPageStatesBroken_SSIND", "--traces",
+    check = run(command, "check", "--models", "MCPageStates_Twin_SSIND", "--traces",
                 cwd=elsewhere, env=env)  # fmt: skip
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.splitlines()[-1] == "models: 1 as expected, 0 not"

@@ -16,7 +16,7 @@ from conformance.engines.linux import check
 from conformance.engines.linux.engine import parse_reply
 from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
 from conformance.essa import EssaEngineInfo, EssaProfileRequest, HostPage, KVMClassicEngine
-from conformance.essa_mutants import SecondPageReportsFirst
+from conformance.essa.mutants import SecondPageReportsFirst
 from conformance.essa_migration import EssaMigrationReferenceEngine, MarksOnlyWhenQueued
 from conformance.protocol import EngineFault
 

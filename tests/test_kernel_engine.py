@@ -12,7 +12,7 @@ from typing import Final
 
 import pytest
 
-from conformance.classify import Classification, classify
+from conformance.essa.classify import Classification, classify
 from conformance.engines.linux.engine import ClassicKernelEngine, KernelEssaEngine
 from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, build, toolchain_missing
 from conformance.essa import EssaJsonLinesEngine, EssaProfileRequest, EssaRequest

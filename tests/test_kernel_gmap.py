@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.classify import Classification
+from conformance.essa.classify import Classification
 from conformance.engines.linux import gmap_tree
 from conformance.engines.linux.gmap_tree import KNOWN, LAYOUTS, blob_id, check, known, layout
 
@@ -158,7 +158,7 @@ FIRST_DIVERGENCE = {"prefix-stickyzero": ("Read", "zbit"),
 
 
 def _classify(tree: Path) -> Classification:
-    from conformance.classify import classify
+    from conformance.essa.classify import classify
     from conformance.essa import EssaProfileRequest
     from conformance.engines.linux.engine import KernelEssaEngine
 

@@ -37,7 +37,7 @@ def test_no_violation_reports_every_behaviour(tlc_jar: Path) -> None:
 
 
 def test_invariant_violation_with_counterexample(tlc_jar: Path) -> None:
-    name = "MCPageStatesBroken_PageInDirty"
+    name = "MCPageStates_Twin_PageInDirty"
     s = run(name, tlc_jar, depth=30, traces=200)
     assert s.outcome is Outcome.INVARIANT and s.run.violated == "StableContentKeptInv"
     assert s.behaviours is None  # stopped at the violation: how many is not known
@@ -48,7 +48,7 @@ def test_invariant_violation_with_counterexample(tlc_jar: Path) -> None:
 
 
 def test_liveness_is_checked_on_each_behaviour(tlc_jar: Path) -> None:
-    name = "MCGuestHostAtomicity_SharedLockFaulty"
+    name = "MCGuestHostAtomicity_Twin_SharedLockFaulty"
     s = run(name, tlc_jar, depth=30, traces=100)
     assert s.outcome is Outcome.TEMPORAL and s.run.violated == "HostProgressProp"
     assert sim.verdict(s, ENTRIES[name].expect)[0]
@@ -58,7 +58,7 @@ def test_cli(tlc_jar: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     out = io.StringIO()
     with redirect_stdout(out):
-        status = sim.main(["MCESSA_KVMGmap_F1", "--depth", "10", "--traces", "100", "--seed", "1",
+        status = sim.main(["MCESSA_Finding_F1_KVMGmap", "--depth", "10", "--traces", "100", "--seed", "1",
                            "--jar", str(tlc_jar)])  # fmt: skip
     assert status == 0, out.getvalue()
     assert "GuestStableBeliefInv" in out.getvalue() and "counterexample" in out.getvalue()

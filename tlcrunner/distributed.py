@@ -534,7 +534,7 @@ def check_entry(
     return row, drun
 
 
-#: D211: measured, TLCServer 2.18 with two workers finished MCPageStatesBroken_SSIND's whole state
+#: D211: measured, TLCServer 2.18 with two workers finished MCPageStates_Twin_SSIND's whole state
 #: space without reporting its action-property violation in 2 of 12 runs.
 ACTION_PROPERTIES_CAVEAT = (
     "a distributed 'holds' is no proof of the action properties ({props}): TLC 2.18's "

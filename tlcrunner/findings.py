@@ -38,7 +38,7 @@ class Finding:
 FINDINGS = (
     Finding(
         "F1", "make_stable reports success on a page KVM keeps volatile",
-        ("MCESSA_KVMClassic_F1", "MCESSA_KVMGmap_F1"),
+        ("MCESSA_Finding_F1_KVMClassic", "MCESSA_Finding_F1_KVMGmap"),
         "the guest's assumption (and a departure of KVM from the paper's model)",
         "The paper's SetStableIfNotDiscarded makes a page stable unless it was discarded; KVM's "
         "ORC 6 is \"set stable if resident\" (sources 2.2, 3.1) and leaves a page that is not resident "
@@ -48,7 +48,7 @@ FINDINGS = (
         refinement=(
             "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
             "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
-            "`MCESSARefines_KVMClassic_F1`, `MCESSARefines_KVMGmap_F1`, both violate "
+            "`MCESSARefines_Finding_F1_KVMClassic`, `MCESSARefines_Finding_F1_KVMGmap`, both violate "
             "`RefinesZVMStep`): ORC 3 on Sz is SetVolatile (Vz, Z set); a migration (classic) or an "
             "extract (ORC 0, the new gmap) clears Z and changes no mapped state; then ORC 6 returns "
             "0x0E (V + preserved), which the 2007 guest reads as success, and leaves the page V. That"
@@ -60,7 +60,7 @@ FINDINGS = (
     ),
     Finding(
         "F2", "a discarded volatile page reads as zeros, without a discard fault",
-        ("MCESSA_KVMClassic_F2", "MCESSA_KVMGmap_F2"),
+        ("MCESSA_Finding_F2_KVMClassic", "MCESSA_Finding_F2_KVMGmap"),
         "the implementation, for a guest that relies on the discard fault",
         "KVM never delivers a discard fault (sources 2.5): once the CBRL entry of a volatile "
         "page is processed, the next access faults in a fresh zero page. A 2007 guest keeps the "
@@ -71,7 +71,7 @@ FINDINGS = (
         refinement=(
             "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
             "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
-            "`MCESSARefines_KVMClassic_F2`, `MCESSARefines_KVMGmap_F2`, both violate "
+            "`MCESSARefines_Finding_F2_KVMClassic`, `MCESSARefines_Finding_F2_KVMGmap`, both violate "
             "`RefinesZVMStep`): ORC 3 on Sz is SetVolatile (Vz; in the new gmap a migration first "
             "creates the page table, a stuttering step); the next step, GuestRead: Value 0, is the "
             "finding: the page-state machine's Read of Vz is the discard fault, and KVM maps a fresh "
@@ -81,7 +81,7 @@ FINDINGS = (
     ),
     Finding(
         "F3", "a potentially volatile page is discarded after the guest wrote it",
-        ("MCESSA_KVMClassic_F3", "MCESSA_KVMGmap_F3"),
+        ("MCESSA_Finding_F3_KVMClassic", "MCESSA_Finding_F3_KVMGmap"),
         "the implementation (the change bit is not tracked without storage keys)",
         "P exists so that the host consults the page's change bit. KVM consults GC, which it "
         "copies from the storage key only when the VM uses storage keys (sources 2.2, [INFERENCE]). "
@@ -91,7 +91,7 @@ FINDINGS = (
         refinement=(
             "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
             "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
-            "`MCESSARefines_KVMClassic_F3`, `MCESSARefines_KVMGmap_F3`, both violate "
+            "`MCESSARefines_Finding_F3_KVMClassic`, `MCESSARefines_Finding_F3_KVMGmap`, both violate "
             "`RefinesZVMStep`): The guest's store to Sz is HostZeroFill then Write (the access split "
             "in two); HostReclaim is HostPreserve (Sp, changed); the last step, ORC 4 without storage"
             " keys, is the finding: the paper's SetPotentialVolatile keeps a changed preserved page "
@@ -102,7 +102,7 @@ FINDINGS = (
     ),
     Finding(
         "F4", "a page reported logically zero still reads its old content",
-        ("MCESSA_KVMClassic_F4", "MCESSA_KVMGmap_F4"),
+        ("MCESSA_Finding_F4_KVMClassic", "MCESSA_Finding_F4_KVMGmap"),
         "the paper's model (its discard is atomic with the ESSA; KVM's is asynchronous)",
         "ORC 2 or 3 on a page that is not resident sets Z, so ESSA reports content 3 "
         "(logically zero), but the swap copy is freed only when the CBRL is processed; an access "
@@ -114,7 +114,7 @@ FINDINGS = (
         refinement=(
             "*As a refinement counterexample* (spec/ESSARefinesPageStates.tla: ESSA mapped to the "
             "z/VM-prototype page-state machine, residency = frame, swap copy or neither; "
-            "`MCESSARefines_KVMClassic_F4`, `MCESSARefines_KVMGmap_F4`, both violate "
+            "`MCESSARefines_Finding_F4_KVMClassic`, `MCESSARefines_Finding_F4_KVMGmap`, both violate "
             "`RefinesZVMStep`): A read of Sz is HostZeroFill then Read; HostReclaim is HostPreserve "
             "(Sp); the last step, ORC 2, is the finding: the paper's SetUnused on a preserved page "
             "frees the copy at once (Uz), and KVM sets Z and queues the discard, so the page it "
@@ -125,7 +125,7 @@ FINDINGS = (
     ),
     Finding(
         "F5", "the 2007 make_volatile can make a dirty page volatile",
-        ("MCLinuxGuestProtocol_FlagsThenCounts",),
+        ("MCLinuxGuestProtocol_Finding_F5_FlagsThenCounts",),
         "the implementation (the 2007 guest page hinting patch)",
         "The paper asks that the check of the twelve conditions and the SetVolatile be atomic "
         "with respect to SetStableIfNotDiscarded, and spec/LinuxGuestProtocol.tla's one-snapshot "
@@ -134,14 +134,14 @@ FINDINGS = (
         "offset)`): between the two reads a user that holds the page stable can dirty it and "
         "release it, and make_volatile then sets V on a dirty page: `NoVolatileWhileForbiddenInv` "
         "fails. Reading the counts first does not help by itself "
-        "(`MCLinuxGuestProtocol_CountsThenFlags`: the page can be freed and reused between the "
+        "(`MCLinuxGuestProtocol_Finding_F5_CountsThenFlags`: the page can be freed and reused between the "
         "reads); it holds only if a page cannot be freed while its PG_state_change bit is held "
         "(`MCLinuxGuestProtocolVariants_CountsThenFlagsPinned`). Decision D36.",
         table=False,
     ),
     Finding(
         "F6", "incremental and bulk memory removal can end differently",
-        ("MCMemoryDowngradeCompare_AnyRoomPinned3",),
+        ("MCMemoryDowngradeCompare_Finding_F6_AnyRoomPinned3",),
         "the seed's advice, under one move policy (decision D68)",
         "The z/VM DMD report ([Z2]) recommends removing memory incrementally. spec/MemoryDowngradeCompare.tla runs "
         "the same removal in bulk and one frame at a time and compares the outcomes (whether all "
@@ -156,7 +156,7 @@ FINDINGS = (
     ),
     Finding(
         "F7", "a page freed and reused keeps Z, and a CBRL pass discards it (fixed 2026)",
-        ("MCESSA_KVMGmap_StickyZero",),
+        ("MCESSA_Finding_F7_KVMGmapStickyZero",),
         "the implementation: the new gmap before the fix \"KVM: s390: always clear pgste.zero in "
         "_gmap_ptep_xchg\" (S9; Fixes: a2c17f9270cc \"KVM: s390: New gmap code\"), "
         "`Bugs = {\"StickyZero\"}` (decision D100)",
@@ -175,7 +175,7 @@ FINDINGS = (
     ),
     Finding(
         "F8", "the zap of a CBRL entry lands on another page (fixed 2026)",
-        ("MCESSA_KVMGmap_CBRLGuestAddress",),
+        ("MCESSA_Finding_F8_KVMGmapCBRLGuestAddress",),
         "the implementation: the new gmap before the fix of `_essa_clear_cbrl` \"passed the guest "
         "absolute address instead of the host virtual one\" (S9; Fixes: e38c884df921 \"KVM: "
         "s390: Switch to new gmap\"), `Bugs = {\"CBRLGuestAddress\"}` (decision D100)",
@@ -193,7 +193,7 @@ FINDINGS = (
     ),
     Finding(
         "F9", "_PAGE_UNUSED outlives the reuse of a page, and reclaim throws the page away: CVE-2026-72412",
-        ("MCESSA_KVMGmap_StaleUnusedBit",),
+        ("MCESSA_Finding_F9_KVMGmapStaleUnusedBit",),
         "the implementation: the kernel before \"s390/mm: Fix handling of _PAGE_UNUSED pte bit\" "
         "(CVE-2026-72412, 7.0.0 up to but not including 7.1.5; S9), "
         "`Bugs = {\"StaleUnusedBit\"}` (decision D100)",
@@ -211,7 +211,7 @@ FINDINGS = (
     ),
     Finding(
         "F10", "the 2007 check of a new writable mapping can leave the page volatile under it",
-        ("MCLinuxGuestProtocolCheckWritable_KernelOrder",),
+        ("MCLinuxGuestProtocolCheckWritable_Finding_F10_KernelOrder",),
         "the implementation (the 2007 guest page hinting patch), [INFERENCE] from its code",
         "Paper 3.5: a page with a writable mapping must be potentially volatile (or stable), and "
         "\"the state change has to be done before the first writable mapping is established\". "
@@ -231,7 +231,7 @@ FINDINGS = (
     ),
     Finding(
         "F11", "a make_stable can wait for PG_state_change for ever",
-        ("MCLinuxGuestProtocol_MakeStableStarved",),
+        ("MCLinuxGuestProtocol_Finding_F11_MakeStableStarved",),
         "the paper's model (it promises a wait, not its end), of theoretical weight",
         "Paper 3.3: \"The function that makes a page stable will wait until it can acquire the "
         "new page flag\"; make_volatile only tries it. Under the fairness of spec/"

@@ -3,7 +3,7 @@ for every constant set, and print one table (Markdown, as the README quotes it).
 
 1. ``classify`` exactly as ``python -m conformance classify --engine CMD`` does it: the harness
    over JSON lines (``python -m conformance.engines.linux``, PROTOCOL.md's ESSA mode), every
-   constant set, :data:`PAGES` pages (:func:`conformance.classify.classify`).
+   constant set, :data:`PAGES` pages (:func:`conformance.essa.classify.classify`).
 2. ``run`` as ``python -m conformance run --machine ESSA`` does it: the coverage tour, the swarm
    walk and hypothesis (:func:`conformance.search.search`, :func:`run_budget`) beside the reference of the
    Impl the harness announces, over :data:`PAGES` pages. One profile at a time, so that a
@@ -45,10 +45,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from conformance.classify import Classification, classify, sequences
+from conformance.essa.classify import Classification, classify, sequences
 from conformance.driver import Divergence, Drive, Fault, Outcome, report
 from conformance.search import Budget, search
-from conformance.essa_cli import read_essa_trace
+from conformance.essa.cli import read_essa_trace
 from conformance.essa import (
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply, EssaRequest,
 )  # fmt: skip
