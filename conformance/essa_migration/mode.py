@@ -363,7 +363,7 @@ class MigrationMutant(EssaMigrationReferenceEngine):
 
 class MarksOnlyWhenQueued(MigrationMutant):
     """An ESSA marks its page CMMA-dirty only when it queued a discard (spec twin
-    MCESSAMigration_BrokenDirtyOnlyOnQueue)."""
+    MCESSAMigration_Twin_DirtyOnlyOnQueue)."""
 
     breaks = "an ESSA marks its page only when it queues a CBRL entry"
 
