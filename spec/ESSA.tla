@@ -423,7 +423,7 @@ Faults(p) == ~EssaValid(p)
 
 \* The host-visible part of the guest's accesses: what the hardware and the
 \* host do, without the guest's bookkeeping.  The guest actions below and the
-\* conformance suite's trace module (conformance/essa_tla.py), which replays
+\* conformance suite's trace module (conformance/essa/tla.py), which replays
 \* an engine's Read, Write and Writeback requests, both use these.
 AccessFault(p) == DiscardFault(p) \/ AddressingException(p)
 AccessFaultOutcome(p) == IF DiscardFault(p) THEN "DiscardFault" ELSE "AddressingException"

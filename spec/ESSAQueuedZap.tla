@@ -35,7 +35,8 @@
 (* discard not carried out, content kept that the guest gave up, D283),    *)
 (* and QueuedDiscardProp's Z clause also fixes Z on pages no zap reaches.  *)
 (* Those stay, and all three are named by refimpl/essa/properties.py and   *)
-(* the conformance judge (conformance/judge.py), so none is retired.       *)
+(* the conformance judge (conformance/essa/protocol.py), so none is      *)
+(* retired.                                                                *)
 (***************************************************************************)
 EXTENDS ESSAProperties
 

@@ -7,7 +7,7 @@ machine-independent driver takes through :data:`conformance.machines.PACKAGES`.
 * :mod:`~conformance.essa.mode`: :data:`MODE`, the mode the driver and the commands use;
 * :mod:`~conformance.essa.cli`: its options and engines, its trace files;
 * :mod:`~conformance.essa.tla`: its TLA+ trace module; :mod:`~conformance.essa.mutants`: its
-  broken engines; :mod:`~conformance.essa.tables`: the effect tables of docs/essa.md;
+  broken engines; :mod:`~conformance.essa.tables`: the effect tables of PROTOCOL.md;
 * :mod:`~conformance.essa.classify`: ``classify``, the command only this machine has
   (:data:`COMMANDS`).
 
