@@ -1,4 +1,4 @@
-"""The ESSAMigration mode (conformance/essa_migration.py, PROTOCOL.md's "Incremental migration"):
+"""The ESSAMigration mode (conformance/essa_migration/, PROTOCOL.md's "Incremental migration"):
 its oracle is refimpl/essa/migration.py, its search reaches each migration bug of its mutants,
 its trace module is checked by TLC against spec/ESSAMigration.tla, and an ESSA engine that does
 not announce the mode is never asked for it."""
