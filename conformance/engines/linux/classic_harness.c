@@ -7,18 +7,24 @@
  * pgste_perform_essa); reclaim is ptep_xchg_direct plus the _PAGE_UNUSED test of
  * mm/rmap.c's try_to_unmap_one; fault-in is set_pte_at (ptep_set_pte_at); CBRL processing
  * is __gmap_zap (ptep_zap_unused); the guest's storage-key instructions are
- * get_guest_storage_key / set_guest_storage_key; migration is get_pgste / set_pgste_bits
- * (KVM_S390_GET/SET_CMMA_BITS) with QEMU's RAM and storage-key streams.
+ * get_guest_storage_key / set_guest_storage_key; the CMMA reset is s390_reset_cmma (its page
+ * walk, walk_page_range, is the host model's); migration is kvm-s390.c's
+ * kvm_s390_vm_start_migration, kvm_s390_get_cmma_bits (rounds of KVM_S390_GET_CMMA_BITS, the
+ * second dirty bitmap __do_essa marks) and kvm_s390_set_cmma_bits on the destination, with
+ * QEMU's RAM and storage-key streams.
  *
  * It speaks a line protocol with conformance/engines/linux/engine.py (which speaks the JSON of
  * PROTOCOL.md's ESSA mode):
- *   hello SK F147 CBRLSIZE PAGES [CMMA]  ->  ok   (CMMA 0: the VM has CMMA off)
+ *   hello SK F147 CBRLSIZE PAGES [CMMA [MIG]]  ->  ok   (CMMA 0: the VM has CMMA off; MIG 1:
+ *                                        each page's field ends in its CMMA-dirty bit)
  *   reset                                ->  ok
- *   essa P ORC [PSTATE] | essabeyond ORC | reclaim P | cbrl | migrate | resetcmma | read P |
- *   write P V | writeback P | refuse
+ *   essa P ORC [PSTATE] | essabeyond ORC | reclaim P | cbrl | migrate | migstart | migsend P |
+ *   switch (migrate, in migration mode only) |
+ *   resetcmma | read P | write P V | writeback P | refuse
  *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
  *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
- *        in a VM without storage keys (the host keeps no change bit for it)
+ *        in a VM without storage keys (the host keeps no change bit for it); then, after MIG 1,
+ *        the page's bit in the second dirty bitmap; VALUE of migsend is the CMMA value sent
  *   save N | restore N  ->  ok   (keep the whole host state in slot N < MAX_SNAPSHOTS, or go
  *                                back to it: a request sequence's prefix is then run once)
  *   explain  ->  what the last request did, in the kernel's terms, over several lines:
@@ -28,9 +34,12 @@
  *                                    the raw PTE, PGSTE (and storage key) of each page before
  *                                    and after it, decoded with the kernel's macro names
  *     cbrl before|after N: GADDR...  the harness's CBRL
+ *     dirty before|after ...         kvm->arch.migration_mode (after only), cmma_dirty_pages and
+ *                                    the second dirty bitmap's bit of each page
  *     call DEPTH CHANGED NAME        each kernel function it ran, in call order (DEPTH among
  *                                    kernel functions; CHANGED 1 if a PTE, PGSTE (but the lock
- *                                    bit) or the CBRL differed after it)
+ *                                    bit), the CBRL or the second dirty bitmap or its count
+ *                                    differed after it)
  *     end
  * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
  */
@@ -49,7 +58,8 @@ struct host {
 	int ncbrl;
 	unsigned long appended[MAX_CBRL];     /* what the last handle_essa queued */
 	int nappended;
-	unsigned long cmma_dirty[(MAX_PAGES + 63) / 64];
+	unsigned long cmma_dirty[(MAX_PAGES + 63) / 64];  /* the memslot's second dirty bitmap */
+	unsigned char sent[MAX_PAGES];  /* the destination's (QEMU's) CMMA values, as last sent */
 	int zapped;   /* free_swap_and_cache was called (CBRL processing freed a swap copy) */
 	int pic;      /* the program interruption the last instruction raised, 0 if none */
 	int migrated;
@@ -67,6 +77,7 @@ struct host {
 static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
 static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1;
+static int report_cmma_dirty;  /* the reply carries each page's second-dirty-bitmap bit */
 
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
 static unsigned long frame_of(int p) { return (unsigned long)(p + 1) << PAGE_SHIFT; }
@@ -82,12 +93,20 @@ static unsigned long before_pte[MAX_PAGES], before_pgste[MAX_PAGES];
 static unsigned char before_key[MAX_PAGES];
 static unsigned long before_cbrl[MAX_CBRL];
 static int before_ncbrl;
+static unsigned long before_dirty;  /* the second dirty bitmap's first word */
+static long before_dirty_pages;     /* and kvm->arch.cmma_dirty_pages */
 
-/* The PTEs, the PGSTEs without the lock bit (taken and released inside every change) and the
- * CBRL, hashed: a function changed the state when it differs after it. */
+/* The PTEs, the PGSTEs without the lock bit (taken and released inside every change), the
+ * CBRL, and the second dirty bitmap with its count, hashed: a function changed the state when
+ * it differs after it. */
+static int interpreting;  /* an ESSA outside migration mode: its marks are put back (essa) */
 static NO_TRACE unsigned long state_sig(void)
 {
 	unsigned long h = (unsigned long)H.ncbrl * 1000003UL + (unsigned long)H.nappended;
+	if (!interpreting) {
+		h = h * 31 + H.cmma_dirty[0];
+		h = h * 31 + (unsigned long)H.kvm.arch.cmma_dirty_pages.counter;
+	}
 	for (int p = 0; p < pages; p++) {
 		h = h * 31 + pte_val(H.table[p]);
 		h = h * 31 + (pte_val(H.table[p + PTRS_PER_PTE]) & ~PGSTE_PCL_BIT);
@@ -105,6 +124,8 @@ static NO_TRACE void step_begins(void)
 	memcpy(before_cbrl, H.cbrl, sizeof(before_cbrl));
 	before_ncbrl = H.ncbrl;
 	trace_begin();
+	before_dirty = H.cmma_dirty[0];
+	before_dirty_pages = H.kvm.arch.cmma_dirty_pages.counter;
 }
 
 /* ------------------------------------------------------------------ the stubs' host side */
@@ -181,6 +202,24 @@ void free_swap_and_cache(swp_entry_t entry)
 	H.zapped = 1;
 }
 
+/* mm/pagewalk.c's walk_page_range, for the one VMA: the PTE callback on every PTE of the range
+ * it covers, in address order, as walk_pte_range does for a page table under a present PMD
+ * (empty PTEs included).  The other callbacks (PMD, hole, ...) are not set by the callers. */
+int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    const struct mm_walk_ops *ops, void *private)
+{
+	struct mm_walk walk = { ops, mm, private };
+	for (int p = 0; p < pages; p++) {
+		unsigned long addr = hva_of(p);
+		if (addr < start || addr >= end || !ops->pte_entry)
+			continue;
+		int rc = ops->pte_entry(ptep_of(p), addr, addr + PAGE_SIZE, &walk);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The gmap maps the guest's segment 0 to the segment at HVA_BASE. */
 void *radix_tree_lookup(int *root, unsigned long index)
 {
@@ -209,10 +248,15 @@ static void host_reset(void)
 	H.gmap.mm = &H.mm;
 	H.kvm.mm = &H.mm;
 	H.kvm.arch.use_cmma = cmma_enabled;  /* handle_essa: PIC 1 when CMMA is off */
-	/* migration mode: every ESSA is intercepted and emulated by __do_essa */
-	H.kvm.arch.migration_mode = 1;
+	/* not in migration mode (kvm_s390_vm_start_migration turns it on); the host model's essa
+	 * has every ESSA emulated by __do_essa all the same */
+	H.kvm.arch.migration_mode = 0;
 	H.kvm.arch.facility147 = (unsigned long)facility147;
 	H.slot.dirty_bitmap = H.cmma_dirty;
+	H.slot.npages = (unsigned long)pages;
+	H.kvm.slots.nslots = 1;
+	H.kvm.slots.slot = &H.slot;
+	H.kvm.slots.gfn_tree.rb_node = &H.slot.gfn_node[0];
 	H.vcpu.kvm = &H.kvm;
 	H.vcpu.run = &H.run;
 	H.vcpu.arch.sie_block = &H.sie;
@@ -274,10 +318,16 @@ static const char *process_cbrl(void)
 
 /* ESSA as KVM emulates it: handle_essa with the ORC in IPB, R1 = 1, R2 = 2 holding the guest
  * address.  A discard it queues on a full CBRL is rolled back and refused (the machine
- * intercepts first and the host empties the list). */
+ * intercepts first and the host empties the list).  Outside migration mode the machine
+ * interprets ESSA itself (handle_essa would turn interpretation on and retry): the harness
+ * has __do_essa emulate it in migration mode all the same, and then puts the second dirty
+ * bitmap, its count and the mode back, as the machine's interpretation touches neither. */
 static const char *essa(int p, int orc, int problem_state, long *result)
 {
 	struct host saved = H;
+	int interpreted = !H.kvm.arch.migration_mode;
+	H.kvm.arch.migration_mode = 1;
+	interpreting = interpreted;
 	H.sie.ipb = ((u32)orc << 28) | (1u << 20) | (2u << 16);
 	/* handle_essa's first check: the guest PSW's problem-state bit (privileged operation) */
 	H.sie.gpsw.mask = problem_state ? PSW_MASK_PSTATE : 0;
@@ -287,6 +337,12 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	H.nappended = 0;
 	handle_essa(&H.vcpu);
 	H.sie.gpsw.mask = 0;
+	interpreting = 0;
+	if (interpreted) {
+		H.kvm.arch.migration_mode = 0;
+		memcpy(H.cmma_dirty, saved.cmma_dirty, sizeof(H.cmma_dirty));
+		H.kvm.arch.cmma_dirty_pages = saved.kvm.arch.cmma_dirty_pages;
+	}
 	if (H.pic != 0) {
 		/* a program interruption: the instruction is suppressed, nothing it did stays */
 		int pic = H.pic;
@@ -306,13 +362,11 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	return "Done";
 }
 
-/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): s390_reset_cmma walks the page table
- * and calls the kernel's ptep_zap_unused with reset set on every PTE, which makes the usage
- * stable and clears N. */
+/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): the kernel's s390_reset_cmma, whose
+ * page walk calls __s390_reset_cmma on every PTE. */
 static const char *reset_cmma(void)
 {
-	for (int p = 0; p < pages; p++)
-		ptep_zap_unused(&H.mm, hva_of(p), &H.table[p], 1);
+	s390_reset_cmma(&H.mm);
 	return "Done";
 }
 
@@ -335,29 +389,113 @@ static void writeback(int p)
 	set_guest_storage_key(&H.mm, hva_of(p), key & ~_PAGE_CHANGED, false);
 }
 
-/* KVM_S390_GET_CMMA_BITS, RAM and storage keys out; a fresh VM; then in again. */
+/* KVM_S390_VM_MIGRATION_START: the kernel's kvm_s390_vm_start_migration (every page
+ * CMMA-dirty, migration mode on).  Refused, with the kernel not called, once the VM has been
+ * migrated (the harness migrates once) or while migration mode is on. */
+static const char *migration_start(void)
+{
+	if (H.migrated || H.kvm.arch.migration_mode) {
+		snprintf(note, sizeof(note), "the VM %s: the harness called no kernel function",
+			 H.migrated ? "was migrated already" : "is in migration mode already");
+		return "Refused";
+	}
+	int rc = kvm_s390_vm_start_migration(&H.kvm);
+	if (rc) {
+		snprintf(note, sizeof(note), "kvm_s390_vm_start_migration returned %d", rc);
+		return "Refused";
+	}
+	return "Done";
+}
+
+/* One KVM_S390_GET_CMMA_BITS of one value from guest page p (start_gfn p, count 1), as QEMU
+ * asks for the next values: the kernel's kvm_s390_get_cmma_bits.  The value is kept in the
+ * destination's buffer.  When the kernel sends nothing, or another page's value (p is not
+ * CMMA-dirty and the search for the next dirty page went on), the harness rolls the call back
+ * and refuses. */
+static const char *migration_send(int p, long *value)
+{
+	struct host saved = H;
+	unsigned char byte = 0;
+	struct kvm_s390_cmma_log args;
+	memset(&args, 0, sizeof(args));
+	args.start_gfn = (unsigned long)p;
+	args.count = 1;
+	args.values = (unsigned long)(uintptr_t)&byte;
+	int rc = kvm_s390_get_cmma_bits(&H.kvm, &args);
+	if (rc < 0 || args.count == 0 || args.start_gfn != (unsigned long)p) {
+		unsigned long start = args.start_gfn;
+		unsigned count = args.count;
+		H = saved;
+		snprintf(note, sizeof(note), "kvm_s390_get_cmma_bits(start_gfn %d, count 1) returned "
+			 "%d with start_gfn %lu, count %u: not page %d's value; the harness rolled the "
+			 "call back (host state restored from a snapshot taken before it)", p, rc,
+			 start, count, p);
+		return "Refused";
+	}
+	H.sent[p] = byte;
+	*value = byte;
+	return "Done";
+}
+
+/* The switch, as QEMU does it with the VM stopped: KVM_S390_GET_CMMA_BITS from gfn 0 on, each
+ * call resuming after the last value, until it returns no value (at most MAX_ROUNDS calls); RAM
+ * and storage keys out; a fresh VM; KVM_S390_SET_CMMA_BITS (mask ~0, as QEMU sets it) of every
+ * page's last value, the non-zero pages written in, the keys set.  Outside migration mode the
+ * kernel's kvm_s390_vm_start_migration first: ESSA.tla's one-shot Migrate. */
+#define MAX_ROUNDS (4 * MAX_PAGES + 4)
 static const char *migrate(void)
 {
-	unsigned long bits[MAX_PAGES], data[MAX_PAGES];
-	unsigned char keys[MAX_PAGES];
+	unsigned long data[MAX_PAGES];
+	unsigned char keys[MAX_PAGES], sent[MAX_PAGES], buf[MAX_PAGES];
 	if (H.migrated) {
 		snprintf(note, sizeof(note), "the VM was migrated already: the harness migrates once "
 			 "and called no kernel function");
 		return "Refused";
 	}
+	if (!H.kvm.arch.migration_mode) {
+		int rc = kvm_s390_vm_start_migration(&H.kvm);
+		if (rc) {
+			snprintf(note, sizeof(note), "kvm_s390_vm_start_migration returned %d", rc);
+			return "Refused";
+		}
+	}
+	unsigned long next = 0;
+	int rounds = 0;
+	for (; rounds < MAX_ROUNDS; rounds++) {
+		struct kvm_s390_cmma_log args;
+		memset(&args, 0, sizeof(args));
+		args.start_gfn = next;
+		args.count = (unsigned)pages;
+		args.values = (unsigned long)(uintptr_t)buf;
+		if (kvm_s390_get_cmma_bits(&H.kvm, &args) < 0 || args.count == 0)
+			break;
+		for (unsigned i = 0; i < args.count && args.start_gfn + i < (unsigned long)pages; i++)
+			H.sent[args.start_gfn + i] = buf[i];
+		next = args.start_gfn + args.count;
+	}
+	if (rounds == MAX_ROUNDS)
+		snprintf(note, sizeof(note), "KVM_S390_GET_CMMA_BITS still returned values after %d "
+			 "calls: the harness switched over with the values it had", MAX_ROUNDS);
+	memcpy(sent, H.sent, sizeof(sent));
 	for (int p = 0; p < pages; p++) {
-		unsigned long pgstev = 0;
 		pte_t pte = *ptep_of(p);
-		get_pgste(&H.mm, hva_of(p), &pgstev);
-		bits[p] = (pgstev >> 24) & 0x43;
 		data[p] = !(pte_val(pte) & _PAGE_INVALID) ? H.frame_data[p]
 			: pte_swap(pte) ? H.swap_data[__swp_offset(__pte_to_swp_entry(pte))] : 0;
 		if (storage_keys)
 			get_guest_storage_key(&H.mm, hva_of(p), &keys[p]);
 	}
 	host_reset();
+	struct kvm_s390_cmma_log in;
+	memset(&in, 0, sizeof(in));
+	in.start_gfn = 0;
+	in.count = (unsigned)pages;
+	in.mask = ~0UL;
+	in.values = (unsigned long)(uintptr_t)sent;
+	int rc = kvm_s390_set_cmma_bits(&H.kvm, &in);
+	if (rc)
+		snprintf(note, sizeof(note), "kvm_s390_set_cmma_bits returned %d", rc);
+	memcpy(H.sent, sent, sizeof(sent));
 	for (int p = 0; p < pages; p++) {
-		set_pgste_bits(&H.mm, hva_of(p), _PGSTE_GPS_USAGE_MASK | _PGSTE_GPS_NODAT, bits[p] << 24);
 		if (data[p] != 0)  /* QEMU sends zero pages as a flag and does not touch them */
 			store(p, data[p]);
 		if (storage_keys)
@@ -387,6 +525,8 @@ static void reply(const char *outcome, long result, long value)
 		       usage[(pgstev & _PGSTE_GPS_USAGE_MASK) / _PGSTE_GPS_USAGE_UNUSED], valid,
 		       !valid && pte_swap(pte), !!(pgstev & _PGSTE_GPS_ZERO),
 		       !!(pgstev & _PGSTE_GPS_NODAT), !!(pgstev & PGSTE_GC_BIT), dirty);
+		if (report_cmma_dirty)
+			printf("%d", test_bit((unsigned long)p, H.cmma_dirty));
 	}
 	printf("\n");
 	fflush(stdout);
@@ -434,6 +574,15 @@ static void explain(void)
 		print_page(p, "before", before_pte[p], before_pgste[p], before_key[p]);
 	for (int p = 0; p < pages; p++)
 		print_page(p, "after", pte_val(H.table[p]), pgste_of(p), H.skey[p]);
+	for (int when = 0; when < 2; when++) {
+		unsigned long bits = when ? H.cmma_dirty[0] : before_dirty;
+		printf("dirty %s migration_mode=%d cmma_dirty_pages=%ld second dirty bitmap:",
+		       when ? "after" : "before", when ? H.kvm.arch.migration_mode : -1,
+		       when ? (long)H.kvm.arch.cmma_dirty_pages.counter : before_dirty_pages);
+		for (int p = 0; p < pages; p++)
+			printf(" %d", (int)((bits >> p) & 1));
+		printf("\n");
+	}
 	explain_end(before_cbrl, before_ncbrl, H.cbrl, H.ncbrl);
 }
 
@@ -442,8 +591,8 @@ int main(void)
 	char line[256], op[32];
 	host_reset();
 	while (fgets(line, sizeof(line), stdin)) {
-		int a = -1, b = -1, c = -1, d = -1, e = -1;
-		if (sscanf(line, "%31s %d %d %d %d %d", op, &a, &b, &c, &d, &e) < 1)
+		int a = -1, b = -1, c = -1, d = -1, e = -1, f = -1;
+		if (sscanf(line, "%31s %d %d %d %d %d %d", op, &a, &b, &c, &d, &e, &f) < 1)
 			continue;
 		int page_ok = a >= 0 && a < pages;
 		long result = -1, value = -1;
@@ -456,6 +605,7 @@ int main(void)
 			}
 			storage_keys = a, facility147 = b, cbrl_size = c, pages = d;
 			cmma_enabled = e < 0 ? 1 : e;
+			report_cmma_dirty = f == 1;
 			host_reset();
 			printf("ok\n");
 			fflush(stdout);
@@ -468,6 +618,19 @@ int main(void)
 			out = process_cbrl();
 		} else if (!strcmp(op, "migrate")) {
 			out = migrate();
+		} else if (!strcmp(op, "switch")) {
+			/* the incremental migration's switch: only in migration mode */
+			if (H.kvm.arch.migration_mode) {
+				out = migrate();
+			} else {
+				out = "Refused";
+				snprintf(note, sizeof(note), "kvm->arch.migration_mode is 0: no migration "
+					 "to switch over; the harness called no kernel function");
+			}
+		} else if (!strcmp(op, "migstart")) {
+			out = migration_start();
+		} else if (!strcmp(op, "migsend") && page_ok) {
+			out = migration_send(a, &value);
 		} else if (!strcmp(op, "refuse")) {
 			out = "Refused";  /* a request the host cannot take: the state as it is */
 			snprintf(note, sizeof(note), "a request of the new gmap's own PTEs, which the "

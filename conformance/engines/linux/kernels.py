@@ -24,7 +24,7 @@ from typing import Final
 
 from . import gmap
 from .extract import (
-    FUNCTION, MACRO, ExtractError, Want, extract, find_function, read_source, unpack, version,
+    FUNCTION, MACRO, TYPE, VARIABLE, ExtractError, Want, extract, find_function, read_source, unpack, version,
 )  # fmt: skip
 
 HERE: Final = Path(__file__).resolve().parent
@@ -50,6 +50,8 @@ PGTABLE_C: Final = "arch/s390/mm/pgtable.c"
 GMAP_C: Final = "arch/s390/mm/gmap.c"
 PRIV_C: Final = "arch/s390/kvm/priv.c"
 DAT_C: Final = "arch/s390/kvm/dat.c"
+KVM_S390_C: Final = "arch/s390/kvm/kvm-s390.c"
+UAPI_KVM_H: Final = "arch/s390/include/uapi/asm/kvm.h"
 
 
 def _macros(path: str, *names: str) -> list[Want]:
@@ -134,6 +136,31 @@ CLASSIC: Final[tuple[Want, ...]] = (
     _f(PGTABLE_C, "get_pgste",
        "int get_pgste(struct mm_struct *mm, unsigned long hva, unsigned long *pgstep)"),
     _f(GMAP_C, "__gmap_zap", "void __gmap_zap(struct gmap *gmap, unsigned long gaddr)"),
+    # the CMMA reset (KVM_S390_VM_MEM_CLR_CMMA): the page walk's callback, its ops, the walk
+    _f(GMAP_C, "__s390_reset_cmma", "static int __s390_reset_cmma(pte_t *pte, unsigned long "
+       "addr, unsigned long next, struct mm_walk *walk)"),
+    Want(GMAP_C, "reset_cmma_walk_ops", VARIABLE),
+    _f(GMAP_C, "s390_reset_cmma", "void s390_reset_cmma(struct mm_struct *mm)"),
+    # CMMA migration (KVM_S390_VM_MIGRATION_START, KVM_S390_GET/SET_CMMA_BITS)
+    Want(UAPI_KVM_H, "struct kvm_s390_cmma_log", TYPE),
+    *_macros(UAPI_KVM_H, "KVM_S390_CMMA_PEEK"),
+    *_macros(KVM_S390_C, "KVM_S390_MAX_BIT_DISTANCE", "KVM_S390_CMMA_SIZE_MAX"),
+    _f(KVM_S390_H, "kvm_s390_get_gfn_end",
+       "static inline unsigned long kvm_s390_get_gfn_end(struct kvm_memslots *slots)"),
+    _f(KVM_S390_C, "kvm_s390_vm_start_migration",
+       "static int kvm_s390_vm_start_migration(struct kvm *kvm)"),
+    _f(KVM_S390_C, "kvm_s390_peek_cmma", "static int kvm_s390_peek_cmma(struct kvm *kvm, struct "
+       "kvm_s390_cmma_log *args, u8 *res, unsigned long bufsize)"),
+    _f(KVM_S390_C, "gfn_to_memslot_approx", "static struct kvm_memory_slot "
+       "*gfn_to_memslot_approx(struct kvm_memslots *slots, gfn_t gfn)"),
+    _f(KVM_S390_C, "kvm_s390_next_dirty_cmma", "static unsigned long kvm_s390_next_dirty_cmma("
+       "struct kvm_memslots *slots, unsigned long cur_gfn)"),
+    _f(KVM_S390_C, "kvm_s390_get_cmma", "static int kvm_s390_get_cmma(struct kvm *kvm, struct "
+       "kvm_s390_cmma_log *args, u8 *res, unsigned long bufsize)"),
+    _f(KVM_S390_C, "kvm_s390_get_cmma_bits",
+       "static int kvm_s390_get_cmma_bits(struct kvm *kvm, struct kvm_s390_cmma_log *args)"),
+    _f(KVM_S390_C, "kvm_s390_set_cmma_bits", "static int kvm_s390_set_cmma_bits(struct kvm *kvm, "
+       "const struct kvm_s390_cmma_log *args)"),
     _f(PRIV_C, "__do_essa", "static inline int __do_essa(struct kvm_vcpu *vcpu, const int orc)"),
     _f(PRIV_C, "handle_essa", "static int handle_essa(struct kvm_vcpu *vcpu)"),
 )  # fmt: skip
@@ -182,7 +209,8 @@ HARNESSES: Final[dict[str, Harness]] = {
                            "ptep_xchg_start", "ptep_xchg_commit", "ptep_flush_direct",
                            "ptep_ipte_local", "ptep_ipte_global", "kvm_s390_get_regs_rre",
                            "mm_has_pgste", "mm_uses_skeys", "pte_present", "pte_none",
-                           "pte_swap", "pte_unused", "__swp_offset"})),
+                           "pte_swap", "pte_unused", "__swp_offset", "gfn_to_memslot_approx",
+                           "kvm_s390_next_dirty_cmma", "kvm_s390_get_gfn_end"})),
     # the new gmap (Linux 7.x): gmap.py, gmap_stubs.h, gmap_harness.c
     "gmap": Harness("gmap", gmap.GMAP, HERE / "gmap_stubs.h", HERE / "gmap_harness.c",
                     trace=True, snapshots=True, helpers=gmap.HELPERS,
