@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final, Protocol, TextIO
 
-from . import essa, pagestates
+from . import essa, essa_migration, pagestates
 from .driver import DriverMachine, Outcome
 
 
@@ -86,7 +86,7 @@ class Mode(DriverMachine, Protocol):
 
 
 #: The machine packages, the default machine's first.
-PACKAGES: Final[tuple[ModuleType, ...]] = (pagestates, essa)
+PACKAGES: Final[tuple[ModuleType, ...]] = (pagestates, essa, essa_migration)
 
 #: Every machine of the suite, by the name ``--machine`` takes (the first is the default).
 MACHINES: Final[dict[str, Mode]] = {p.MODE.name: p.MODE for p in PACKAGES}

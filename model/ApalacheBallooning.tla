@@ -6,7 +6,7 @@
 (* page.  ShrinkMetProp is a liveness property: Apalache's bounded checks  *)
 (* do not reach it (TLC checks it).                                        *)
 (***************************************************************************)
-EXTENDS BallooningProperties
+EXTENDS BallooningStepChecks
 
 CInit ==
     /\ Guests = {"g1_OF_GUEST"}
@@ -19,7 +19,7 @@ AllStateInvariants ==
     /\ FloorInv
     /\ BalloonedPagesUnusedInv
     /\ ReleasedFrameReturnedInv
-    /\ NoDataLostInv
+    /\ OwedContentKeptInv
     /\ UnbackedReadsZeroInv
 
 =============================================================================

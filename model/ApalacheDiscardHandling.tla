@@ -6,7 +6,7 @@
 (* DiscardedMappingRemovedProp is a liveness property: Apalache's bounded  *)
 (* checks do not reach it (TLC checks it).                                 *)
 (***************************************************************************)
-EXTENDS DiscardHandlingProperties
+EXTENDS DiscardHandlingStepChecks
 
 CInit ==
     /\ CPUs = {"c1_OF_CPU", "c2_OF_CPU"}

@@ -5,7 +5,7 @@
 (* model/MCESSA_KVMGmapFixed.cfg (the new gmap, every fix) and             *)
 (* MCESSA_Paper2007.cfg (the 2007 model): one page.                        *)
 (***************************************************************************)
-EXTENDS ESSAProperties
+EXTENDS ESSAStepChecks
 
 CInitKVMGmap ==
     /\ Pages = {"p1_OF_PAGE"}
@@ -57,8 +57,8 @@ KVMGmapInvariants ==
     /\ GmapPteResidentInv
     /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
-    /\ StableContentOwedInv
-    /\ ReadResultInv
+    /\ BelievedStableContentKeptInv
+    /\ ReadReturnsOwedInv
     /\ ChangeBitTrackedInv
     /\ UnallocatedUnchangedInv
     /\ GuestDirtyRecordInv
@@ -68,11 +68,11 @@ Paper2007Invariants ==
     /\ GmapPteResidentInv
     /\ EssaTypeOKBounded
     /\ GuestStableBeliefInv
-    /\ StableContentOwedInv
+    /\ BelievedStableContentKeptInv
     /\ ModifiedPContentKeptInv
     /\ UnwrittenContentKeptInv
     /\ GuestDirtyRecordInv
-    /\ ReadResultInv
+    /\ ReadReturnsOwedInv
     /\ ReportedZeroReadsZeroInv
     /\ PaperContentStateInv
 

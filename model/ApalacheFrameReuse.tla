@@ -25,6 +25,6 @@ CInitTwoFrames ==
     /\ NoFrame = "none_OF_FRAME"
 
 AllStateInvariants ==
-    TypeOK /\ FrameBacksOnePageInv /\ NoCrossGuestLeakInv /\ ContentKeptInv /\ ResidencyBackingInv
+    TypeOK /\ FrameBacksOnePageInv /\ NoCrossGuestLeakInv /\ OwedContentKeptInv /\ ResidencyBackingInv
 
 =============================================================================

@@ -5,7 +5,7 @@
 (* Constants as in model/MCGuestHostAtomicity_CompareAndSwap.cfg and       *)
 (* _SharedLock.cfg: one page, two CPUs.                                    *)
 (***************************************************************************)
-EXTENDS GuestHostAtomicityProperties
+EXTENDS GuestHostAtomicityStepChecks
 
 CInitCommon ==
     /\ Pages = {"p1_OF_PAGE"}

@@ -5,7 +5,7 @@
 (* Constants as in model/MCHostReclaim_ZVM.cfg: one page, one frame, the   *)
 (* demand scan running when no frame is free, early writes.                *)
 (***************************************************************************)
-EXTENDS HostReclaimProperties
+EXTENDS HostReclaimStepChecks
 
 CInit ==
     /\ Pages = {"p1_OF_PAGE"}
@@ -30,7 +30,7 @@ AllStateInvariants ==
 \* through an INSTANCE with substitutions; TLC checks it.  EarlyWritesSettingProp
 \* says nothing with early writes on, as here; TLC checks it with them off.)
 AllStepInvariants ==
-    /\ [PSP!SSINDStep]_vars
+    /\ [PSS!SSINDStep]_vars
     /\ [PSP!DiscardStep]_vars
     /\ [PSP!GuestResidencyStep]_vars
     /\ [WriteStep]_allVars

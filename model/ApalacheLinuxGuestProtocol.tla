@@ -5,7 +5,7 @@
 (* Constants as in model/MCLinuxGuestProtocol_Conditions.cfg: the paper's  *)
 (* protocol on two CPUs (four contexts) and one page.                      *)
 (***************************************************************************)
-EXTENDS LinuxGuestProtocolProperties
+EXTENDS LinuxGuestProtocolStepChecks
 
 CInit ==
     /\ CPUs = {"c1_OF_CPU", "c2_OF_CPU"}

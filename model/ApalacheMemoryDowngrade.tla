@@ -6,7 +6,7 @@
 (* liveness property: Apalache's bounded checks do not reach it (TLC       *)
 (* checks it).                                                             *)
 (***************************************************************************)
-EXTENDS MemoryDowngradeInductive
+EXTENDS MemoryDowngradeInductive, MemoryDowngradeStepChecks
 
 \* As model/MCMemoryDowngrade_Safety.cfg: three frames (two permanent, one
 \* reconfigurable), two pages of every usage and pinning, one paging slot.
@@ -25,7 +25,7 @@ CInitSafety ==
 
 AllStateInvariants ==
     /\ TypeOK
-    /\ NoDataLostInv
+    /\ OwedContentKeptInv
     /\ OfflineFrameUnusedInv
     /\ PinnedNeverPagedOutInv
     /\ MemoryLimitsInv

@@ -5,7 +5,7 @@
 (* Constants are initialised by CInit* (Apalache's --cinit); pages are    *)
 (* values of the uninterpreted type PAGE.                                 *)
 (***************************************************************************)
-EXTENDS PageStatesInductive
+EXTENDS PageStatesInductive, PageStatesStepChecks
 
 CInitCommon ==
     /\ Pages = {"p1_OF_PAGE", "p2_OF_PAGE"}

@@ -11,7 +11,7 @@
 (* guest shows every behaviour of the driver; the second guest checks that *)
 (* the properties are stated per guest.                                    *)
 (***************************************************************************)
-EXTENDS BallooningProperties, TLC
+EXTENDS BallooningStepChecks, TLC
 
 (***************************************************************************)
 (* Symmetry (safety models only): guests are interchangeable, and so are   *)

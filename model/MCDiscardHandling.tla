@@ -10,7 +10,7 @@
 (* and the handler that frees the page.  The deep models add a CPU or a    *)
 (* page.                                                                   *)
 (***************************************************************************)
-EXTENDS DiscardHandlingProperties, TLC
+EXTENDS DiscardHandlingStepChecks, TLC
 
 (***************************************************************************)
 (* Symmetry, for the safety models only (never with the liveness          *)

@@ -6,7 +6,7 @@
 (* Symmetry over pages: every action and property treats pages alike; the *)
 (* CBRL holds pages, and permuting them permutes its entries.             *)
 (***************************************************************************)
-EXTENDS ESSAProperties, TLC
+EXTENDS ESSAStepChecks, TLC
 
 Symmetry == Permutations(Pages)
 
@@ -55,9 +55,6 @@ ArrivalGCCleared(p) == FALSE
 \* Broken twin of GCClearWithoutKeysInv (D199): GC set from the change bit on arrival whether
 \* or not the VM uses storage keys.
 ArrivalGCWithoutKeys(p) == keyDirty[p]
-
-\* Broken twin of GuestStableBeliefInv under a reset (D106): the usage survives it.
-ResetKeepsUsage(p) == usage[p]
 
 \* Broken twin of OrcContractProp (D199): an ORC 7 that makes the page stable but leaves N as it
 \* was (SET_STABLE for SET_STABLE_NODAT).
@@ -240,5 +237,53 @@ HostProcessCBRLStopsAtKept ==
     /\ cbrl' = Tail(cbrl)
     /\ UNCHANGED <<usage, valid, zbit, nodat, keyDirty, gc, pageTable, gmapPte, pteUnused,
                    owed, belief, modified>>
+
+\* Broken twin of GuestStableBeliefInv and CMMAResetProp under a reset (D106): a CMMA reset
+\* that leaves every page's usage as it was.
+HostResetCMMAKeepingUsage ==
+    /\ KVM
+    /\ nodat' = [p \in Pages |-> FALSE]
+    /\ belief' = [p \in Pages |-> "S"]
+    /\ owed' = [p \in Pages |-> NoValue]
+    /\ modified' = [p \in Pages |-> FALSE]
+    /\ Record("HostResetCMMA", NoPage, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, data, keyDirty, gc, cbrl, pageTable, gmapPte,
+                   pteUnused>>
+
+\* Broken twin of ChangeBitTrackedInv (D98): a writeback whose SSKE resets the key's change bit
+\* but not GC.
+ResetChangeBitKeepingGC(op, p) ==
+    /\ keyDirty' = [keyDirty EXCEPT ![p] = FALSE]
+    /\ pageTable' = IF Gmap /\ StorageKeys THEN TRUE ELSE pageTable
+    /\ Record(op, p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, valid, swapped, zbit, nodat, data, gc, cbrl, gmapPte, pteUnused>>
+
+\* Broken twin of PaperContentStateInv (D104): a 2007 ORC 5 that pages the page in and keeps its
+\* swap copy.
+Paper2007PageInKeepingSwap(p) ==
+    /\ valid' = [valid EXCEPT ![p] = TRUE]
+    /\ UNCHANGED <<swapped, data>>
+
+\* Broken twin of UnallocatedUnchangedInv (D97): the new gmap's ESSA acting on a page whose
+\* gmap page table does not exist, instead of answering 0x10 (ESSA without its walk's check).
+ESSAWithoutPageTable(op, orc, p) ==
+    LET e == EssaEffect(orc, p)
+        r == ResultByte(p)
+    IN  IF ~CMMAOn THEN Refuse(op, p, orc, NoValue, "OperationException")
+        ELSE IF SpecificationException(orc)
+        THEN Refuse(op, p, orc, NoValue, "SpecificationException")
+        ELSE \E interpreted \in InterpretedPaths :
+             /\ e.queue => Len(cbrl) < CBRLSize
+             /\ usage' = [usage EXCEPT ![p] = e.u]
+             /\ nodat' = [nodat EXCEPT ![p] = e.n]
+             /\ zbit' = [zbit EXCEPT ![p] = IF interpreted THEN e.queue \/ @ ELSE e.z]
+             /\ cbrl' = IF e.queue THEN Append(cbrl, p) ELSE cbrl
+             /\ IF Impl = "Paper2007" /\ orc = 5 /\ ~valid[p]
+                THEN Paper2007PageIn(p)
+                ELSE /\ swapped' = [swapped EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
+                     /\ data' = [data EXCEPT ![p] = IF e.drop THEN 0 ELSE @]
+                     /\ UNCHANGED valid
+             /\ Record(op, p, orc, r, IF interpreted THEN "Interpreted" ELSE "Done", NoValue)
+             /\ UNCHANGED <<keyDirty, gc, pageTable, gmapPte, pteUnused>>
 
 =============================================================================

@@ -4,7 +4,7 @@
 (* CMMA migration with the guest running.  Symmetry over pages: every      *)
 (* action and property treats pages alike.                                 *)
 (***************************************************************************)
-EXTENDS ESSAMigration, TLC
+EXTENDS ESSAMigration, ESSAStepChecks, TLC
 
 Symmetry == Permutations(Pages)
 

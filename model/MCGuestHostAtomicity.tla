@@ -8,7 +8,7 @@
 (* union of the two permutation sets is a subset of the symmetry group,   *)
 (* and any subset is sound.  Liveness models use no symmetry.             *)
 (***************************************************************************)
-EXTENDS GuestHostAtomicityProperties, TLC
+EXTENDS GuestHostAtomicityStepChecks, TLC
 
 Symmetry == Permutations(Pages) \cup Permutations(CPUs)
 

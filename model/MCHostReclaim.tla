@@ -12,7 +12,7 @@
 (* lost (zero) one, and the guest may also write 0, so a stale copy is     *)
 (* told from a fresh one.                                                  *)
 (***************************************************************************)
-EXTENDS HostReclaimProperties, TLC
+EXTENDS HostReclaimStepChecks, TLC
 
 (***************************************************************************)
 (* Symmetry: every action and property quantifies over Pages uniformly;    *)

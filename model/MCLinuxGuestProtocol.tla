@@ -14,7 +14,7 @@
 (* unmapped pages and the map-count condition; UserOps selects the         *)
 (* operations a model needs (D37).                                         *)
 (***************************************************************************)
-EXTENDS LinuxGuestProtocolProperties, TLC
+EXTENDS LinuxGuestProtocolStepChecks, TLC
 
 (***************************************************************************)
 (* Symmetry: every action and property quantifies over CPUs and Pages      *)

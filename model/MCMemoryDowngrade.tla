@@ -10,7 +10,7 @@
 (* two pages (three in the deeper model) with every usage and pinning;     *)
 (* one paging slot, so that paging out competes for room; values {0, 1}.   *)
 (***************************************************************************)
-EXTENDS MemoryDowngradeProperties, TLC
+EXTENDS MemoryDowngradeStepChecks, TLC
 
 (***************************************************************************)
 (* Symmetry (safety models only, never with RequestResolvesProp): pages    *)

@@ -11,7 +11,7 @@ EXTENDS MCMemoryDowngrade
 
 \* A copy that does not invalidate its source: a guest store between the
 \* read and the remap goes to the old frame and is lost.  Caught by
-\* NoDataLostInv.
+\* OwedContentKeptInv.
 InvalidatesSourceNot == FALSE
 
 \* A removal that pages out whatever page has content to keep, pinned or not.
@@ -19,7 +19,7 @@ InvalidatesSourceNot == FALSE
 MayPageOutPinned(p) == Keep(p)
 
 \* A removal that judges P pages by usage alone and discards a dirty one.
-\* Caught by NoDataLostInv.
+\* Caught by OwedContentKeptInv.
 MayDiscardPByUsage(p) == ~pinned[p] /\ usage[p] \in {"U", "V", "P"}
 
 \* A frame is taken offline once the copy of its page has started, before

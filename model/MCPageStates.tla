@@ -11,7 +11,7 @@
 (* value suffices to tell a kept content from a lost (zero) one and a      *)
 (* stale one from a fresh one, since the guest may also write 0.           *)
 (***************************************************************************)
-EXTENDS PageStateProperties, TLC
+EXTENDS PageStatesStepChecks, TLC
 
 (***************************************************************************)
 (* Symmetry: every action and property quantifies over Pages uniformly,   *)

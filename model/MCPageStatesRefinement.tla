@@ -32,7 +32,7 @@ EXTENDS MCPageStates
 (* that changes a usage in any other way (a clean P page preserved as Sp,  *)
 (* a page shown as P turned into something else) changes the full         *)
 (* machine's usage in a host step, which no step of the full machine does: *)
-(* RefinesFullMachine implies HostKeepsUsageProp (PageStateProperties),    *)
+(* RefinesFullMachine implies HostKeepsUsageProp (PageStatesStepChecks),   *)
 (* and these models no longer check that property separately               *)
 (* (model/MCPageStatesRefinement_Twin_CleanPPreserved.cfg is the twin).   *)
 (* The machines are named here, as in HostKeepsUsageProp, not through      *)

@@ -4,9 +4,9 @@
 (* a property of BallooningProperties.tla with a THEOREM beside it naming  *)
 (* the model whose .cfg checks it and the twin that fails it.              *)
 (*                                                                         *)
-(*   No data loss. NoDataLostInv: memory is taken only through the guest,  *)
-(*       "The guests can then take appropriate action to reduce their      *)
-(*       memory utilization" ([Z1]).                                       *)
+(*   No data loss. OwedContentKeptInv: memory is taken only through the    *)
+(*       guest, "The guests can then take appropriate action to reduce     *)
+(*       their memory utilization" ([Z1]).                                 *)
 (*   Isolation. UnbackedReadsZeroInv: a page without a frame has "no       *)
 (*       associated frame or backed content" (paper 2).                    *)
 (*   What ballooning gives the host. ReleasedFrameReturnedInv: the guests  *)
@@ -86,34 +86,15 @@ Balloon(g)  == Cardinality({p \in GuestPages : ballooned[<<g, p>>]})
 FreePage(g, p) == ~inUse[<<g, p>>] /\ ~ballooned[<<g, p>>]
 
 (***************************************************************************)
-(* The decisions the broken twins replace, one small operator each.        *)
-(***************************************************************************)
-
-\* VMRM's request, from the constraint it sees (any n: D72), with the safety
-\* net: "it will not ask a Linux guest to shrink below 64 MB".
-ShrinkTarget(g, n) == IF n > Size - Floor THEN Size - Floor ELSE n
-
-\* A page the CMM driver may release: one it took from the allocator, so no
-\* one else uses it.
-Releasable(g, p) == FreePage(g, p)
-
-\* Whether a page keeps its host frame after Diagnose X'10': it does not;
-\* giving the frame back is what the release is for.
-BackedAfterRelease(g, p) == FALSE
-
-\* What the guest would read from a released page: with its frame gone,
-\* nothing of what it held (D71: a page that is not backed reads 0).
-ContentAfterRelease(g, p) ==
-    IF BackedAfterRelease(g, p) THEN data[<<g, p>>] ELSE Zero
-
-(***************************************************************************)
 (* VMRM.                                                                   *)
 (***************************************************************************)
 
 \* "it notifies the participating Linux guests to release page frames";
-\* "VMRM notifies those guests that more memory can now be used".
+\* "VMRM notifies those guests that more memory can now be used".  Its request
+\* comes from the constraint it sees (any n: D72), with the safety net: "it
+\* will not ask a Linux guest to shrink below 64 MB".
 SetTarget(g, n) ==
-    /\ target' = [target EXCEPT ![g] = ShrinkTarget(g, n)]
+    /\ target' = [target EXCEPT ![g] = IF n > Size - Floor THEN Size - Floor ELSE n]
     /\ target'[g] # target[g]
     /\ UNCHANGED <<inUse, ballooned, backed, data, owed>>
 
@@ -128,13 +109,17 @@ SetTarget(g, n) ==
 \* implied by the first (Balloon(g) < target[g] <= Size - Floor, FloorInv);
 \* it is the guest's own limit, which the twin without the safety net
 \* (MCBallooning_Twin_Spinning) needs, and is kept for it (D172).
+\* The page released is one the driver took from the allocator, so no one
+\* else uses it (FreePage); it does not keep its host frame, since giving the
+\* frame back is what the release is for, and with the frame gone nothing of
+\* what it held is read (D71: a page that is not backed reads 0).
 Inflate(g, p) ==
     /\ Balloon(g) < target[g]
     /\ Size - Balloon(g) > Floor
-    /\ Releasable(g, p)
+    /\ FreePage(g, p)
     /\ ballooned' = [ballooned EXCEPT ![<<g, p>>] = TRUE]
-    /\ backed' = [backed EXCEPT ![<<g, p>>] = BackedAfterRelease(g, p)]
-    /\ data' = [data EXCEPT ![<<g, p>>] = ContentAfterRelease(g, p)]
+    /\ backed' = [backed EXCEPT ![<<g, p>>] = FALSE]
+    /\ data' = [data EXCEPT ![<<g, p>>] = Zero]
     /\ UNCHANGED <<inUse, owed, target>>
 
 \* Deflate: give a page back to the allocator ("more memory can now be

@@ -1,16 +1,18 @@
 ------------------------ MODULE BallooningProperties -------------------------
 (***************************************************************************)
 (* Contract: the promises of Ballooning.tla (its opening comment,          *)
-(* docs/contract.md) are NoDataLostInv, UnbackedReadsZeroInv,              *)
+(* docs/contract.md) are OwedContentKeptInv, UnbackedReadsZeroInv,         *)
 (* ReleasedFrameReturnedInv, FloorInv and ShrinkMetProp; each has its      *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
-(* properties restate a step or check types and bookkeeping.               *)
+(* properties here check types and bookkeeping.  The step checks, each     *)
+(* restating what one step does, are in BallooningStepChecks.tla, apart    *)
+(* from the contract.                                                      *)
 (***************************************************************************)
 (***************************************************************************)
 (* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
-(* CMMA report of docs/sources.md.  No property uses the decision          *)
-(* operators the broken twins (model/MCBallooningBroken.tla) replace:      *)
-(* ShrinkTarget, Releasable, BackedAfterRelease, ContentAfterRelease.      *)
+(* CMMA report of docs/sources.md.  The broken twins                      *)
+(* (model/MCBallooningBroken.tla) replace the actions SetTarget and        *)
+(* Inflate; no property is stated through them.                           *)
 (***************************************************************************)
 EXTENDS Ballooning
 
@@ -34,16 +36,6 @@ FloorInv == \A g \in Guests : Size - target[g] >= Floor
 THEOREM Spec => []FloorInv
 
 (***************************************************************************)
-(* BalloonedPagesUnusedInv.  [Z1]: "When VMRM detects a system-wide        *)
-(* memory constraint, it notifies the participating Linux guests to        *)
-(* release page frames.  Linux releases the page frames by issuing the     *)
-(* Diagnose X'10' function call."  A released page holds nothing the guest *)
-(* needs: no page in the balloon is in use by the guest.                   *)
-(***************************************************************************)
-BalloonedPagesUnusedInv ==
-    \A gp \in GP : ballooned[gp] => ~inUse[gp]
-
-(***************************************************************************)
 (* ReleasedFrameReturnedInv.  [Z1]: the guests "release page frames"       *)
 (* to relieve the host's constraint; the paper (section 5): ballooning     *)
 (* "effectively reduces the memory that needs to be managed".  A page in   *)
@@ -55,19 +47,19 @@ ReleasedFrameReturnedInv ==
 THEOREM Spec => []ReleasedFrameReturnedInv
 
 (***************************************************************************)
-(* NoDataLostInv.  Ballooning takes memory from the guest only through     *)
-(* the guest ("The guests can then take appropriate action to reduce their *)
-(* memory utilization"): a page the guest uses, and any page whose        *)
-(* content it still needs, reads what the guest stored.  Judged by the     *)
-(* ghost `owed` as well as by the allocator's flag `inUse`: a machine      *)
+(* OwedContentKeptInv.  Ballooning takes memory from the guest only        *)
+(* through the guest ("The guests can then take appropriate action to      *)
+(* reduce their memory utilization"): a page the guest uses, and any page  *)
+(* whose content it still needs, reads what the guest stored.  Judged by   *)
+(* the ghost `owed` as well as by the allocator's flag `inUse`: a machine  *)
 (* whose allocator lost track of a page would otherwise hide the loss of   *)
 (* that page's content from its own check (D170).                          *)
 (***************************************************************************)
-NoDataLostInv ==
+OwedContentKeptInv ==
     \A gp \in GP :
         (inUse[gp] \/ owed[gp] # NoValue) => (backed[gp] /\ data[gp] = owed[gp])
 \* Contract (no data loss).  MCBallooning_Safety; twin MCBallooning_Twin_LostData.
-THEOREM Spec => []NoDataLostInv
+THEOREM Spec => []OwedContentKeptInv
 
 (***************************************************************************)
 (* UnbackedReadsZeroInv.  The paper, section 2: a logically zero page has  *)

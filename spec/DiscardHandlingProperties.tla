@@ -5,7 +5,9 @@
 (* PgDiscardedOnlyIfDiscardedInv, NotFreedWhileFaultPendingInv,            *)
 (* DiscardedMappingRemovedProp and DiscardedPageFreedProp; each has its    *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
-(* properties restate a step or check types and bookkeeping.               *)
+(* properties here check types and bookkeeping.  The step checks, each     *)
+(* restating what one step does, are in DiscardHandlingStepChecks.tla,     *)
+(* apart from the contract.                                                *)
 (***************************************************************************)
 (***************************************************************************)
 (* What the discard fault handling of DiscardHandling.tla must guarantee.  *)
@@ -97,40 +99,6 @@ PageCountInv ==
 LateHandlerReference == \E c \in CPUs : pc[c] = "Handler" /\ ~inCache[at[c]]
 
 (***************************************************************************)
-(* SignOffOnceProp.  The 2007 patch (sources 6, S16): "Discarded pages     *)
-(* with a page_count() of zero are placed on the page_discarded_list until *)
-(* all cpus have been at least once in enabled code", and "the pages [are  *)
-(* freed] after all cpus acknoledged the signoff".  A page awaiting        *)
-(* sign-off waits for each CPU once: while it waits, CPUs only leave the   *)
-(* set still to sign off, none is asked again.  A round started afresh     *)
-(* under it whenever more pages are listed would, with discards arriving   *)
-(* all the time, keep it from ever being freed (D181).                     *)
-(***************************************************************************)
-SignOffOnceProp ==
-    [][\A x \in Pages :
-          status[x] = "SignOff" /\ status'[x] = "SignOff" => signOffMask' \subseteq signOffMask]_vars
-
-\* What SignOffOnceProp is about (its witness, a step): a page is put on the
-\* discard list while another awaits sign-off.
-ListedWhileSignOffPending ==
-    /\ \E x \in Pages : status[x] = "SignOff"
-    /\ \E y \in Pages : status[y] = "InUse" /\ status'[y] = "Listed"
-
-(***************************************************************************)
-(* ReusedPageBackedProp.  Sources 4: "arch_alloc_page ORC 1" (set stable), *)
-(* and [Z1]: HPMA "allows the machine to supply fresh backing page frames  *)
-(* for guest memory when the guest reuses a previously discarded page".  A *)
-(* freed page that is allocated again is not discarded: the content read   *)
-(* into it is there until the host discards it anew (D186).                *)
-(***************************************************************************)
-ReusedPageBackedProp ==
-    [][\A x \in Pages : status[x] = "Free" /\ status'[x] = "InUse" => ~hostDiscarded'[x]]_vars
-
-\* What ReusedPageBackedProp is about (its witness, a step): a freed page is
-\* allocated again.
-PageReused == \E x \in Pages : status[x] = "Free" /\ status'[x] = "InUse"
-
-(***************************************************************************)
 (* DiscardedMappingRemovedProp.  "Any discard fault for a page that occurs *)
 (* after the page has been removed still needs the mapping information to  *)
 (* be able to remove the remaining page table entries."  Every page-table  *)
@@ -144,7 +112,6 @@ DiscardedMappingRemovedProp ==
         (x \in mapped[c] /\ hostDiscarded[x]) ~> (x \notin mapped[c])
 \* Contract (progress).  MCDiscardHandling_Liveness; twin MCDiscardHandling_Twin_MappingCleared.
 THEOREM FairSpec => DiscardedMappingRemovedProp
-
 
 \* What DiscardedMappingRemovedProp is about (its witness, model/manifest.json):
 \* a process maps a page the host has discarded.

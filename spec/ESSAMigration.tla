@@ -28,12 +28,13 @@
 (*                   Migrate.                                             *)
 (*                                                                         *)
 (* Intent (sources 5: "KVM_S390_GET_CMMA_BITS returns usage and N per      *)
-(* page"): the destination holds the guest's current usage and N of every *)
-(* page, never an older one; so ESSAProperties' MigrationArrivalProp       *)
-(* (usage and N as they were) and, through it, StableContentOwedInv and    *)
-(* GuestStableBeliefInv hold across an incremental migration.  The         *)
-(* invariant that carries it: a page that is not CMMA-dirty was last sent  *)
-(* with its current attributes (SentAttributesCurrentInv).                 *)
+(* page"): the destination holds the guest's current usage and N of every  *)
+(* page, never an older one; so ESSAProperties'                            *)
+(* MigrationKeepsAttributesProp (usage and N as they were) and, through    *)
+(* it, BelievedStableContentKeptInv and GuestStableBeliefInv hold across   *)
+(* an incremental migration.  The invariant that carries it: a page that   *)
+(* is not CMMA-dirty was last sent with its current attributes             *)
+(* (SentAttributesCurrentInv).                                             *)
 (*                                                                         *)
 (* Classic KVM and the new gmap without the machine's interpretation      *)
 (* (migration mode turns it off).  A CMMA reset during migration is left   *)
@@ -171,12 +172,13 @@ SentAttributesCurrentInv ==
         ~cmmaDirty[p] => sentUsage[p] = usage[p] /\ sentNoDat[p] = nodat[p]
 
 (***************************************************************************)
-(* The intent across the switch is ESSAProperties' MigrationArrivalProp    *)
-(* (usage and N as they were, sources 5) and MigrationKeepsStableContentProp, *)
-(* with StableContentOwedInv ("the host is responsible for preserving the  *)
-(* page content", paper 2) and GuestStableBeliefInv after it: a stale U    *)
-(* arriving for a page the guest made stable again is a page the           *)
-(* destination's host may drop with its content.                          *)
+(* The intent across the switch is ESSAProperties'                         *)
+(* MigrationKeepsAttributesProp (usage and N as they were, sources 5) and  *)
+(* MigrationKeepsStableContentProp, with BelievedStableContentKeptInv      *)
+(* ("the host is responsible for preserving the page content", paper 2)    *)
+(* and GuestStableBeliefInv after it: a stale U arriving for a page the    *)
+(* guest made stable again is a page the destination's host may drop with  *)
+(* its content.                                                            *)
 (***************************************************************************)
 
 (***************************************************************************)
@@ -203,9 +205,9 @@ SwitchedWithStableContent ==
 \* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMClassicTwoPages; twin
 \* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
 THEOREM Bugs = {} => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationAppliesSentProp
-                                /\ MigrationArrivalProp /\ MigrationKeepsStableContentProp)
+                                /\ MigrationKeepsAttributesProp /\ MigrationKeepsStableContentProp)
 \* No data loss.  MCESSAMigration_KVMClassic, under ESSAProperties' hypothesis for it; twin
 \* MCESSAMigration_Twin_DirtyOnlyOnQueue.
 THEOREM (ModernGuest /\ StorageKeys /\ Bugs = {})
-            => (MSpec => []StableContentOwedInv /\ []GuestStableBeliefInv)
+            => (MSpec => []BelievedStableContentKeptInv /\ []GuestStableBeliefInv)
 =============================================================================

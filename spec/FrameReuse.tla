@@ -8,12 +8,13 @@
 (*       data, a logically zero page has "no associated frame or backed    *)
 (*       content" and an unused one reads "preferably zero for security    *)
 (*       reasons" (paper 2, 3).                                            *)
-(*   No data loss. ContentKeptInv: reuse never costs a guest its own       *)
+(*   No data loss. OwedContentKeptInv: reuse never costs a guest its own   *)
 (*       content, S, "the host is responsible for preserving the page      *)
 (*       content" (paper 2).                                               *)
 (*                                                                         *)
-(* DiscardDropsFrameProp and DiscardDropsSavedCopyProp restate the discard *)
-(* step; TypeOK and FrameBacksOnePageInv check types and bookkeeping.      *)
+(* TypeOK, FrameBacksOnePageInv and ResidencyBackingInv (frames and saved *)
+(* copies conserved, D212) check types and bookkeeping; FrameReuse has no  *)
+(* step checks.                                                            *)
 (* FrameReuseInductive.tla proves NoCrossGuestLeakInv by an inductive      *)
 (* invariant.                                                              *)
 (***************************************************************************)
@@ -73,19 +74,6 @@ vars == <<resid, backing, saved, frameData, lastRead, content>>
 Slots == Guests \X GuestPages
 FreeFrames == Frames \ {backing[s] : s \in Slots}
 
-\* The content a frame handed to a logically zero page starts with (D25).
-FreshFrameContent(f) == NoGuest
-
-\* What a steal writes to auxiliary storage from the frame it takes: the
-\* frame's content ("the host has written the page contents to auxiliary
-\* swap storage").
-PageOutContent(f) == frameData[f]
-
-\* What a discarded page keeps of its backing: nothing, neither its frame nor
-\* a saved copy (D212).  Operators so that twins can keep either.
-BackingAfterDiscard(s) == NoFrame
-SavedAfterDiscard(s) == NoGuest
-
 (***************************************************************************)
 (* Guests.                                                                  *)
 (***************************************************************************)
@@ -104,10 +92,12 @@ GuestRead(g, q) ==
 (* The host.                                                                *)
 (***************************************************************************)
 
-\* Steal: page out, then free the frame.  The frame keeps its bits.
+\* Steal: page out, then free the frame.  The frame keeps its bits.  What it
+\* writes to auxiliary storage is the frame's content ("the host has written
+\* the page contents to auxiliary swap storage").
 HostSteal(g, q) ==
     /\ resid[<<g, q>>] = "r"
-    /\ saved' = [saved EXCEPT ![<<g, q>>] = PageOutContent(backing[<<g, q>>])]
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = frameData[backing[<<g, q>>]]]
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "p"]
     /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
     /\ UNCHANGED <<frameData, lastRead, content>>
@@ -120,12 +110,13 @@ HostSteal(g, q) ==
 \* unused and volatile pages anytime", and a {S, V, P}p -> Uz transition
 \* by which "at the same time the backing storage can be freed"; PageStates'
 \* HostDiscard takes "r" and "p" pages, D212).  A logically zero page has
-\* nothing to discard.
+\* nothing to discard, and keeps nothing of its backing: neither its frame
+\* nor a saved copy (D212).
 HostDiscard(g, q) ==
     /\ resid[<<g, q>>] \in {"r", "p"}
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "z"]
-    /\ backing' = [backing EXCEPT ![<<g, q>>] = BackingAfterDiscard(<<g, q>>)]
-    /\ saved' = [saved EXCEPT ![<<g, q>>] = SavedAfterDiscard(<<g, q>>)]
+    /\ backing' = [backing EXCEPT ![<<g, q>>] = NoFrame]
+    /\ saved' = [saved EXCEPT ![<<g, q>>] = NoGuest]
     /\ content' = [content EXCEPT ![<<g, q>>] = NoGuest]
     /\ UNCHANGED <<frameData, lastRead>>
 
@@ -140,12 +131,13 @@ HostPageIn(g, q) ==
     /\ saved' = [saved EXCEPT ![<<g, q>>] = NoGuest]
     /\ UNCHANGED <<lastRead, content>>
 
-\* First touch of a logically zero page: any free frame, zeroed.
+\* First touch of a logically zero page: any free frame, zeroed (NoGuest: the
+\* content a frame handed to a logically zero page starts with, D25).
 HostZeroFill(g, q) ==
     /\ resid[<<g, q>>] = "z"
     /\ \E f \in FreeFrames :
         /\ backing' = [backing EXCEPT ![<<g, q>>] = f]
-        /\ frameData' = [frameData EXCEPT ![f] = FreshFrameContent(f)]
+        /\ frameData' = [frameData EXCEPT ![f] = NoGuest]
     /\ resid' = [resid EXCEPT ![<<g, q>>] = "r"]
     /\ UNCHANGED <<saved, lastRead, content>>
 
@@ -199,20 +191,20 @@ NoCrossGuestLeakInv ==
 THEOREM Spec => []NoCrossGuestLeakInv
 
 (***************************************************************************)
-(* ContentKeptInv.  Reusing frames never costs a guest its own content:    *)
-(* a page holds what its guest last stored, until the guest gives it up    *)
-(* (a discard).  The paper, section 2: "Resident (r): The page is assigned *)
-(* to a backing frame in host memory"; "Preserved (p): No frame is         *)
-(* associated; the host has written the page contents to auxiliary swap    *)
+(* OwedContentKeptInv.  Reusing frames never costs a guest its own         *)
+(* content: a page holds what its guest last stored, until the guest gives *)
+(* it up (a discard).  The paper, section 2: "Resident (r): The page is    *)
+(* assigned to a backing frame in host memory"; "Preserved (p): No frame   *)
+(* is associated; the host has written the page contents to auxiliary swap *)
 (* storage"; "Stable (S): ... the host is responsible for preserving the   *)
 (* page content" (D173).                                                   *)
 (***************************************************************************)
-ContentKeptInv ==
+OwedContentKeptInv ==
     \A s \in Slots :
         /\ resid[s] = "r" => frameData[backing[s]] = content[s]
         /\ resid[s] = "p" => saved[s] = content[s]
 \* Contract (no data loss).  MCFrameReuse_TwoGuests; twin MCFrameReuse_Twin_StealNotWritten.
-THEOREM Spec => []ContentKeptInv
+THEOREM Spec => []OwedContentKeptInv
 
 (***************************************************************************)
 (* ResidencyBackingInv.  Frames and saved copies are conserved: a page     *)

@@ -16,7 +16,8 @@
 (* reachable states.  TLC checks the step from every state of IndInit     *)
 (* (model/MCFrameReuseInductive.tla); Apalache with --init=IndInit        *)
 (* --inv=IndInv --length=1 (model/ApalacheFrameReuse.tla).  The same      *)
-(* IndInv makes ContentKeptInv inductive too (ZeroPageHoldsZeros, D173).   *)
+(* IndInv makes OwedContentKeptInv inductive too (ZeroPageHoldsZeros,      *)
+(* D173).                                                                  *)
 (***************************************************************************)
 EXTENDS FrameReuse
 
@@ -53,7 +54,7 @@ IndInv ==
     /\ FrameHoldsOwnData
     /\ SavedIsOwnData
     /\ NoCrossGuestLeakInv
-    /\ ContentKeptInv
+    /\ OwedContentKeptInv
     /\ ZeroPageHoldsZeros
 
 IndInit == StatesOfType /\ IndInv

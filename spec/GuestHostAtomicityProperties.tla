@@ -3,8 +3,9 @@
 (* Contract: the promises of GuestHostAtomicity.tla (its opening comment,  *)
 (* docs/contract.md) are HostProgressProp, LockReleasedProp and, from      *)
 (* PageStateProperties.tla, StableContentKeptInv; each has its THEOREM     *)
-(* here, naming the model that checks it.  The other properties restate a  *)
-(* step or check types and bookkeeping.                                    *)
+(* here, naming the model that checks it.  The other properties here check *)
+(* types and bookkeeping.  The step checks, each restating what one step   *)
+(* does, are in GuestHostAtomicityStepChecks.tla, apart from the contract. *)
 (***************************************************************************)
 (***************************************************************************)
 (* What concurrent guest CPUs and the host must guarantee.  All the        *)
@@ -51,24 +52,6 @@ LockReleasedProp == \A c \in CPUs \ FaultyCPUs : (lock = c) ~> (lock # c)
 \* Contract (progress of a correct guest).  MCGuestHostAtomicity_SharedLockProgress; twin
 \* MCGuestHostAtomicity_Twin_SharedLockLeak.
 THEOREM AtomicitySpec => LockReleasedProp
-
-(***************************************************************************)
-(* LockExcludesOthersProp.  A review's finding ("There is no mutual-       *)
-(* exclusion property"), D134: in the lock-based design the lock guards    *)
-(* the page states, so that the check and the set of a                    *)
-(* SetStableIfNotDiscarded under the lock see the same page.  While a CPU  *)
-(* holds the lock, a page's usage and residency change only by a step of  *)
-(* that CPU (its set under the lock): not by the host (which takes the     *)
-(* lock for its steps) and not by another CPU's instruction (D302).        *)
-(***************************************************************************)
-LockExcludesOthersProp ==
-    [][(SSINDImpl = "SharedLock" /\ lock \in CPUs /\ (usage' # usage \/ resid' # resid))
-          => pc'[lock] # pc[lock]]_allVars
-
-\* What LockExcludesOthersProp is about (its witness): the lock holder sets
-\* the usage it checked, under the lock.
-UsageSetUnderLock ==
-    \E c \in CPUs : lock = c /\ pc[c].step = "lockedChecked" /\ usage' # usage
 
 \* What LockReleasedProp is about (its witness): a CPU gives the lock back
 \* after its check found the page discarded.

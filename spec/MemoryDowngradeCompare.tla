@@ -129,12 +129,12 @@ I == INSTANCE MemoryDowngrade
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
              owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
 
-\* Each run's own properties (MemoryDowngradeProperties.tla), for
+\* Each run's own properties (MemoryDowngradeProperties.tla and its step checks), for
 \* EachRunIsADowngradeInv.
-BP == INSTANCE MemoryDowngradeProperties
+BP == INSTANCE MemoryDowngradeStepChecks
         WITH dirty <- bDirty, frame <- bFrame, paged <- bPaged, data <- bData,
              owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy
-IP == INSTANCE MemoryDowngradeProperties
+IP == INSTANCE MemoryDowngradeStepChecks
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
              owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
 
@@ -303,7 +303,7 @@ THEOREM Spec => []SameOutcomeUnpinnedInv
 (***************************************************************************)
 EachRunIsADowngradeInv ==
     /\ BP!TypeOK /\ IP!TypeOK
-    /\ BP!NoDataLostInv /\ IP!NoDataLostInv
+    /\ BP!OwedContentKeptInv /\ IP!OwedContentKeptInv
     /\ BP!OfflineFrameUnusedInv /\ IP!OfflineFrameUnusedInv
     /\ BP!PinnedNeverPagedOutInv /\ IP!PinnedNeverPagedOutInv
     /\ BP!MemoryLimitsInv /\ IP!MemoryLimitsInv
@@ -355,7 +355,7 @@ BothRunsDone         == Done
 \* not end in Inv, Prop or TypeOK, has nothing to change in them.)
 BulkRejected        == BP!RequestRejected
 \* Content moving between frames, where a run could lose it (the witness of
-\* NoDataLostInv in MemoryDowngrade's own models).
+\* OwedContentKeptInv in MemoryDowngrade's own models).
 BulkPageBeingCopied == BP!PageBeingCopied
 BothRunsDoneUnpinned == Done /\ ~pinnedInR
 

@@ -2,21 +2,22 @@
 (***************************************************************************)
 (* Contract (docs/contract.md).  A proof aid, not a promise of its own:    *)
 (* IndInv holds initially and every step from a state satisfying it keeps  *)
-(* it, and IndInv implies NoDataLostInv, the key promise of                *)
+(* it, and IndInv implies OwedContentKeptInv, the key promise of           *)
 (* MemoryDowngrade.tla (no data loss).  The THEOREMs at the end name the   *)
 (* models that check them and the twin that shows the strengthening is     *)
 (* needed.                                                                 *)
 (***************************************************************************)
 (***************************************************************************)
 (* An inductive invariant for Dynamic Memory Downgrade's key safety        *)
-(* property, NoDataLostInv ([Z2]: "Before memory can be reclaimed, the     *)
-(* content of that memory must be copied elsewhere, either to other memory *)
-(* or paged out to DASD").  IndInv holds initially and every step from     *)
-(* every state satisfying it, reachable or not, keeps it; so no content   *)
-(* the guest is owed is lost, for these bounds, without enumerating the   *)
-(* reachable states.  TLC checks the step from every state of IndInit     *)
-(* (model/MCMemoryDowngradeInductive.tla); Apalache with --init=IndInit   *)
-(* --inv=IndInv --length=1 (model/ApalacheMemoryDowngrade.tla).           *)
+(* property, OwedContentKeptInv ([Z2]: "Before memory can be reclaimed,    *)
+(* the content of that memory must be copied elsewhere, either to other    *)
+(* memory or paged out to DASD").  IndInv holds initially and every step   *)
+(* from every state satisfying it, reachable or not, keeps it; so no       *)
+(* content the guest is owed is lost, for these bounds, without            *)
+(* enumerating the reachable states.  TLC checks the step from every state *)
+(* of IndInit (model/MCMemoryDowngradeInductive.tla); Apalache with        *)
+(* --init=IndInit --inv=IndInv --length=1                                  *)
+(* (model/ApalacheMemoryDowngrade.tla).                                    *)
 (***************************************************************************)
 EXTENDS MemoryDowngradeProperties
 
@@ -60,12 +61,12 @@ IndInv ==
     /\ TypeOK
     /\ CopyConsistent
     /\ ModifiedPIsDirty
-    /\ NoDataLostInv
+    /\ OwedContentKeptInv
 
 IndInit == StatesOfType /\ IndInv
 
 \* For the twin that shows the strengthening is needed: the property alone.
-PropertyAloneInit == StatesOfType /\ TypeOK /\ NoDataLostInv
+PropertyAloneInit == StatesOfType /\ TypeOK /\ OwedContentKeptInv
 
 \* Contract.  IndInv is inductive, one step from every state of IndInit: MCMemoryDowngradeInductive_OnePageP.
 THEOREM IndInit /\ [][Next]_vars => []IndInv
@@ -73,6 +74,6 @@ THEOREM IndInit /\ [][Next]_vars => []IndInv
 THEOREM Init => IndInv
 \* It implies the promise (one of its conjuncts); the promise alone is not inductive: twin
 \* MCMemoryDowngradeInductive_Twin_PropertyAlone.
-THEOREM IndInv => NoDataLostInv
+THEOREM IndInv => OwedContentKeptInv
 
 =============================================================================

@@ -1,11 +1,13 @@
 ---------------------- MODULE MemoryDowngradeProperties ----------------------
 (***************************************************************************)
 (* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
-(* docs/contract.md) are NoDataLostInv, OfflineFrameUnusedInv,             *)
+(* docs/contract.md) are OwedContentKeptInv, OfflineFrameUnusedInv,        *)
 (* CleanRejectionInv, CompletionMeansRemovedProp, UnusedHoldsNothingInv,   *)
 (* MemoryLimitsInv, DiscardableNotMovedProp and RequestResolvesProp; each  *)
 (* has its THEOREM beside it, naming the model that checks it.  The other  *)
-(* properties restate a step or check types and bookkeeping.               *)
+(* properties here check types and bookkeeping.  The step checks, each     *)
+(* restating what one step does, are in MemoryDowngradeStepChecks.tla,     *)
+(* apart from the contract.                                                *)
 (***************************************************************************)
 (***************************************************************************)
 (* What Dynamic Memory Downgrade (MemoryDowngrade.tla) must guarantee.     *)
@@ -43,7 +45,7 @@ TypeOK ==
     /\ Cardinality({p \in Pages : paged[p]}) <= Slots
 
 (***************************************************************************)
-(* NoDataLostInv.  [Z2]: "Before memory can be reclaimed, the content      *)
+(* OwedContentKeptInv.  [Z2]: "Before memory can be reclaimed, the content *)
 (* of that memory must be copied elsewhere, either to other memory or      *)
 (* paged out to DASD."  The content of a stable page, of a P page the      *)
 (* guest stored to and has not written back, and of a pinned page is never *)
@@ -55,14 +57,14 @@ TypeOK ==
 (* as D11 of docs/decisions.md), not the change bit, which a discard       *)
 (* resets together with the content it drops.                              *)
 (***************************************************************************)
-NoDataLostInv ==
+OwedContentKeptInv ==
     \A p \in Pages :
         /\ (usage[p] # "U" /\ (usage[p] = "S" \/ (usage[p] = "P" /\ modified[p]) \/ pinned[p])) =>
                IF frame[p] # NoFrame \/ paged[p] THEN data[p] = owed[p] ELSE owed[p] = 0
         /\ (usage[p] # "U" /\ (frame[p] # NoFrame \/ paged[p])) => data[p] = owed[p]
 \* Contract (no data loss).  MCMemoryDowngrade_Safety (inductively MCMemoryDowngradeInductive_OnePageP);
 \* twins MCMemoryDowngrade_Twin_LostWrite, MCMemoryDowngrade_Twin_DiscardsDirtyP.
-THEOREM Spec => []NoDataLostInv
+THEOREM Spec => []OwedContentKeptInv
 
 (***************************************************************************)
 (* DiscardableNotMovedProp.  [Z1]: "CP recognizes clean disk cache pages,  *)
@@ -76,7 +78,7 @@ THEOREM Spec => []NoDataLostInv
 (* copied to another frame; its frame is reclaimed by dropping it.  A      *)
 (* pinned page is exempt: it cannot be dropped, only copied (D63, D184).   *)
 (* A P page is clean when the guest has written it back (the ghost         *)
-(* modified, as in NoDataLostInv): that is when "Linux is able to          *)
+(* modified, as in OwedContentKeptInv): that is when "Linux is able to     *)
 (* reconstruct" it.  The host learns it from the change bit, which the     *)
 (* guest's write-back resets; a host whose bit outlived the write-back     *)
 (* would move a page Linux can rebuild (D226).                             *)
@@ -110,23 +112,6 @@ UnusedHoldsNothingInv ==
 THEOREM Spec => []UnusedHoldsNothingInv
 
 (***************************************************************************)
-(* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
-(* access to the page will cause an addressing exception."  An unused page *)
-(* that is nowhere, neither in a frame nor in a paging slot, is never      *)
-(* given a frame: no access faults it in, and there is nothing to bring;   *)
-(* the host keeps its frames for pages with content (D227).  (A U page in  *)
-(* a slot, which Init allows, may be read back like any paged-out page.)   *)
-(***************************************************************************)
-UnusedNotBackedProp ==
-    [][\A p \in Pages :
-          (usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]) =>
-              frame'[p] = NoFrame]_vars
-
-\* Its witness (a state): an unused page that is nowhere.
-UnusedPageDropped ==
-    \E p \in Pages : usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]
-
-(***************************************************************************)
 (* OfflineFrameUnusedInv.  [Z2]: "Before memory can be reclaimed, the      *)
 (* content of that memory must be copied elsewhere".  A frame that is      *)
 (* offline backs no page and is the target of no copy.                     *)
@@ -138,15 +123,6 @@ OfflineFrameUnusedInv ==
             /\ ~(copy.page # NoPage /\ copy.target = f)
 \* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_OfflineInUse.
 THEOREM Spec => []OfflineFrameUnusedInv
-
-(***************************************************************************)
-(* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
-(* to which the workload pins (aka locks) pages"; a pinned page is locked  *)
-(* in real memory, so it can be moved only by copying.  A pinned page is   *)
-(* always in a frame, never in a paging slot (D63).                        *)
-(***************************************************************************)
-PinnedNeverPagedOutInv ==
-    \A p \in Pages : pinned[p] => (frame[p] # NoFrame /\ ~paged[p])
 
 (***************************************************************************)
 (* MemoryLimitsInv.  [Z2]: "Permanent memory cannot be taken offline       *)
@@ -204,23 +180,6 @@ FitsIn(R) ==
         /\ Cardinality(pinR) + Cardinality(keptR) <= Cardinality(frees) + slots
 
 (***************************************************************************)
-(* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
-(* (nothing half-done, every frame back in service)" (D66): the            *)
-(* frames back in service are the request's.  A frame an earlier request   *)
-(* took offline stays offline through a later rejection: only the operator *)
-(* adds memory back (AddMemory, D187).                                     *)
-(***************************************************************************)
-RejectionRestoresOnlyItsFramesProp ==
-    [][req.state = "active" /\ req'.state = "rejected" =>
-          \A f \in Frames \ req.frames : online'[f] = online[f]]_vars
-
-\* Its witness (a step): a request is rejected while a frame outside it is
-\* offline.
-RejectedBesideOfflineFrame ==
-    /\ req.state = "active" /\ req'.state = "rejected"
-    /\ \E f \in Frames \ req.frames : ~online[f]
-
-(***************************************************************************)
 (* RequestResolvesProp.  [Z2]: "DMD operations are expected to take        *)
 (* time", and the measured ones all finished.  Every request eventually    *)
 (* completes or is rejected, under the fairness of FairSpec (D67),         *)
@@ -256,13 +215,12 @@ RequestCompletes == req.state # "completed" /\ req'.state = "completed"
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.
 PageBeingCopied          == copy.page # NoPage
-\* A copy of content the guest stored (NoDataLostInv is about such content).
+\* A copy of content the guest stored (OwedContentKeptInv is about such content).
 StoredPageBeingCopied    == copy.page # NoPage /\ owed[copy.page] \notin {Zero, NoValue}
 \* Memory a completed request removed, added back and backing a page again
 \* (D227): the operator's SET STORAGE puts it back in service.
 RemovedMemoryBackInUse   == req.state = "completed" /\ \E p \in Pages : frame[p] \in req.frames
 FrameOffline             == \E f \in Frames : ~online[f]
-PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
 ReconfigurableOffline    == \E f \in Frames \ Permanent : ~online[f]
 RequestActive            == req.state = "active"
 UnusedPageResident       == \E p \in Pages : usage[p] = "U" /\ frame[p] # NoFrame

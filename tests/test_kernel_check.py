@@ -8,7 +8,7 @@ import io
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import pytest
 
@@ -17,6 +17,7 @@ from conformance.engines.linux.engine import parse_reply
 from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
 from conformance.essa import EssaEngineInfo, EssaProfileRequest, HostPage, KVMClassicEngine
 from conformance.essa.mutants import SecondPageReportsFirst
+from conformance.essa_migration import EssaMigrationReferenceEngine, MarksOnlyWhenQueued
 from conformance.protocol import EngineFault
 
 
@@ -124,3 +125,56 @@ def test_every_varying_constant_is_a_column_so_no_row_repeats() -> None:
     out = io.StringIO()
     check.table("Gmap", c, gmap, out)
     assert "; PrebuiltPageTables True." in out.getvalue().splitlines()[0]
+
+
+class BothModes:
+    """A reference engine of both ESSA modes, as the classic harness is: the ESSA mode's
+    KVMClassic engine, or the ESSAMigration mode's (``migration_engine``), by ``machine``."""
+
+    machines = ("ESSA", "ESSAMigration")
+
+    def __init__(self, migration_engine: type = EssaMigrationReferenceEngine) -> None:
+        self.machine = "ESSA"
+        self.essa, self.migration = KVMClassicEngine(), migration_engine()
+
+    def _engine(self) -> Any:
+        return self.migration if self.machine == "ESSAMigration" else self.essa
+
+    def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:
+        info: EssaEngineInfo = self._engine().hello(request.merged(EssaProfileRequest(impl="KVMClassic")))
+        return info
+
+    def reset(self) -> None:
+        self._engine().reset()
+
+    def step(self, request: Any) -> Any:
+        return self._engine().step(request)
+
+    def close(self) -> None:
+        self.essa.close()
+        self.migration.close()
+
+
+ONE_PROFILE: Final = EssaProfileRequest(storage_keys=False, facility147=True, cbrl_size=1,
+                                        cmma_enabled=True)  # fmt: skip
+
+
+def test_an_engine_of_both_modes_gets_the_migration_column(tmp_path: Path) -> None:
+    c, rows = check.check(BothModes(), BothModes, "KVMClassic", tmp_path, examples=5, max_steps=10,
+                          only=ONE_PROFILE)  # fmt: skip
+    (row,) = rows
+    assert row.migration and all(o.passed for o in row.migration) and not row.diverged
+    out = io.StringIO()
+    check.table("Both", c, rows, out)
+    assert "| classify (this Impl) | run | migration |" in out.getvalue()
+    assert "migration (the ESSAMigration mode, where the profile has it)" in out.getvalue()
+
+
+def test_a_migration_bug_is_found_by_migration(tmp_path: Path) -> None:
+    c, rows = check.check(BothModes(MarksOnlyWhenQueued), lambda: BothModes(MarksOnlyWhenQueued),
+                          "KVMClassic", tmp_path, examples=5, max_steps=10, only=ONE_PROFILE)  # fmt: skip
+    (row,) = rows
+    assert row.diverged and [e.found_by for e in row.errors] == ["migration"]
+    assert row.errors[0].machine == "ESSAMigration" and row.reports[0].startswith("found by migration")
+    assert (tmp_path / "migration" / check.ESSA_DRIVER.short_name(row.profile) / "trace.jsonl").is_file()
+    assert check._run_cell(row).startswith("passed") and check._run_cell(row, row.migration).startswith("diverged")

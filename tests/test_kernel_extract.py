@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from conformance.engines.linux.extract import (
-    MACRO, ExtractError, Want, extract, find_function, find_macro, normalise, unpack, version,
+    MACRO, VARIABLE, ExtractError, Want, extract, find_function, find_macro, find_variable,
+    normalise, unpack, version,
 )  # fmt: skip
 from conformance.engines.linux import check
 from conformance.engines.linux.kernels import build, implementation, toolchain_missing
@@ -163,7 +164,38 @@ def test_the_tree_says_which_essa_code_it_has(tmp_path: Path, capsys: pytest.Cap
     assert "the tree has the gmap ESSA code (dat_perform_essa in arch/s390/kvm/dat.c)" in err
     # the gmap harness names every file the tree lacks
     assert "cannot build the gmap harness" in err and "lacks arch/s390/include/asm/dat-bits.h" in err
-    assert "arch/s390/kvm/priv.c or arch/s390/kvm/gmap/cmma.c" in err
+    assert "arch/s390/kvm/priv.c or arch/s390/kvm/s390/priv.c or arch/s390/kvm/gmap/cmma.c" in err
     if not toolchain_missing():  # the classic harness refuses the gmap tree by name
         with pytest.raises(ExtractError, match="has the gmap ESSA code, dat_perform_essa"):
             build("classic", str(gmap))
+
+
+WALK = """\
+static int callback(int *pte, unsigned long addr)
+{
+\treturn use(pte, addr); /* ops = { not this } */
+}
+
+static const struct walk_ops the_ops = {
+\t.entry\t\t= callback,
+\t.lock\t\t= LOCK_W,
+};
+
+void user(void)
+{
+\tstruct walk_ops local = { .entry = callback };
+\twalk(&the_ops, &local);
+}
+"""
+
+
+def test_a_variable_is_taken_with_its_initializer(tmp_path: Path) -> None:
+    body, line = find_variable(WALK, "the_ops")
+    assert body == ("static const struct walk_ops the_ops = {\n\t.entry\t\t= callback,\n"
+                    "\t.lock\t\t= LOCK_W,\n};\n")  # fmt: skip
+    assert WALK.splitlines()[line - 1].startswith("static const struct walk_ops the_ops")
+    with pytest.raises(ExtractError, match="no definition of the variable local"):
+        find_variable(WALK, "local")  # inside a body: not a definition at the top level
+    (tmp_path / "w.c").write_text(WALK)
+    (out,) = extract(tmp_path, [Want("w.c", "the_ops", VARIABLE)])
+    assert out.startswith('/* w.c: the_ops */\n#line 6 "w.c"\nstatic const struct walk_ops')

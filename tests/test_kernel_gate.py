@@ -230,11 +230,12 @@ def test_a_harmless_signature_change_builds_and_a_missing_helper_is_named(tmp_pa
     assert any("the signature of pgste_perform_essa differs harmlessly" in n for n in notes)
     assert not any(n.startswith("compiler:") for n in notes), notes  # no warning on a build
     helper = _planted(tmp_path, "helper", SET_STABLE,
-                      "if (test_bit(0, &pgstev))\n\t\t\tpgstev = 0;\n\t\t" + SET_STABLE)  # fmt: skip
+                      "if (test_and_change_bit(0, &pgstev))\n\t\t\tpgstev = 0;\n\t\t"
+                      + SET_STABLE)  # fmt: skip
     with pytest.raises(RuntimeError) as exc:
         build("classic", str(helper))
-    assert ("pgste_perform_essa (arch/s390/mm/pgtable.c) calls test_bit: add a stub for the "
-            "helper test_bit in conformance/engines/linux/classic_stubs.h") in str(exc.value)
+    assert ("pgste_perform_essa (arch/s390/mm/pgtable.c) calls test_and_change_bit: add a stub for "
+            "the helper test_and_change_bit in conformance/engines/linux/classic_stubs.h") in str(exc.value)
 
 
 FAKE_HARNESS = """\

@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from io import StringIO
 
 from tlcrunner import exitcodes, mutate
+from tlcrunner.cfg import checked_names
 from tlcrunner.mutation_ops import CATALOGUE, mutants
-from tlcrunner.tla_text import tokenize
+from tlcrunner.tla_text import declared_variables, tokenize
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mutate"
 
@@ -122,18 +124,56 @@ def test_calls_of_an_extended_modules_actions_and_init_are_no_guards() -> None:
     assert dropped({}) == ["z < 2", "Record(z)", "Init"]
 
 
+MACHINE = (
+    "---- MODULE Machine ----\nVARIABLES mode, n\n"
+    "Modes == {\"On\", \"Off\"}\n"
+    "====\n"
+)
+PART = (
+    "---- MODULE Part ----\nEXTENDS Machine\n"
+    "Switch == mode = \"On\" /\\ mode' = \"Off\" /\\ UNCHANGED n\n"
+    "====\n"
+)
+INVARIANT_ONLY = (
+    "---- MODULE MachineInductive ----\nEXTENDS Machine\n"
+    "IndInv == mode = \"On\" => n > 0\n"
+    "====\n"
+)
+
+
+def test_a_part_of_a_split_machine_is_mutated_with_its_variables_and_values() -> None:
+    """A module that declares no variable but has steps of its own is one part of a machine
+    split into modules: mutated over the variables and with the enumerations of the modules it
+    EXTENDS. A module with no step of its own (an inductive invariant) stays a yardstick."""
+    library = {"Machine": MACHINE, "Part": PART, "MachineInductive": INVARIANT_ONLY}
+    part = {(m.operator, m.before, m.after) for m in mutants("Part", PART, None, library)}
+    assert ("drop-update", '"Off"', "mode") in part
+    assert ("swap-value", '"On"', '"Off"') in part
+    assert ("drop-conjunct", 'mode = "On"', "TRUE") in part
+    assert mutants("Part", PART) == []  # without Machine's text, no variable is known
+    assert mutants("MachineInductive", INVARIANT_ONLY, None, library) == []
+
+
 def test_reading_extended_modules_keeps_every_other_mutant_and_its_id() -> None:
     """Reading the EXTENDed modules only removes the drops of calls of their actions and
-    initial predicates: every other mutant of every spec module keeps its id, text and place."""
+    initial predicates: every other mutant of every spec module keeps its id, text and place.
+    A part of a machine split into modules (no variable of its own, steps of its own) is mutated
+    only with the modules it EXTENDS, whose variables it changes."""
     spec = Path(__file__).parents[1] / "spec"
     texts = {f.stem: f.read_text(encoding="utf-8") for f in sorted(spec.glob("*.tla"))}
     removed = []
+    parts = []
     for name, text in texts.items():
         alone = mutants(name, text)
         read = mutants(name, text, library=texts)
+        if not declared_variables(tokenize(text)) and read:
+            assert alone == []
+            parts.append(name)
+            continue
         ids = {m.id for m in read}
         assert [m for m in alone if m.id in ids] == read
         removed += [m for m in alone if m.id not in ids]
+    assert parts == ["ESSA", "ESSAKVMClassic", "ESSAKVMGmap", "ESSAPaper2007"]
     assert {(m.module, m.operator) for m in removed} == {("GuestHostAtomicity", "drop-conjunct"),
                                                           ("ESSAMigration", "drop-conjunct")}
     assert sorted(m.before.split("(")[0] for m in removed if "\\" not in m.before) == [
@@ -202,6 +242,7 @@ def test_properties_and_yardsticks_are_never_mutated() -> None:
     body = "BoundInv == x < 3\nStepProp == x' > x\nTypeOK == x \\in {1, 2}\n"
     assert all(changes(body, op) == [] for op in CATALOGUE)
     assert mutants("MProperties", module("Go == x < 3 /\\ x' = 1\n")) == []
+    assert mutants("MStepChecks", module("Go == x < 3 /\\ x' = 1\n")) == []
 
 
 def test_witnesses_are_yardstick_wherever_they_are_defined() -> None:
@@ -300,6 +341,13 @@ def test_classifies_the_planted_kill_survivor_and_pins(tiny: Path, tmp_path: Pat
         "mutants: 3 run, 1 killed, 1 caught only by pins or a twin, 1 survived, 0 equivalent, "
         "0 invalid; 0 not drawn (budget)"
     )
+    # Against the contract (TinyProperties' THEOREM names BoundInv): the kill is the intent's.
+    classes = {m["before"]: (m["class"], m["intent"]) for m in result["mutants"]}
+    assert classes == {"x < Max": ("intent", "BoundInv (MCTiny_Safety)"),
+                       "~done": ("survived", None), "x = Max": ("pins", None)}  # fmt: skip
+    assert result["classes"]["Tiny"]["intent"] == 1
+    assert ("classes: 1 killed by an intent property, 1 caught only otherwise (1 pins), "
+            "1 survived, 0 equivalent, 0 invalid") in text
 
 
 @pytest.mark.usefixtures("tlc_jar")
@@ -410,3 +458,49 @@ def test_a_run_judges_the_tree_as_it_was_when_it_started(tiny: Path, tmp_path: P
     (library / "Tiny.tla").write_text((library / "Tiny.tla").read_text() + "\n\\* edited\n")
     assert mutate.subject_digest(copy_lib, copy_manifest) == before
     assert mutate.subject_digest(library, manifest) != before
+
+
+def test_contract_config_keeps_the_intent_only() -> None:
+    from tlcrunner.contract import Kinds
+
+    kinds = Kinds(intent=frozenset({"KeptInv", "LiveProp", "RefinesX"}), steps=frozenset({"StepProp"}))
+    cfg = ("CONSTANT N = 2\nSPECIFICATION Spec\nINVARIANTS\n    TypeOK\n    KeptInv\n"
+           "PROPERTIES\n    StepProp\n    LiveProp\n    RefinesX\nCHECK_DEADLOCK TRUE\n")
+    out = mutate.contract_config(cfg, kinds)
+    assert out is not None
+    names = checked_names(out)
+    assert names.invariants == ("KeptInv",) and names.properties == ("LiveProp", "RefinesX")
+    assert "CONSTANT N = 2" in out and "SPECIFICATION Spec" in out
+    assert "CHECK_DEADLOCK FALSE" in out and "CHECK_DEADLOCK TRUE" not in out
+    assert mutate.contract_config("INIT Init\nNEXT Next\nINVARIANT TypeOK\n", kinds) is None
+
+
+def test_a_kill_by_a_step_check_is_the_intents_if_an_intent_property_fails_too(tiny: Path) -> None:
+    """The first property TLC names is a step check; the contract's own run finds the intent
+    property that fails later: the mutant is classed intent. Where only a refinement fails, it
+    is classed refinement; where none does, by what killed it."""
+    from types import SimpleNamespace
+
+    from tlcrunner.contract import Kinds
+    from tlcrunner.manifest import load_manifest
+    from tlcrunner.tool_output import Outcome
+
+    entries = load_manifest(tiny / "model" / "manifest.json").entries
+    runs: list[str] = []
+
+    def fake(violated: str | None) -> Any:
+        def run(module: Path, config: Path, **_: Any) -> Any:
+            runs.append(config.read_text())
+            return SimpleNamespace(outcome=Outcome.INVARIANT if violated else Outcome.HOLDS,
+                                   violated=violated)  # fmt: skip
+        return run
+
+    kinds = Kinds(intent=frozenset({"BoundInv", "RefinesX"}), steps=frozenset({"StepProp"}))
+    for violated, klass in (("BoundInv", "intent"), ("RefinesX", "refinement"), (None, "step")):
+        runner = mutate.Runner(library=tiny / "spec", closure={}, entries=entries, jar=Path("x"),
+                               model_timeout=10, run=fake(violated), kinds=kinds)  # fmt: skip
+        v = mutate.Verdict(mutants("Tiny", (tiny / "spec" / "Tiny.tla").read_text())[0], "killed",
+                           "MCTiny_Safety", "StepProp")  # fmt: skip
+        runner._contract_class(v, entries, tiny / "spec", tiny)
+        assert v.klass == klass
+    assert all("INVARIANTS\n    BoundInv\n" in r and "CHECK_DEADLOCK FALSE" in r for r in runs)

@@ -43,11 +43,11 @@ SETTINGS = settings(
 )
 
 #: What a KVM implementation breaks of the 2007 guest's assumptions (the findings; without
-#: storage keys F3 as well). StableContentOwedInv follows from F2 (the zeros read without a
+#: storage keys F3 as well). BelievedStableContentKeptInv follows from F2 (the zeros read without a
 #: discard fault become the stable page's content after make_stable) and, on the new gmap,
 #: from F1.
 KVM_VIOLATES = {
-    "GuestStableBeliefInv", "ReadResultInv", "ReportedZeroReadsZeroInv", "StableContentOwedInv",
+    "GuestStableBeliefInv", "ReadReturnsOwedInv", "ReportedZeroReadsZeroInv", "BelievedStableContentKeptInv",
 }  # fmt: skip
 
 
@@ -236,7 +236,7 @@ FINDINGS: list[tuple[str, str, bool, Steps, list[int | None], str]] = [
     ("F1-KVMGmap", "KVMGmap", True, [RD, MV3, MIGRATE, MS], [None, 0x00, None, 0x0E],
      "GuestStableBeliefInv"),
     *((f"F2-{impl}", impl, True, [W, WB, RC, MV3, CB, RD], [None, None, None, 0x02, None, None],
-       "ReadResultInv") for impl in ("KVMClassic", "KVMGmap")),
+       "ReadReturnsOwedInv") for impl in ("KVMClassic", "KVMGmap")),
     *((f"F3-{impl}", impl, False, [W, RC, MV4, CB], [None, None, 0x02, None],
        "ModifiedPContentKeptInv") for impl in ("KVMClassic", "KVMGmap")),
     *((f"F4-{impl}", impl, True, [W, RC, FREE], [None, None, 0x02], "ReportedZeroReadsZeroInv")

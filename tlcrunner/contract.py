@@ -8,6 +8,13 @@ renders one Markdown table, the one README.md shows between its ``contract`` mar
 
     python -m tlcrunner.contract            # print the table
     python -m tlcrunner.contract --write    # rewrite README.md's block
+    python -m tlcrunner.contract --counts   # the checked properties per module, by kind
+
+Every property a model checks is of one kind (docs/contract.md): **intent** when a THEOREM of spec/
+names it (the contract; a refinement is intent too, and ``kind`` tells it apart as
+``refinement``), **step** when it is defined in a ``*StepChecks`` module (what one step does,
+apart from the contract), else **bookkeeping** (types, ghost records, proof aids such as an
+inductive invariant). The mutation tooling classes its kills by these kinds (docs/mutation.md).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Final
 
 REPO: Final = Path(__file__).resolve().parents[1]
 SPEC: Final = REPO / "spec"
+MODEL: Final = REPO / "model"
 README: Final = REPO / "README.md"
 BEGIN, END = "<!-- contract: begin -->\n", "<!-- contract: end -->\n"
 
@@ -90,6 +98,91 @@ def all_theorems() -> list[Theorem]:
     return [t for p in sorted(SPEC.glob("*.tla")) for t in theorems(p)]
 
 
+#: The kinds of a checked property.
+INTENT, REFINEMENT, STEP, BOOKKEEPING = "intent", "refinement", "step", "bookkeeping"
+#: A property name as the spec's THEOREMs write it.
+_PROPERTY_NAME: Final = re.compile(r"\b(?:[A-Za-z]\w*(?:Inv|Prop)|Refines\w*)\b")
+#: Names in THEOREMs that are proof aids, not promises: an inductive invariant implies the key
+#: invariant it is written for, which is the promise.
+PROOF_AIDS: Final = frozenset({"IndInv"})
+_DEFINITION: Final = re.compile(r"^([A-Za-z]\w*)(?:\([^)]*\))?\s*==", re.M)
+
+
+def intent_names(spec: Path = SPEC) -> frozenset[str]:
+    """Every property some THEOREM of ``spec`` names (the contract), proof aids left out."""
+    names = {n for p in sorted(spec.glob("*.tla")) for t in theorems(p)
+             for n in _PROPERTY_NAME.findall(t.formula)}  # fmt: skip
+    return frozenset(names - PROOF_AIDS)
+
+
+def defining_modules(folders: tuple[Path, ...] = (SPEC, MODEL)) -> dict[str, list[str]]:
+    """For each name defined at the start of a line in a module of ``folders``, the modules
+    that define it (a restated property, HostReclaim's StableContentKeptInv, is defined in
+    two)."""
+    out: dict[str, list[str]] = {}
+    for folder in folders:
+        for f in sorted(folder.glob("*.tla")):
+            for name in _DEFINITION.findall(f.read_text(encoding="utf-8")):
+                if f.stem not in out.setdefault(name, []):
+                    out[name].append(f.stem)
+    return out
+
+
+@dataclass(frozen=True)
+class Kinds:
+    """The kind of every property, read from a spec folder (``of``)."""
+
+    intent: frozenset[str]
+    steps: frozenset[str]
+
+    @classmethod
+    def of(cls, spec: Path = SPEC) -> "Kinds":
+        steps = {n for f in spec.glob("*StepChecks.tla")
+                 for n in _DEFINITION.findall(f.read_text(encoding="utf-8"))
+                 if n.endswith(("Inv", "Prop"))}  # fmt: skip
+        return cls(intent_names(spec), frozenset(steps))
+
+    def kind(self, name: str) -> str:
+        if name in self.intent:
+            return REFINEMENT if name.startswith("Refines") else INTENT
+        if name in self.steps:
+            return STEP
+        return BOOKKEEPING
+
+
+def counts(spec: Path = SPEC, model: Path = MODEL) -> dict[str, dict[str, int]]:
+    """The properties some model's .cfg checks, per module that defines them, by kind (a, b,
+    c of docs/contract.md: intent with refinement, step, bookkeeping). A name defined in two
+    modules counts in each; names defined only in model/ are left out."""
+    from .cfg import checked_names  # the runner's own reading of a .cfg
+
+    checked: set[str] = set()
+    for cfg in sorted(model.glob("*.cfg")):
+        names = checked_names(cfg.read_text(encoding="utf-8"))
+        checked |= {*names.invariants, *names.properties}
+    kinds = Kinds.of(spec)
+    where = defining_modules((spec,))
+    out: dict[str, dict[str, int]] = {}
+    for name in sorted(checked):
+        for module in where.get(name, []):
+            k = kinds.kind(name)
+            row = out.setdefault(module, {"a": 0, "b": 0, "c": 0})
+            row["a" if k in (INTENT, REFINEMENT) else "b" if k == STEP else "c"] += 1
+    return dict(sorted(out.items()))
+
+
+def render_counts(table: dict[str, dict[str, int]]) -> str:
+    rows = ["| module | a intent | b restates a step | c typing, bookkeeping | total |",
+            "|---|---|---|---|---|"]  # fmt: skip
+    total = {"a": 0, "b": 0, "c": 0}
+    for module, row in table.items():
+        rows.append(f"| {module} | {row['a']} | {row['b']} | {row['c']} | {sum(row.values())} |")
+        for k in total:
+            total[k] += row[k]
+    rows.append(f"| all | {total['a']} | {total['b']} | {total['c']} | {sum(total.values())} |")
+    return "\n".join(rows) + "\n"
+
+
 def render() -> str:
     rows = ["| module | promise | theorem | checked by; what fails it |", "|---|---|---|---|"]
     concept, module = "", ""
@@ -110,7 +203,12 @@ def readme_block(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tlcrunner.contract", description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="rewrite README.md's contract block")
+    parser.add_argument("--counts", action="store_true",
+                        help="print the checked properties per module by kind (docs/contract.md)")
     args = parser.parse_args(argv)
+    if args.counts:
+        sys.stdout.write(render_counts(counts()))
+        return 0
     table = render()
     if not args.write:
         sys.stdout.write(table)

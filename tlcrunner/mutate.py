@@ -23,6 +23,26 @@ module, directly or not, are run against the copy. A mutant is
 
 Models expected to hold run first, the smallest (by pinned distinct states) first, because
 they are the ones that can kill; the twins run only for a mutant no property killed.
+
+Each mutant is also **classed** against the contract (docs/mutation.md, docs/contract.md): a kill
+counts for the design only if an intent property (one a THEOREM of spec/ names) catches it. The
+first property TLC reports need not be one: a step check may fire on an earlier state. So a mutant
+killed by anything else is run again on its holds-models with only their intent properties
+(deadlock not looked for), smallest first, until one fails. Its class is then
+
+- **intent**: an intent property fails;
+- **refinement**: only a refinement property fails (a departure from the abstract machine, no
+  loss of the safety the contract states);
+- **step**, **bookkeeping**, **witness**, **deadlock**, **pins**: caught only by a step check, a
+  type or bookkeeping property, a reachability witness, TLC's deadlock check, or the pinned
+  counts and the twins. These are visible to an engine (the reference implementation is equal to
+  TLC's graph, and the conformance judge checks every step), but the contract does not object;
+- **survived**, **equivalent**, **invalid**: as the verdict.
+
+A mutant that survives the contract raises one question, does its behaviour matter: if it does,
+an intent property is missing or too weak, stated from the sources; if not, it is a free choice
+pinned by the reference implementation and the conformance judge. Never add a property to kill a
+mutant.
 """
 
 from __future__ import annotations
@@ -32,6 +52,7 @@ import fnmatch
 import hashlib
 import json
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -46,7 +67,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import exitcodes
+from .cfg import checked_names
 from .check import _jar, default_library
+from .contract import INTENT, REFINEMENT, Kinds
 from .locations import default_manifest
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest
 from .mutation_ops import CATALOGUE, Mutant, mutable_module, mutants
@@ -58,6 +81,11 @@ from .tool_output import VIOLATIONS, Outcome
 from .witness import WitnessResult, run_witnesses
 
 VERDICTS = ("killed", "pins", "survived", "invalid", "equivalent")
+#: The classes of a judged mutant against the contract, strongest first (module docstring).
+CLASSES = ("intent", "refinement", "step", "bookkeeping", "witness", "deadlock", "pins",
+           "survived", "equivalent", "invalid")  # fmt: skip
+#: The classes that are kills the contract does not make: caught only by something else.
+CAUGHT_ONLY = ("refinement", "step", "bookkeeping", "witness", "deadlock", "pins")
 INVALID_OUTCOMES = frozenset({
     Outcome.PARSE_ERROR, Outcome.EVAL_ERROR, Outcome.ASSUMPTION, Outcome.NO_STATES,
     Outcome.OTHER_ERROR, Outcome.ASSERTION,
@@ -74,6 +102,8 @@ class Verdict:
     note: str = ""
     runs: int = 0
     seconds: float = 0.0
+    klass: str = ""  # its class against the contract (CLASSES); "" until judged
+    intent: str | None = None  # the intent property that failed, and in which model
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
@@ -81,8 +111,43 @@ class Verdict:
             "id": m.id, "module": m.module, "line": m.line, "operator": m.operator,
             "definition": m.definition, "before": m.before, "after": m.after,
             "verdict": self.verdict, "model": self.model, "property": self.prop,
+            "class": self.klass or self.verdict, "intent": self.intent,
             "note": self.note, "runs": self.runs, "seconds": round(self.seconds, 1),
         }  # fmt: skip
+
+
+def first_kind(verdict: Verdict, kinds: Kinds) -> str:
+    """The class the verdict alone gives (before the contract's own run)."""
+    if verdict.verdict != "killed":
+        return verdict.verdict
+    prop = verdict.prop or ""
+    if prop.startswith("witness "):
+        return "witness"
+    if prop == "deadlock":
+        return "deadlock"
+    return kinds.kind(prop)
+
+
+_CHECKED_SECTIONS = re.compile(
+    r"^(INVARIANTS?|PROPERTY|PROPERTIES|CHECK_DEADLOCK)\b.*?(?=^[A-Z_]+\b|\Z)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def contract_config(cfg_text: str, kinds: Kinds) -> str | None:
+    """The .cfg with only its intent and refinement properties, deadlock not looked for; None if
+    it checks none."""
+    names = checked_names(cfg_text)
+    invariants = [n for n in names.invariants if kinds.kind(n) in (INTENT, REFINEMENT)]
+    properties = [n for n in names.properties if kinds.kind(n) in (INTENT, REFINEMENT)]
+    if not invariants and not properties:
+        return None
+    text = _CHECKED_SECTIONS.sub("", cfg_text).rstrip("\n") + "\nCHECK_DEADLOCK FALSE\n"
+    if invariants:
+        text += "INVARIANTS\n" + "".join(f"    {n}\n" for n in invariants)
+    if properties:
+        text += "PROPERTIES\n" + "".join(f"    {n}\n" for n in properties)
+    return text
 
 
 # --- which models a module reaches ----------------------------------------------------------
@@ -155,6 +220,11 @@ class Runner:
     run: Callable[..., RunResult] = run_tlc
     witnesses: Callable[..., WitnessResult] = run_witnesses
     stop: threading.Event = field(default_factory=threading.Event)
+    kinds: Kinds | None = None  # the contract's kinds; read from ``library`` if not given
+
+    def __post_init__(self) -> None:
+        if self.kinds is None:
+            self.kinds = Kinds.of(self.library)
 
     def classify(self, mutant: Mutant) -> Verdict:
         """The models expected to hold first, then (if nothing killed the mutant) their
@@ -176,8 +246,40 @@ class Runner:
             if verdict.verdict == "survived":
                 self._run_models(verdict, [e for e in models if e.expect.kind == "violates"],
                                  copy)  # fmt: skip
+            self._contract_class(verdict, models, copy, Path(tmp))
         verdict.seconds = time.monotonic() - started
         return verdict
+
+    def _contract_class(self, verdict: Verdict, models: list[ModelEntry], copy: Path,
+                        tmp: Path) -> None:  # fmt: skip
+        """Class the verdict against the contract: a mutant killed by anything but an intent
+        property runs again on its holds-models with their intent properties alone."""
+        assert self.kinds is not None
+        verdict.klass = first_kind(verdict, self.kinds)
+        if verdict.verdict != "killed" or verdict.klass == INTENT:
+            if verdict.klass == INTENT:
+                verdict.intent = f"{verdict.prop} ({verdict.model})"
+            return
+        refinement: str | None = None
+        for entry in models:
+            if entry.expect.kind != "holds" or self.stop.is_set():
+                continue
+            text = contract_config(entry.config.read_text(encoding="utf-8"), self.kinds)
+            if text is None:
+                continue
+            config = tmp / f"contract-{entry.config.name}"
+            config.write_text(text, encoding="utf-8")
+            run = self.run(entry.module, config, jar=self.jar, library=copy, workers=1,
+                           timeout=min(self.model_timeout, entry.timeout), short=True)  # fmt: skip
+            verdict.runs += 1
+            if run.outcome not in VIOLATIONS or not run.violated:
+                continue
+            if self.kinds.kind(run.violated) == INTENT:
+                verdict.klass, verdict.intent = INTENT, f"{run.violated} ({entry.name})"
+                return
+            refinement = refinement or f"{run.violated} ({entry.name})"
+        if refinement is not None:
+            verdict.klass, verdict.intent = REFINEMENT, refinement
 
     def _run_models(self, verdict: Verdict, models: list[ModelEntry], copy: Path) -> None:
         """Run ``models`` in order until one kills the mutant or finds it invalid; the first
@@ -264,7 +366,8 @@ def load_resumed(path: Path, subject: str, chosen: list[Mutant]) -> dict[str, Ve
         m = by_id.get(r.get("id"))
         if m is not None and r.get("verdict") in ("killed", "pins", "survived", "invalid"):
             out[m.id] = Verdict(m, r["verdict"], r.get("model"), r.get("property"),
-                                r.get("note", ""), r.get("runs", 0), r.get("seconds", 0.0))  # fmt: skip
+                                r.get("note", ""), r.get("runs", 0), r.get("seconds", 0.0),
+                                r.get("class", ""), r.get("intent"))  # fmt: skip
     return out
 
 
@@ -345,9 +448,10 @@ def whole_catalogue(manifest: Manifest | None = None) -> list[Mutant]:
 def _line(v: Verdict) -> str:
     m = v.mutant
     by = f"{v.model} {v.prop}" if v.verdict == "killed" else (v.model or "")
+    klass = v.klass or v.verdict
     change = m.change if len(m.change) <= 70 else m.change[:67] + "..."
     return (f"{m.module:<22} {m.line:>4}  {m.operator:<18} {m.id}  {v.verdict:<10} "
-            f"{by:<50} {change}").rstrip()  # fmt: skip
+            f"{klass:<12}{by:<50} {change}").rstrip()  # fmt: skip
 
 
 def scores(verdicts: list[Verdict]) -> dict[str, dict[str, int]]:
@@ -358,6 +462,31 @@ def scores(verdicts: list[Verdict]) -> dict[str, dict[str, int]]:
         row["generated"] += 1
         row[v.verdict] = row.get(v.verdict, 0) + 1
     return dict(sorted(out.items()))
+
+
+def classes(verdicts: list[Verdict]) -> dict[str, dict[str, int]]:
+    """Per module: the count of each class against the contract (CLASSES)."""
+    out: dict[str, dict[str, int]] = {}
+    for v in verdicts:
+        row = out.setdefault(v.mutant.module, {k: 0 for k in CLASSES})
+        klass = v.klass or v.verdict
+        row[klass] = row.get(klass, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def print_classes(table: dict[str, dict[str, int]], out: TextIO) -> None:
+    cols = [c for c in CLASSES if any(row.get(c) for row in table.values())]
+    print(f"\n{'by class':<24}" + "".join(f"{c:>12}" for c in cols), file=out)
+    for module, row in table.items():
+        print(f"{module:<24}" + "".join(f"{row.get(c, 0):>12}" for c in cols), file=out)
+
+
+def classes_line(verdicts: list[Verdict]) -> str:
+    c = Counter(v.klass or v.verdict for v in verdicts)
+    only = ", ".join(f"{c[k]} {k}" for k in CAUGHT_ONLY if c[k])
+    return (f"classes: {c['intent']} killed by an intent property, "
+            f"{sum(c[k] for k in CAUGHT_ONLY)} caught only otherwise ({only or 'none'}), "
+            f"{c['survived']} survived, {c['equivalent']} equivalent, {c['invalid']} invalid")
 
 
 def print_scores(table: dict[str, dict[str, int]], out: TextIO) -> None:
@@ -549,7 +678,10 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
     ordered = [verdicts[k] for k in sorted(verdicts)]
     table = scores(ordered)
     print_scores(table, out)
+    by_class = classes(ordered)
+    print_classes(by_class, out)
     line = summary_line(ordered, left)
+    print(classes_line(ordered), file=out)
     print(f"{line}; {seconds:.0f} s", file=out, flush=True)
     write_atomically(args.json, {
         "started": started_at.isoformat(timespec="seconds"),
@@ -558,6 +690,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout,
         "max_per_module": args.max_per_module, "seconds": round(seconds, 1),
         "subject": subject, "resumed": len(resumed),
         "complete": complete, "not_drawn": left, "summary": line, "scores": table,
+        "classes_summary": classes_line(ordered), "classes": by_class,
         "mutants": [v.to_json() for v in ordered],
     })  # fmt: skip
     if not complete:

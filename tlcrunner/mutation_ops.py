@@ -71,6 +71,8 @@ class Context:
     defs: list[Definition]
     actions: set[str] = field(default_factory=set)  # definitions that prime a variable
     initials: set[str] = field(default_factory=set)  # initial predicates (Init)
+    # the enumerations of the modules it EXTENDS, for a module whose machine is theirs
+    inherited_enums: list[list[str]] = field(default_factory=list)
 
 
 def _actions(tokens: list[Token], defs: list[Definition], inherited: Iterable[str] = ()) -> set[str]:
@@ -379,9 +381,7 @@ def swap_case_arms(ctx: Context, d: Definition) -> Iterator[Edit]:
 # --- values ----------------------------------------------------------------------------------
 
 
-def _enumerations(ctx: Context) -> list[list[str]]:
-    """Every set literal of the module whose elements are all strings: the module's own
-    enumerations of values ({"S", "U", "V", "P"})."""
+def _own_enumerations(ctx: Context) -> list[list[str]]:
     out = []
     for i, tok in enumerate(ctx.tokens):
         if tok.text == "{":
@@ -389,6 +389,26 @@ def _enumerations(ctx: Context) -> list[list[str]]:
             if elements and len(elements) >= 2 and all(
                     b - a == 1 and ctx.tokens[a].kind == "string" for a, b in elements):
                 out.append([ctx.tokens[a].text for a, _ in elements])
+    return out
+
+
+def _enumerations(ctx: Context) -> list[list[str]]:
+    """Every set literal of the module whose elements are all strings: the module's own
+    enumerations of values ({"S", "U", "V", "P"}); then, for a part of a machine split into
+    modules (``machine_variables``), those of the modules it EXTENDS."""
+    return _own_enumerations(ctx) + ctx.inherited_enums
+
+
+def inherited_enumerations(tokens: list[Token], library: Mapping[str, str],
+                           _seen: frozenset[str] = frozenset()) -> list[list[str]]:  # fmt: skip
+    """The enumerations of the modules the module EXTENDS, transitively, in EXTENDS order."""
+    out: list[list[str]] = []
+    for name in extended_modules(tokens):
+        if name in _seen or name not in library:
+            continue
+        sub = tokenize(library[name])
+        sub_ctx = Context(library[name], sub, set(), [])
+        out += _own_enumerations(sub_ctx) + inherited_enumerations(sub, library, _seen | {name})
     return out
 
 
@@ -533,7 +553,9 @@ def is_yardstick(name: str) -> bool:
 
 
 def mutable_module(module: str) -> bool:
-    return not module.endswith("Properties")
+    """A machine module: not a yardstick (the contract's *Properties modules and the step checks'
+    *StepChecks modules state properties; mutating them would test the test)."""
+    return not module.endswith(("Properties", "StepChecks"))
 
 
 def _short(s: str) -> str:
@@ -604,13 +626,39 @@ def _temporal(t: list[Token], d: Definition) -> bool:
     )
 
 
+def inherited_variables(tokens: list[Token], library: Mapping[str, str],
+                        _seen: frozenset[str] = frozenset()) -> set[str]:  # fmt: skip
+    """The variables declared by the modules the module EXTENDS, transitively (those in
+    ``library``)."""
+    names: set[str] = set()
+    for name in extended_modules(tokens):
+        if name in _seen or name not in library:
+            continue
+        sub = tokenize(library[name])
+        names |= declared_variables(sub) | inherited_variables(sub, library, _seen | {name})
+    return names
+
+
+def machine_variables(tokens: list[Token], library: Mapping[str, str]) -> set[str]:
+    """The variables a module's machine changes: those it declares, or, for a module that
+    declares none but has steps of its own (a prime or an UNCHANGED: one part of a machine
+    split into modules, such as one implementation's host paths), those of the modules it
+    EXTENDS. A module with no step of its own (an inductive invariant over another's
+    variables) has none: it is a yardstick."""
+    declared = declared_variables(tokens)
+    if declared or not any(t.text in ("'", "UNCHANGED") for t in tokens):
+        return declared
+    return inherited_variables(tokens, library)
+
+
 def mutants(module: str, text: str, operators: list[str] | None = None,
             library: Mapping[str, str] | None = None,
             witnesses: frozenset[str] = frozenset(),
             environment: frozenset[str] = frozenset()) -> list[Mutant]:  # fmt: skip
     """Every mutant of a module, in catalogue order then text order; none for a Properties
-    module or a module that declares no variable. ``library`` (module name -> text) holds the
-    modules it may EXTEND, whose actions it calls. ``witnesses`` names the reachability
+    module or a module with no machine variable (``machine_variables``). ``library`` (module
+    name -> text) holds the modules it may EXTEND, whose actions it calls and whose variables
+    its steps change. ``witnesses`` names the reachability
     witnesses (D130), yardstick like the properties wherever they are defined: a mutated witness
     would measure the witness, not the machine. ``environment`` names the definitions that only
     choose which steps a model offers (D259): left alone, and a ValueError if one reads a
@@ -618,7 +666,9 @@ def mutants(module: str, text: str, operators: list[str] | None = None,
     if not mutable_module(module):
         return []
     tokens = tokenize(text)
-    ctx = Context(text, tokens, declared_variables(tokens), definitions(tokens))
+    ctx = Context(text, tokens, machine_variables(tokens, library or {}), definitions(tokens))
+    if not declared_variables(tokens):
+        ctx.inherited_enums = inherited_enumerations(tokens, library or {})
     if not ctx.variables:
         return []  # no machine: a module of predicates (an inductive invariant) is a yardstick
     actions, initials = inherited(tokens, library or {})

@@ -79,10 +79,12 @@ def essa_engine(args: argparse.Namespace) -> EssaEngine:
     return loaded
 
 
-def profiles(args: argparse.Namespace, engine: EssaEngine) -> tuple[list[EssaProfile], str]:
+def profiles(args: argparse.Namespace, engine: EssaEngine, driver: Any = None
+             ) -> tuple[list[EssaProfile], str]:  # fmt: skip
     """The profiles ``run`` drives: every combination of the constants the command line leaves
     open, on ``--pages`` pages (default 2); the Impl, unless named, is the one the engine
-    announces. Raises ValueError."""
+    announces (``driver``: a mode whose ``profiles`` narrows them, the ESSAMigration mode's).
+    Raises ValueError."""
     fixed = essa_request_of(args)
     pages = args.pages or DEFAULT_PAGES
     if fixed.impl is None:
@@ -91,7 +93,8 @@ def profiles(args: argparse.Namespace, engine: EssaEngine) -> tuple[list[EssaPro
         if fixed.impl is None:
             raise ValueError("the engine announces no Impl: name one with --impl")
     try:
-        found = run_profiles(fixed.without("pages").fields, pages)
+        found = (run_profiles(fixed.without("pages").fields, pages) if driver is None
+                 else driver.profiles(fixed, pages))  # fmt: skip
     except EssaProfileError as exc:
         raise ValueError(str(exc)) from None
     return found, f"{len(found)} profiles of {fixed.impl}, {pages} pages"
@@ -100,10 +103,12 @@ def profiles(args: argparse.Namespace, engine: EssaEngine) -> tuple[list[EssaPro
 # --------------------------------------------------------------------------- validate
 
 
-def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int
-                    ) -> tuple[Any, list[EssaRequest], list[EssaReply]]:  # fmt: skip
-    """A trace log of the ESSA mode: the profile, the requests and the recorded replies.
-    Raises ValueError naming the line."""
+def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int,
+                    machine: str = ESSA_MACHINE) -> tuple[Any, list[EssaRequest], list[EssaReply]]:  # fmt: skip
+    """A trace log of the ESSA mode (or, ``machine`` ESSAMigration, of the incremental
+    migration's): the profile, the requests and the recorded replies. Raises ValueError
+    naming the line."""
+    migration = machine != ESSA_MACHINE
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
     lines = [(n, ln) for n, ln in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
@@ -112,8 +117,8 @@ def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int
         raise ValueError(f"{path}: empty")
     try:
         header = json.loads(lines[0][1])
-        if not isinstance(header, dict) or header.get("machine") != ESSA_MACHINE:
-            raise ValueError('the header must be an object with "machine": "ESSA"')
+        if not isinstance(header, dict) or header.get("machine") != machine:
+            raise ValueError(f'the header must be an object with "machine": "{machine}"')
         asked = EssaProfileRequest.from_json(header.get("profile")).merged(fallback)
         profile = asked.profile(pages)
     except (ValueError, ProtocolError, EssaProfileError) as exc:
@@ -124,10 +129,10 @@ def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int
             obj = json.loads(text)
             if not isinstance(obj, dict):
                 raise ValueError("a step must be an object")
-            requests.append(essa_request(obj, profile.pages))
+            requests.append(essa_request(obj, profile.pages, migration))
             reply = {k: v for k, v in obj.items()
                      if k not in ("op", "page", "orc", "arg", "problemState", "beyondMemory")}
-            replies.append(check_essa_reply(reply, profile.pages))
+            replies.append(check_essa_reply(reply, profile.pages, migration))
         except (ValueError, ProtocolError) as exc:
             raise ValueError(f"{path}:{n}: {exc}") from None
     return profile, requests, replies

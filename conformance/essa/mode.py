@@ -141,7 +141,7 @@ class EssaDriver:
         pages = []
         for i, pg in enumerate(reply.pages):
             flags = [pg.usage + m(f"pages[{i}].usage")]
-            for f in ("valid", "swapped", "zbit", "nodat", "dirty", "gc", "pteUnused"):
+            for f in ("valid", "swapped", "zbit", "nodat", "dirty", "gc", "pteUnused", "cmmaDirty"):
                 on, mark = getattr(pg, f), m(f"pages[{i}].{f}")
                 if on or mark:
                     flags.append(("" if on else "no ") + f + mark)
@@ -160,6 +160,8 @@ class EssaDriver:
         return {**request.fields(), **obj}
 
     def connect(self, engine: EssaEngine, profile: EssaProfile) -> tuple[str, EssaProfile]:
+        if hasattr(engine, "machine"):  # an engine of several modes: this one
+            engine.machine = self.name
         asked = EssaProfileRequest.of(profile)
         info = engine.hello(asked)
         conflicts = asked.conflicts(info.profile)

@@ -47,9 +47,11 @@ ESSA_MACHINE: Final = "ESSA"
 #: Every request of the ESSA mode, by ``op``.
 ESSA_OPS: Final = ("ESSA", "HostReclaim", "HostProcessCBRL", "Migrate", "Read", "Write",
                    "Writeback", "HostUnmapGmap", "HostAge", "HostResetCMMA")  # fmt: skip
-#: Requests of no page (HostProcessCBRL takes the CBRL's head; Migrate and HostResetCMMA act on
-#: every page).
-PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate", "HostResetCMMA"})
+#: The requests of the ESSAMigration mode beside :data:`ESSA_OPS` (conformance.essa_migration).
+MIGRATION_OPS: Final = ("MigrationStart", "MigrationSend")
+#: Requests of no page (HostProcessCBRL takes the CBRL's head; Migrate, HostResetCMMA and
+#: MigrationStart act on every page).
+PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate", "HostResetCMMA", "MigrationStart"})
 #: The outcomes a reply may carry.
 ESSA_OUTCOMES: Final = (
     "Done", "SpecificationException", "OperationException", "PrivilegedOperation", "Zapped",
@@ -94,6 +96,9 @@ _HOST_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat")
 #: Page fields an engine may leave out (then they are not compared): the storage key's change
 #: bit, KVM's guest-change bit GC, and the new gmap's gmap PTE and _PAGE_UNUSED bit.
 _OPTIONAL_FIELDS: Final = ("dirty", "gc", "gmapPte", "pteUnused")
+#: Page fields of the ESSAMigration mode only (PROTOCOL.md, "Incremental migration"): required
+#: there, absent here.
+MIGRATION_FIELDS: Final = ("cmmaDirty",)
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -143,11 +148,13 @@ class EssaRequest:
         return f"{self.op}{page}{arg}"
 
 
-def essa_request(obj: dict[str, Any], pages: int) -> EssaRequest:
-    """A decoded step request, checked (for servers); raises ProtocolError."""
+def essa_request(obj: dict[str, Any], pages: int, migration: bool = False) -> EssaRequest:
+    """A decoded step request, checked (for servers); raises ProtocolError. ``migration``: the
+    ESSAMigration mode's, which has :data:`MIGRATION_OPS` too."""
     op = obj.get("op")
-    if op not in ESSA_OPS:
-        raise ProtocolError(f"unknown op {op!r}: one of {', '.join(ESSA_OPS)}")
+    ops = ESSA_OPS + (MIGRATION_OPS if migration else ())
+    if op not in ops:
+        raise ProtocolError(f"unknown op {op!r}: one of {', '.join(ops)}")
     flags = {}
     for key in ("problemState", "beyondMemory"):
         v = obj.get(key, False)
@@ -188,13 +195,15 @@ class HostPage(NamedTuple):
     gc: bool | None = None
     gmapPte: str | None = None
     pteUnused: bool | None = None
+    #: The ESSAMigration mode's page bit in the second dirty bitmap (None in the ESSA mode).
+    cmmaDirty: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self._asdict().items() if v is not None}
 
     def describe(self) -> str:
-        flags = [n for n in ("valid", "swapped", "zbit", "nodat", "dirty", "gc", "pteUnused")
-                 if getattr(self, n)]  # fmt: skip
+        flags = [n for n in ("valid", "swapped", "zbit", "nodat", "dirty", "gc", "pteUnused",
+                             "cmmaDirty") if getattr(self, n)]  # fmt: skip
         pte = [] if self.gmapPte is None else [f"gmapPte={self.gmapPte}"]
         return " ".join([self.usage, *flags, *pte])
 
@@ -209,7 +218,8 @@ class HostPage(NamedTuple):
                         None if other.dirty is None else self.dirty,
                         None if other.gc is None else self.gc,
                         None if other.gmapPte is None else self.gmapPte,
-                        None if other.pteUnused is None else self.pteUnused)  # fmt: skip
+                        None if other.pteUnused is None else self.pteUnused,
+                        self.cmmaDirty)  # fmt: skip
 
 
 class EssaReply(NamedTuple):
@@ -273,8 +283,9 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_essa_reply(obj: object, pages: int) -> EssaReply:
-    """A decoded step reply, checked for its types and vocabulary; raises ProtocolError."""
+def check_essa_reply(obj: object, pages: int, migration: bool = False) -> EssaReply:
+    """A decoded step reply, checked for its types and vocabulary; raises ProtocolError. With
+    ``migration`` (the ESSAMigration mode) every page carries ``cmmaDirty``; else none does."""
     if not isinstance(obj, dict):
         raise ProtocolError(f"a reply must be an object, not {obj!r}")
     unknown = sorted(set(obj) - {"id", "outcome", "result", "value", "pages", "reason"})
@@ -298,15 +309,16 @@ def check_essa_reply(obj: object, pages: int) -> EssaReply:
         raise ProtocolError(f'"pages" must be a list of {pages} page object(s), not {raw!r}')
     host = []
     for i, pg in enumerate(raw):
-        if (not isinstance(pg, dict) or not set(_HOST_FIELDS) <= set(pg)
-                or not set(pg) <= set(_HOST_FIELDS + _OPTIONAL_FIELDS)):  # fmt: skip
-            raise ProtocolError(f'"pages"[{i}] must be an object with {", ".join(_HOST_FIELDS)} '
+        required = _HOST_FIELDS + (MIGRATION_FIELDS if migration else ())
+        if (not isinstance(pg, dict) or not set(required) <= set(pg)
+                or not set(pg) <= set(required + _OPTIONAL_FIELDS)):  # fmt: skip
+            raise ProtocolError(f'"pages"[{i}] must be an object with {", ".join(required)} '
                                 f'and optionally {", ".join(_OPTIONAL_FIELDS)}')  # fmt: skip
         if pg["usage"] not in USAGES:
             raise ProtocolError(f'"pages"[{i}].usage must be one of {", ".join(USAGES)}')
         if "gmapPte" in pg and pg["gmapPte"] not in GMAP_PTES:
             raise ProtocolError(f'"pages"[{i}].gmapPte must be one of {", ".join(GMAP_PTES)}')
-        for name in [*_HOST_FIELDS[1:], *_OPTIONAL_FIELDS]:
+        for name in [*required[1:], *_OPTIONAL_FIELDS]:
             if name == "gmapPte":
                 continue
             if name in pg and not isinstance(pg[name], bool):
@@ -835,19 +847,24 @@ class EssaJsonLinesEngine(JsonLinesEngine):
                  window: int = DEFAULT_WINDOW) -> None:  # fmt: skip
         super().__init__(command, timeout, window)
         self.pages = 1
+        #: The modes the driver may ask for (the engine answers Unsupported to one it does not
+        #: speak), and the one the next hello asks for; ESSAMigration's replies carry each
+        #: page's cmmaDirty.
+        self.machines: tuple[str, ...] = (ESSA_MACHINE, "ESSAMigration")
+        self.machine: str = ESSA_MACHINE
         #: Each request's line around its id, built once (the driver sends a few dozen
         #: distinct requests millions of times).
         self._lines: dict[EssaRequest, tuple[str, str]] = {}
 
     def hello(self, request: EssaProfileRequest) -> EssaEngineInfo:  # type: ignore[override]
-        obj = self._open({"type": "hello", "version": VERSION, "machine": ESSA_MACHINE,
+        obj = self._open({"type": "hello", "version": VERSION, "machine": self.machine,
                           "profile": request.to_json()})  # fmt: skip
         if obj.get("version") != VERSION:
             raise EngineFault("protocol", f"hello reply: protocol version {obj.get('version')!r}, "
                               f"not {VERSION}")  # fmt: skip
-        if obj.get("machine") != ESSA_MACHINE:
+        if obj.get("machine") != self.machine:
             raise EngineFault("protocol", f'hello reply: "machine" is {obj.get("machine")!r}, '
-                              f'not "{ESSA_MACHINE}"')  # fmt: skip
+                              f'not "{self.machine}"')  # fmt: skip
         try:
             profile = EssaProfileRequest.from_json(obj.get("profile"))
         except ProtocolError as exc:
@@ -867,7 +884,7 @@ class EssaJsonLinesEngine(JsonLinesEngine):
 
     def _decode(self, request: Any, obj: dict[str, Any]) -> EssaReply:
         try:
-            return check_essa_reply(obj, self.pages)
+            return check_essa_reply(obj, self.pages, self.machine == "ESSAMigration")
         except ProtocolError as exc:
             raise EngineFault("protocol", str(exc)) from None
 
@@ -879,6 +896,7 @@ def serve(engine: EssaEngine, inp: TextIO, out: TextIO) -> None:
     """Speak the ESSA mode over JSON lines for ``engine`` (any in-process ESSA engine) until
     ``inp`` ends."""
     pages = 0  # the number of pages of the profile the engine announced; 0 before the hello
+    machine = ESSA_MACHINE  # the mode of the last hello: ESSA, or one the engine names
 
     def reply(obj: dict[str, Any]) -> None:
         out.write(json.dumps(obj) + "\n")
@@ -891,20 +909,24 @@ def serve(engine: EssaEngine, inp: TextIO, out: TextIO) -> None:
             rid = obj.get("id")
             kind = obj.get("type")
             if kind == "hello":
-                if obj.get("machine") != ESSA_MACHINE:
+                spoken = getattr(engine, "machines", (ESSA_MACHINE,))
+                if obj.get("machine") not in spoken:
                     reply({"id": rid, "error": "Unsupported",
-                           "message": 'this engine speaks the ESSA mode ("machine": "ESSA")'})  # fmt: skip
+                           "message": f"this engine speaks the {', '.join(spoken)} mode(s)"})  # fmt: skip
                     continue
+                machine = obj["machine"]
+                if hasattr(engine, "machine"):
+                    engine.machine = machine
                 info = engine.hello(EssaProfileRequest.from_json(obj.get("profile")))
                 pages = info.profile.pages or 1
-                reply({"type": "hello", "id": rid, "version": VERSION, "machine": ESSA_MACHINE,
+                reply({"type": "hello", "id": rid, "version": VERSION, "machine": machine,
                        "engine": info.name, "profile": info.profile.to_json()})  # fmt: skip
             elif kind == "reset":
                 engine.reset()
                 reply({"id": rid})
             elif kind == "step":
                 assert pages, "hello first"
-                reply(engine.step(essa_request(obj, pages)).to_json(rid))
+                reply(engine.step(essa_request(obj, pages, machine != ESSA_MACHINE)).to_json(rid))
             else:
                 reply({"id": rid, "error": "BadRequest", "message": f"unknown type {kind!r}"})
         except Unsupported as exc:

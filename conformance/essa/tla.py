@@ -32,6 +32,7 @@ constant of :data:`refimpl.essa.CONSTANTS`, so a new constant needs no change he
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from refimpl.core.constants import constant_lines
 from refimpl.essa import CONSTANTS, EssaProfile
@@ -59,7 +60,8 @@ def _page(pg: HostPage) -> str:
               f"nodat |-> {_bool(pg.nodat)}", f"dirty |-> {_optional_bit(pg.dirty)}",
               f"gc |-> {_optional_bit(pg.gc)}",
               f'gmapPte |-> "{NOT_REPORTED if gmap_pte is None else gmap_pte}"',
-              f"pteUnused |-> {_optional_bit(getattr(pg, 'pteUnused', None))}"]  # fmt: skip
+              f"pteUnused |-> {_optional_bit(getattr(pg, 'pteUnused', None))}",
+              f"cmmaDirty |-> {_optional_bit(getattr(pg, 'cmmaDirty', None))}"]  # fmt: skip
     return f"[{', '.join(fields)}]"
 
 
@@ -73,7 +75,54 @@ def _entry(req: EssaRequest, reply: EssaReply) -> str:
             f"seen |-> ({pages})]")  # fmt: skip
 
 
-def module_text(profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaReply]]) -> str:
+#: The ESSAMigration mode's replay (``migration``): every ESSA-mode step is the spec's Tracked
+#: step (an ESSA carried out in migration mode marks its page), the reset only outside
+#: migration, Migrate the switch; MigrationSend's value is the usage and N it sent.
+_MIGRATION_REPLAY: Final = r"""
+\* KVM_S390_GET_CMMA_BITS's value: the PGSTE's usage code, 0x40 for N.
+CmmaValue(u, n) == (CASE u = "S" -> 0 [] u = "U" -> 1 [] u = "P" -> 2 [] u = "V" -> 3)
+                   + (IF n THEN 64 ELSE 0)
+
+Replay(e) ==
+    /\ CASE e.op = "ESSA" -> Performed(e, Tracked(Instruction(e)))
+          [] e.op = "Read" -> Performed(e, Tracked(ReadAccess("Read", e.page) /\ UNCHANGED GuestVars))
+          [] e.op = "Write" -> Performed(e, Tracked(WriteAccess("Write", e.page, e.arg) /\ UNCHANGED GuestVars))
+          [] e.op = "Writeback" -> Performed(e, Tracked(ResetChangeBit("Writeback", e.page) /\ UNCHANGED GuestVars))
+          [] e.op = "HostReclaim" -> Performed(e, Tracked(HostReclaim(e.page)))
+          [] e.op = "HostUnmapGmap" -> Performed(e, Tracked(HostUnmapGmap(e.page)))
+          [] e.op = "HostAge" -> Performed(e, Tracked(HostAge(e.page)))
+          [] e.op = "HostProcessCBRL" -> Performed(e, Tracked(HostProcessCBRL))
+          [] e.op = "HostResetCMMA" -> Performed(e, Tracked(~migrating /\ HostResetCMMA))
+          [] e.op = "Migrate" -> Performed(e, MigrationSwitch)
+          [] e.op = "MigrationStart" -> Performed(e, MigrationStart)
+          [] e.op = "MigrationSend" -> Performed(e, MigrationSend(e.page))
+    /\ e.result # -1 => lastOp'.result = e.result
+    /\ e.value # -1 /\ e.op # "MigrationSend" => lastOp'.value = e.value
+    /\ e.op = "MigrationSend" /\ e.outcome # "Refused" =>
+           CmmaValue(sentUsage'[e.page], sentNoDat'[e.page]) = e.value
+    /\ Seen(e)
+    /\ \A q \in DOMAIN e.seen : cmmaDirty'[q] = (e.seen[q].cmmaDirty = 1)
+"""
+
+
+def module_text(profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaReply]],
+                migration: bool = False) -> str:
+    """The trace module; ``migration``: of the ESSAMigration mode, against
+    spec/ESSAMigration.tla."""
+    text = _module_text(profile, steps)
+    if not migration:
+        return text
+    start = text.index("Replay(e) ==")
+    end = text.index("TraceInit ==")
+    walk = text[end:].replace("TraceInit == Init", "TraceInit == MInit").replace(
+        "UNCHANGED <<vars, cursor>>", "UNCHANGED <<mvars, cursor>>")  # fmt: skip
+    text = text[:start] + _MIGRATION_REPLAY.lstrip("\n") + "\n" + walk
+    return (text.replace("EXTENDS ESSA, Sequences, TLC", "EXTENDS ESSAMigration, Sequences, TLC")
+            .replace("checked against spec/ESSA.tla.    ", "checked against ESSAMigration.tla.")
+            .replace("THEN ~ENABLED A /\\ UNCHANGED vars", "THEN ~ENABLED A /\\ UNCHANGED mvars"))
+
+
+def _module_text(profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaReply]]) -> str:
     entries = ",\n    ".join(_entry(r, a) for r, a in steps)
     header = f"MODULE {MODULE}"
     rule = "-" * max(4, (77 - len(header)) // 2)
@@ -160,10 +209,11 @@ SPECIFICATION TraceSpec
 
 
 def check_with_tlc(profile: EssaProfile, steps: Sequence[tuple[EssaRequest, EssaReply]], *,
-                   directory: object = None, timeout: float = 300.0) -> TlcVerdict:  # fmt: skip
+                   directory: object = None, timeout: float = 300.0,
+                   migration: bool = False) -> TlcVerdict:  # fmt: skip
     """TLC's verdict on the trace; the module and .cfg stay in ``directory`` if given."""
     from pathlib import Path
 
     where = Path(str(directory)) if directory is not None else None
-    return run_trace_module(module_text(profile, steps), config_text(profile), directory=where,
-                            timeout=timeout)  # fmt: skip
+    return run_trace_module(module_text(profile, steps, migration), config_text(profile),
+                            directory=where, timeout=timeout)  # fmt: skip

@@ -182,10 +182,11 @@ def _lift_action(f: Callable[[EssaProfile, EssaState, EssaState], bool],
 PROPERTIES: Final = PropertySet[EssaProfile, MigrationState](
     {**by_name(SentAttributesCurrentInv),
      **{name: _lift_inv(f) for name, f in INVARIANTS.items()
-        if name in ("StableContentOwedInv", "GuestStableBeliefInv")}},
+        if name in ("BelievedStableContentKeptInv", "GuestStableBeliefInv")}},
     {"MigrationAppliesSentProp": MigrationAppliesSentStep,
      **{name: _lift_action(f) for name, f in ACTION_PROPERTIES.items()
-        if name in ("MigrationArrivalProp", "MigrationKeepsStableContentProp")}},
+        if name in ("MigrationKeepsAttributesProp", "MigrationArrivalProp",
+                    "MigrationKeepsStableContentProp")}},
 )  # fmt: skip
 
 

@@ -52,7 +52,7 @@ def GuestStableBeliefInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(pg.usage == "S" for pg in s.pages if pg.belief == "S")
 
 
-def StableContentOwedInv(profile: EssaProfile, s: EssaState) -> bool:
+def BelievedStableContentKeptInv(profile: EssaProfile, s: EssaState) -> bool:
     """What the guest is owed of a page it believes stable is what a read returns."""
     return all(
         Readable(s, p) == pg.owed
@@ -86,7 +86,7 @@ def GuestDirtyRecordInv(profile: EssaProfile, s: EssaState) -> bool:
     return all(pg.modified == pg.keyDirty for pg in s.pages if pg.owed != NO_VALUE)
 
 
-def ReadResultInv(profile: EssaProfile, s: EssaState) -> bool:
+def ReadReturnsOwedInv(profile: EssaProfile, s: EssaState) -> bool:
     """A read returns what the guest is owed, or a discard fault: never a silent wrong value."""
     lo = s.lastOp
     if not (lo.op == "GuestRead" and lo.outcome == "Value"):
@@ -182,12 +182,19 @@ def MigrationStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
                for p, pg in enumerate(s.pages) if pg.usage == "S")  # fmt: skip
 
 
+def MigrationAttributesStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """What the guest asked of each page survives migration: its usage and N (sources 5)."""
+    if t.lastOp.op != "Migrate":
+        return True
+    return all(b.usage == a.usage and b.nodat == a.nodat for a, b in zip(s.pages, t.pages))
+
+
 def MigrationArrivalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
+    """How KVM rebuilds a migrated page (a step check): no Z, no swap copy, no CBRL entry."""
     if t.lastOp.op != "Migrate":
         return True
     return not t.cbrl and t.pageTable and all(
-        b.usage == a.usage and b.nodat == a.nodat
-        and not b.zbit and not b.swapped
+        not b.zbit and not b.swapped
         and b.valid == (b.data != 0)
         and b.gmapPte == "Empty" and not b.pteUnused
         for a, b in zip(s.pages, t.pages)
@@ -467,6 +474,7 @@ def RefusalStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bool:
 
 SpecificationExceptionProp = boxed("SpecificationExceptionProp", SpecificationExceptionStep)
 MigrationKeepsStableContentProp = boxed("MigrationKeepsStableContentProp", MigrationStep)
+MigrationKeepsAttributesProp = boxed("MigrationKeepsAttributesProp", MigrationAttributesStep)
 MigrationArrivalProp = boxed("MigrationArrivalProp", MigrationArrivalStep)
 RefusalProp = boxed("RefusalProp", RefusalStep)
 StableIfNotDiscardedProp = boxed("StableIfNotDiscardedProp", StableIfNotDiscardedStep)
@@ -488,11 +496,12 @@ GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 
 #: The invariants and action properties, by name, in the spec's order.
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
-    by_name(EssaTypeOK, GuestStableBeliefInv, StableContentOwedInv, ModifiedPContentKeptInv,
-            UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadResultInv, ReportedZeroReadsZeroInv,
+    by_name(EssaTypeOK, GuestStableBeliefInv, BelievedStableContentKeptInv, ModifiedPContentKeptInv,
+            UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv,
             ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
             GmapPteResidentInv, UnusedBitPresentInv, PaperContentStateInv),
-    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp, MigrationArrivalProp,
+    by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp,
+            MigrationKeepsAttributesProp, MigrationArrivalProp,
             StableIfNotDiscardedProp, OrcContractProp, QueuedDiscardProp, ResultByteProp,
             CMMAResetProp, GuestAccessInUseProp, AccessOutcomeProp, PageTableCreatedProp,
             SwapCopyFromFrameProp, DiscardLeavesZeroProp, CBRLOutcomeProp, ZeroBitClearedProp,

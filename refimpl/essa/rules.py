@@ -10,7 +10,8 @@ conditions are named predicates of the page (:data:`CONDITIONS`), worded as the 
 (TLA+ itself defines CASE by CHOOSE and leaves the value unspecified where true arms overlap;
 what the equality test compares with is TLC's first-arm reading.)
 
-"sources x.y" is section x.y of docs/sources.md; ``Spec: Name`` names the operator of ESSA.tla.
+"sources x.y" is section x.y of docs/sources.md; ``Spec: Name`` names the operator of spec/ESSA.tla
+or of a module it EXTENDS (ESSAMachine.tla, ESSAPaper2007.tla, ESSAKVMClassic.tla, ESSAKVMGmap.tla).
 """
 
 from __future__ import annotations
@@ -178,7 +179,7 @@ EFFECT_TABLES: Final[dict[str, EffectTable]] = {
 }
 
 #: (Impl, ORC) whose ESSA makes a page that is not resident resident, dropping its swap copy
-#: (ESSA.tla: "ORC 5 in the 2007 model pages the page in", Sp -> Sr; its 2007 name is
+#: (Spec: Paper2007PageIn, ORC 5 "pages the page in", Sp -> Sr; its 2007 name is
 #: SET_STABLE_MAKE_RESIDENT; D104).
 MAKES_RESIDENT: Final[frozenset[tuple[str, int]]] = frozenset({("Paper2007", 5)})
 
@@ -240,8 +241,8 @@ class Reclaim(NamedTuple):
 
 ReclaimTable = dict[tuple[str, bool], Reclaim]
 
-#: Spec: HostReclaim for Paper2007, by (usage, keyDirty). sources 6.2: Ur -> Uz, Sr -> Sp, Vr -> Vz,
-#: Pr -> Sp if dirty, Vz if clean.
+#: Spec: Paper2007Reclaim (HostReclaim for Paper2007), by (usage, keyDirty). sources 6.2:
+#: Ur -> Uz, Sr -> Sp, Vr -> Vz, Pr -> Sp if dirty, Vz if clean.
 RECLAIM_PAPER2007: Final[ReclaimTable] = {
     ("S", False): Reclaim("S", True),  ("S", True): Reclaim("S", True),
     ("U", False): Reclaim("U", False), ("U", True): Reclaim("U", False),
@@ -249,8 +250,9 @@ RECLAIM_PAPER2007: Final[ReclaimTable] = {
     ("P", False): Reclaim("V", False), ("P", True): Reclaim("S", True),
 }  # fmt: skip
 
-#: Spec: HostReclaim for KVM, by (usage, keyDirty). sources 2.4, 3.3: an unused page is dropped (no
-#: swap, Z not set); every other page is swapped out like a stable one, its usage unchanged.
+#: Spec: ClassicReclaim, GmapReclaim (HostReclaim for KVM), by (usage, keyDirty). sources 2.4,
+#: 3.3: an unused page is dropped (no swap, Z not set); every other page is swapped out like a
+#: stable one, its usage unchanged.
 RECLAIM_KVM: Final[ReclaimTable] = {
     ("S", False): Reclaim("S", True),  ("S", True): Reclaim("S", True),
     ("U", False): Reclaim("U", False), ("U", True): Reclaim("U", False),

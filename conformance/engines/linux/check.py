@@ -53,6 +53,7 @@ from conformance.essa import (
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply, EssaRequest,
 )  # fmt: skip
 from conformance.commands import report_failure
+from conformance.essa_migration import MIGRATION_DRIVER, MIGRATION_MACHINE
 from conformance.protocol import EngineFault
 from refimpl.core.constants import Constant
 from refimpl.essa import CONSTANTS, EssaProfile
@@ -85,10 +86,14 @@ class Row:
     errors: list[Failure] = field(default_factory=list)
     #: Each divergence's saved trace (trace.jsonl), which ``--replay`` runs on a kernel again.
     traces: list[Path] = field(default_factory=list)
+    #: What the ESSAMigration mode's search found (empty: the profile has no incremental
+    #: migration, or the engine does not speak the mode).
+    migration: list[Outcome] = field(default_factory=list)
 
     @property
     def diverged(self) -> bool:
-        return bool(self.errors) or any(isinstance(o.error, Divergence) for o in self.outcomes)
+        return bool(self.errors) or any(isinstance(o.error, Divergence)
+                                        for o in (*self.outcomes, *self.migration))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -101,12 +106,15 @@ class Failure:
     requests: tuple[EssaRequest, ...]
     #: Each differing field: its name, the kernel's value, the spec's.
     values: tuple[tuple[str, str, str], ...] = ()
+    #: The protocol's mode the requests are of (ESSA, or ESSAMigration: Migrate is the switch).
+    machine: str = "ESSA"
 
     @classmethod
-    def of(cls, found_by: str, error: Divergence) -> Failure:
+    def of(cls, found_by: str, error: Divergence, machine: str = "ESSA") -> Failure:
         last = error.steps[-1]
         values = tuple((f, _field(last.observed, f), _field(last.expected, f)) for f in last.differs)
-        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values)
+        return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values,
+                   machine)  # fmt: skip
 
 
 def _field(reply: EssaReply | None, name: str) -> str:
@@ -172,6 +180,14 @@ def label(profile: EssaProfile) -> str:
     return ESSA_DRIVER.short_name(profile) + ("" if profile.cmma_enabled else "-nocmma")
 
 
+def fixed_request(impl: str, only: EssaProfileRequest | None = None) -> EssaProfileRequest:
+    """The profiles ``run`` (and compare) take: ``impl`` as fixed, no Bugs (the spec's profile:
+    a tree before a fix is to diverge from it, and each Bugs profile would repeat the constant
+    set's classify and run), those ``only`` fixes."""
+    own = EssaProfileRequest(impl=impl, bugs=frozenset())
+    return own if only is None else only.merged(own)
+
+
 def _classify_verdict(c: Classification, profile: EssaProfile) -> str:
     for v in c.verdicts:
         if v.profile == profile:
@@ -201,6 +217,13 @@ def run_budget(impl: str, examples: int = EXAMPLES, max_steps: int = MAX_STEPS) 
     return dataclasses.replace(ESSA_DRIVER.budget(impl), examples=examples, max_steps=max_steps)
 
 
+def migration_budget(impl: str) -> Budget:
+    """What kernel-check spends on the ESSAMigration mode per profile: the mode's own budget
+    (its coverage tour and swarm walk, :data:`conformance.essa_migration.DEFAULT_BUDGETS`), no
+    hypothesis."""
+    return MIGRATION_DRIVER.budget(impl)
+
+
 def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], impl: str,
           out_dir: Path, *, examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
           seed: int = SEED, tlc: bool = False, engine_name: str | None = None,
@@ -220,7 +243,8 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
     name = engine_name or c.engine.name
     t1 = time.monotonic()
     rows = []
-    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    fixed = fixed_request(impl, only)
+    t_migration = 0.0
     for profile in ESSA_DRIVER.profiles(fixed, PAGES):
         engine = run_engine()
         try:
@@ -231,38 +255,56 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
                               seed=seed)  # fmt: skip
         finally:
             engine.close()
+        # incremental migration (the ESSAMigration mode), where the engine speaks it and the
+        # profile has it: its own search, on a fresh engine
+        migration: list[Outcome] = []
+        t2 = time.monotonic()
+        if profile in MIGRATION_DRIVER.profiles(EssaProfileRequest.of(profile), profile.pages):
+            engine = run_engine()
+            try:
+                if MIGRATION_MACHINE in getattr(engine, "machines", ()):
+                    migration = search(MIGRATION_DRIVER, engine, [profile],
+                                       migration_budget(impl), seed=seed)  # fmt: skip
+            finally:
+                engine.close()
+        t_migration += time.monotonic() - t2
         # classify's divergence of this profile (its tour is run's tour, not run twice), then run's
         errors: list[tuple[str, Divergence]] = [
             ("classify", v.divergence.error) for v in c.verdicts
             if v.profile == profile and v.divergence is not None]  # fmt: skip
-        for o in outcomes:
-            if isinstance(o.error, Fault):
-                raise o.error
-            if isinstance(o.error, Divergence):
-                errors.append(("run", o.error))
+        for found_by, found in (("run", outcomes), ("migration", migration)):
+            for o in found:
+                if isinstance(o.error, Fault):
+                    raise o.error
+                if isinstance(o.error, Divergence):
+                    errors.append((found_by, o.error))
         reports, traces = [], []
         for found_by, error in errors:
             buf = io.StringIO()
             where = out_dir / found_by / ("" if profile.cmma_enabled else "cmma-off")
-            report_failure(ESSA_DRIVER, error, name, where, buf, tlc=tlc)
+            mode = MIGRATION_DRIVER if found_by == "migration" else ESSA_DRIVER
+            report_failure(mode, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
             traces.append(where / ESSA_DRIVER.short_name(profile) / "trace.jsonl")
         rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
-                        [Failure.of(by, e) for by, e in errors], traces))  # fmt: skip
+                        [Failure.of(by, e, MIGRATION_MACHINE if by == "migration" else "ESSA")
+                         for by, e in errors], traces, migration))  # fmt: skip
     if timings is not None:
-        timings.update(classify=t1 - t0, run=time.monotonic() - t1)
+        timings.update(classify=t1 - t0, run=time.monotonic() - t1 - t_migration,
+                       migration=t_migration)  # fmt: skip
     return c, rows
 
 
 def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
                    examples: int = EXAMPLES, max_steps: int = MAX_STEPS, seed: int = SEED,
                    tlc: bool = False, memo: bool = True, only: EssaProfileRequest | None = None,
-                   ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+                   ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """:func:`check` with the kernel's harness, one constant set at a time in ``jobs`` worker
     processes (each with its own harness): the same classify and run, profile by profile, as one
-    :func:`check` does them, merged in profile order. Also returns the engines' counters."""
+    :func:`check` does them, merged in profile order. Also returns the engines' counters and the
+    seconds of each phase, summed over the workers (each a wall clock)."""
     impl = IMPL[harness]
-    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    fixed = fixed_request(impl, only)
     profiles = ESSA_DRIVER.profiles(fixed, PAGES)
     task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
                              tlc, memo)  # fmt: skip
@@ -271,10 +313,11 @@ def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
     else:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
             results = pool.map(task, profiles, chunksize=1)
-    verdicts = tuple(v for c, _, _ in results for v in c.verdicts)
-    rows = [r for _, rs, _ in results for r in rs]
-    counters = {k: sum(n[k] for _, _, n in results) for k in ("sent", "round_trips", "memoized")}
-    return Classification(results[0][0].engine, verdicts), rows, counters
+    verdicts = tuple(v for c, _, _, _ in results for v in c.verdicts)
+    rows = [r for _, rs, _, _ in results for r in rs]
+    counters = {k: sum(n[k] for _, _, n, _ in results) for k in ("sent", "round_trips", "memoized")}
+    phases = {k: sum(t.get(k, 0.0) for *_, t in results) for k in ("classify", "run", "migration")}
+    return Classification(results[0][0].engine, verdicts), rows, counters, phases
 
 
 class WorkerFault(Exception):
@@ -283,7 +326,7 @@ class WorkerFault(Exception):
 
 def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
                seed: int, tlc: bool, memo: bool, profile: EssaProfile,
-               ) -> tuple[Classification, list[Row], dict[str, int]]:  # fmt: skip
+               ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """One profile's classify and run (a worker's task): picklable results, the divergences
     kept as :class:`Failure`."""
     engines: list[KernelEssaEngine] = []
@@ -295,9 +338,10 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
         return e
 
     one = EssaProfileRequest.of(profile).without("bugs", "pages")
+    timings: dict[str, float] = {}
     try:
         c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
-                        max_steps=max_steps, seed=seed, tlc=tlc, only=one)  # fmt: skip
+                        max_steps=max_steps, seed=seed, tlc=tlc, only=one, timings=timings)  # fmt: skip
     except Fault as exc:  # neither pickles: a worker's fault goes back as its text
         raise WorkerFault(f"({exc.fault.kind}) at {exc.where}: {exc.fault.message}") from None
     except EngineFault as exc:
@@ -305,12 +349,13 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
     verdicts = tuple(v if v.divergence is None else v._replace(
         divergence=v.divergence._replace(error=None))  # type: ignore[arg-type]
         for v in c.verdicts)  # fmt: skip
-    rows = [dataclasses.replace(r, outcomes=[dataclasses.replace(o, error=None) for o in r.outcomes])
+    rows = [dataclasses.replace(r, outcomes=[dataclasses.replace(o, error=None) for o in r.outcomes],
+                                migration=[dataclasses.replace(o, error=None) for o in r.migration])
             for r in rows]  # fmt: skip
     counters = {"sent": sum(e.sent for e in engines),
                 "round_trips": sum(e.round_trips for e in engines),
                 "memoized": sum(e.memoized for e in engines)}  # fmt: skip
-    return Classification(c.engine, verdicts), rows, counters
+    return Classification(c.engine, verdicts), rows, counters, timings
 
 
 def classify_request(impl: str, only: EssaProfileRequest | None = None) -> EssaProfileRequest:
@@ -326,10 +371,18 @@ def classify_request(impl: str, only: EssaProfileRequest | None = None) -> EssaP
     return EssaProfileRequest(pages=PAGES, **{**gmap_only, **fields})
 
 
-def _run_cell(r: Row) -> str:
-    steps = sum(o.steps for o in r.outcomes)
-    status = "diverged" if r.diverged else ("passed" if all(o.passed for o in r.outcomes)
-                                            else ", ".join(o.status for o in r.outcomes))  # fmt: skip
+def _run_cell(r: Row, outcomes: Sequence[Outcome] | None = None) -> str:
+    """``run``'s cell (or, given ``outcomes``, the migration mode's): the status and the steps."""
+    found = r.outcomes if outcomes is None else outcomes
+    if outcomes is not None and not outcomes:
+        return "-"
+    steps = sum(o.steps for o in found)
+    # run's cell shows classify's divergence of the profile too (as it always has)
+    mine = [e for e in r.errors if (e.found_by == "migration") == (outcomes is not None)]
+    diverged = bool(mine) or any(isinstance(o.error, Divergence) or o.status == "diverged"
+                                 for o in found)  # fmt: skip
+    status = "diverged" if diverged else ("passed" if all(o.passed for o in found)
+                                          else ", ".join(o.status for o in found))  # fmt: skip
     return f"{status} ({steps} steps)"
 
 
@@ -358,14 +411,19 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
              and getattr(rows[0].profile, k.attr) != k.domain[0]]  # fmt: skip
     same = "".join(f"; {k.tla} {_value(getattr(rows[0].profile, k.attr))}" for k in fixed)
     impl = rows[0].profile.impl if rows else "KVMClassic"
+    migrates = any(r.migration for r in rows)
+    migration = (f" migration (the ESSAMigration mode, where the profile has it): "
+                 f"{migration_budget(impl).describe()}, seed {SEED}." if migrates else "")  # fmt: skip
     print(f"{title}; Pages {PAGES}{same}. classify: {_verdict(c)}. run: "
-          f"{run_budget(impl, examples, max_steps).describe()}, seed {SEED}.\n", file=out)  # fmt: skip
-    print("| " + " | ".join([*(k.tla for k in columns), "classify (this Impl)", "run"]) + " |",
+          f"{run_budget(impl, examples, max_steps).describe()}, seed {SEED}.{migration}\n",
           file=out)  # fmt: skip
-    print("|---" * (len(columns) + 2) + "|", file=out)
+    heads = ["classify (this Impl)", "run", *(["migration"] if migrates else [])]
+    print("| " + " | ".join([*(k.tla for k in columns), *heads]) + " |", file=out)
+    print("|---" * (len(columns) + len(heads)) + "|", file=out)
     for r in rows:
         cells = [_value(getattr(r.profile, k.attr)) for k in columns]
-        print("| " + " | ".join([*cells, r.classify, _run_cell(r)]) + " |", file=out)
+        cells += [r.classify, _run_cell(r), *([_run_cell(r, r.migration)] if migrates else [])]
+        print("| " + " | ".join(cells) + " |", file=out)
     found = findings(rows) if found is None else found
     for i, f in enumerate(found, 1):
         under = ", ".join(label(p) for p in f.profiles)
@@ -388,7 +446,7 @@ def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
         distinct = f" ({len(found)} distinct divergences)" if len(found) > 1 else ""
         return (f"kernel-check: {diverged} of {len(rows)} profiles diverge{distinct}; first: "
                 f"{found[0].headline()}")  # fmt: skip
-    steps = sum(o.steps for r in rows for o in r.outcomes)
+    steps = sum(o.steps for r in rows for o in (*r.outcomes, *r.migration))
     steps += sum(v.steps for v in c.verdicts if v.profile.impl == impl and not v.profile.bugs)
     return (f"kernel-check: Linux {kernel} conforms to {impl}: {len(rows)} "
             f"profile{'s' if len(rows) != 1 else ''}, "
@@ -497,6 +555,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
 
     impl = IMPL[args.harness]
     counters: dict[str, int] = {}
+    phases: dict[str, float] = {}
     try:
         if args.json_lines:
             c, rows = check(EssaJsonLinesEngine(shlex.join(command)), in_process, impl, args.out,
@@ -504,10 +563,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                             timings=timings, only=args.only)  # fmt: skip
         else:
             t1 = time.monotonic()
-            c, rows, counters = check_parallel(built, args.harness, args.out, jobs=args.jobs,
-                                               examples=examples, max_steps=max_steps,
-                                               tlc=args.tlc, memo=not args.no_memo,
-                                               only=args.only)  # fmt: skip
+            c, rows, counters, phases = check_parallel(
+                built, args.harness, args.out, jobs=args.jobs, examples=examples,
+                max_steps=max_steps, tlc=args.tlc, memo=not args.no_memo, only=args.only)  # fmt: skip
             timings["classify and run"] = time.monotonic() - t1
         found = findings(rows)
         for f in found:
@@ -534,9 +592,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     for e in engines:
         for k in ("sent", "round_trips", "memoized"):
             counters[k] = counters.get(k, 0) + getattr(e, k)
-    phases = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
-    jobs = "" if args.json_lines else f", {args.jobs} jobs"
-    print(f"kernel-check: build {t_build:.1f} s, {phases} (wall clock{jobs}); CPU: "
+    split = ("" if args.json_lines else "; the workers' wall clocks summed: " + ", ".join(
+        f"{k} {v:.1f} s" for k, v in phases.items()))  # fmt: skip
+    phases_text = ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+    jobs = "" if args.json_lines else f", {args.jobs} jobs{split}"
+    print(f"kernel-check: build {t_build:.1f} s, {phases_text} (wall clock{jobs}); CPU: "
           f"Python {own.ru_utime + own.ru_stime:.1f} s, the harness, the workers (and the build) "
           f"{harness.ru_utime + harness.ru_stime:.1f} s; requests the harness ran "
           f"{counters.get('sent', 0)} in {counters.get('round_trips', 0)} round trips, answered "
@@ -580,16 +640,19 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
     spec (the reference of the trace's profile); where the kernel now answers otherwise than
     the trace recorded, said so. 0 when the kernel's replies conform all through, else 1."""
     try:
-        profile, requests, recorded = read_essa_trace(path, EssaProfileRequest(), PAGES)
+        machine = trace_machine(path)
+        profile, requests, recorded = read_essa_trace(path, EssaProfileRequest(), PAGES, machine)
     except ValueError as exc:
         print(f"kernel-check: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    mode = MIGRATION_DRIVER if machine == MIGRATION_MACHINE else ESSA_DRIVER
     engine = _engine(built, harness, memo=False)
+    engine.machine = machine
     name = f"Linux {built.kernel} {harness} (kernel code)"
     error: Divergence | None = None
     try:
         engine.hello(EssaProfileRequest.of(profile))
-        drive: Drive[Any, Any, Any, Any] = Drive(ESSA_DRIVER, engine, profile)
+        drive: Drive[Any, Any, Any, Any] = Drive(mode, engine, profile)
         drive.reset()
         for i, (request, before) in enumerate(zip(requests, recorded, strict=True), 1):
             try:
@@ -612,14 +675,27 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
         print(f"kernel-check: Linux {built.kernel} conforms to {profile.impl} on {path}: "
               f"{len(requests)} steps, 0 divergences", file=out)  # fmt: skip
         return EXIT_OK
-    print(report(ESSA_DRIVER, error, engine=name), file=out)
-    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps])
+    print(report(mode, error, engine=name), file=out)
+    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps], machine)
     print("\n".join(terms) + "\n", file=out)
-    failure = Failure.of("replay", error)
+    failure = Failure.of("replay", error, machine)
     finding = Finding(failure.key, "replay", failure, "", [profile], kernel=terms)
     print(f"kernel-check: Linux {built.kernel} diverges from {profile.impl} on {path} at step "
           f"{error.steps[-1].index}: {finding.headline()}", file=out)  # fmt: skip
     return EXIT_DIVERGED
+
+
+def trace_machine(path: Path) -> str:
+    """The protocol's mode a saved trace is of (its header's ``machine``); raises ValueError."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8") as f:
+            header = json.loads(f.readline())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    machine = header.get("machine") if isinstance(header, dict) else None
+    return MIGRATION_MACHINE if machine == MIGRATION_MACHINE else "ESSA"
 
 
 #: compare's programs per profile beyond the tours: random ones of up to this many steps.
@@ -635,7 +711,7 @@ def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
     (the request and the fields), with both sides in the kernel's terms, whether or not the
     spec decides it. 0 when they answer alike everywhere, else 1."""
     impl = IMPL[harness]
-    fixed = EssaProfileRequest(impl=impl) if only is None else only.merged(EssaProfileRequest(impl=impl))
+    fixed = fixed_request(impl, only)
     seen: dict[tuple[str, tuple[str, ...]], list[EssaProfile]] = {}
     shown: list[tuple[tuple[str, tuple[str, ...]], EssaProfile, list[EssaRequest], EssaReply,
                       EssaReply]] = []
@@ -698,9 +774,11 @@ def compare(base: Built, patched: Built, harness: str, out: TextIO, *,
 
 
 def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
-                    requests: Sequence[EssaRequest]) -> list[str]:  # fmt: skip
-    """``requests`` replayed on a fresh harness, the last in the kernel's terms."""
+                    requests: Sequence[EssaRequest], machine: str = "ESSA") -> list[str]:  # fmt: skip
+    """``requests`` (of the protocol's mode ``machine``) replayed on a fresh harness, the last
+    in the kernel's terms."""
     engine = _engine(built, harness, memo=False)
+    engine.machine = machine
     try:
         return engine.explain(profile, requests)
     finally:
@@ -709,7 +787,7 @@ def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
 
 def kernel_terms(built: Built, harness: str, f: Finding) -> list[str]:
     """The diverging step of ``f`` replayed on the harness, in the kernel's terms."""
-    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests)
+    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests, f.failure.machine)
 
 
 README: Final = Path(__file__).resolve().parents[3] / "docs" / "kernel.md"

@@ -7,18 +7,24 @@
  * pgste_perform_essa); reclaim is ptep_xchg_direct plus the _PAGE_UNUSED test of
  * mm/rmap.c's try_to_unmap_one; fault-in is set_pte_at (ptep_set_pte_at); CBRL processing
  * is __gmap_zap (ptep_zap_unused); the guest's storage-key instructions are
- * get_guest_storage_key / set_guest_storage_key; migration is get_pgste / set_pgste_bits
- * (KVM_S390_GET/SET_CMMA_BITS) with QEMU's RAM and storage-key streams.
+ * get_guest_storage_key / set_guest_storage_key; the CMMA reset is s390_reset_cmma (its page
+ * walk, walk_page_range, is the host model's); migration is kvm-s390.c's
+ * kvm_s390_vm_start_migration, kvm_s390_get_cmma_bits (rounds of KVM_S390_GET_CMMA_BITS, the
+ * second dirty bitmap __do_essa marks) and kvm_s390_set_cmma_bits on the destination, with
+ * QEMU's RAM and storage-key streams.
  *
  * It speaks a line protocol with conformance/engines/linux/engine.py (which speaks the JSON of
  * PROTOCOL.md's ESSA mode):
- *   hello SK F147 CBRLSIZE PAGES [CMMA]  ->  ok   (CMMA 0: the VM has CMMA off)
+ *   hello SK F147 CBRLSIZE PAGES [CMMA [MIG]]  ->  ok   (CMMA 0: the VM has CMMA off; MIG 1:
+ *                                        each page's field ends in its CMMA-dirty bit)
  *   reset                                ->  ok
- *   essa P ORC [PSTATE] | essabeyond ORC | reclaim P | cbrl | migrate | resetcmma | read P |
- *   write P V | writeback P | refuse
+ *   essa P ORC [PSTATE] | essabeyond ORC | reclaim P | cbrl | migrate | migstart | migsend P |
+ *   switch (migrate, in migration mode only) |
+ *   resetcmma | read P | write P V | writeback P | refuse
  *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY (e.g.
  *        "S010001"); DIRTY, the guest's change bit as get_guest_storage_key reports it, is "-"
- *        in a VM without storage keys (the host keeps no change bit for it)
+ *        in a VM without storage keys (the host keeps no change bit for it); then, after MIG 1,
+ *        the page's bit in the second dirty bitmap; VALUE of migsend is the CMMA value sent
  *   save N | restore N  ->  ok   (keep the whole host state in slot N < MAX_SNAPSHOTS, or go
  *                                back to it: a request sequence's prefix is then run once)
  *   explain  ->  what the last request did, in the kernel's terms, over several lines:
@@ -28,15 +34,15 @@
  *                                    the raw PTE, PGSTE (and storage key) of each page before
  *                                    and after it, decoded with the kernel's macro names
  *     cbrl before|after N: GADDR...  the harness's CBRL
+ *     dirty before|after ...         kvm->arch.migration_mode (after only), cmma_dirty_pages and
+ *                                    the second dirty bitmap's bit of each page
  *     call DEPTH CHANGED NAME        each kernel function it ran, in call order (DEPTH among
  *                                    kernel functions; CHANGED 1 if a PTE, PGSTE (but the lock
- *                                    bit) or the CBRL differed after it)
+ *                                    bit), the CBRL or the second dirty bitmap or its count
+ *                                    differed after it)
  *     end
  * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
  */
-#include <stdio.h>
-#include <stdlib.h>
-
 #define MAX_PAGES 64
 #define MAX_CBRL 512
 /* Guest page p is at host virtual address HVA_BASE + p * PAGE_SIZE, in one segment. */
@@ -52,7 +58,8 @@ struct host {
 	int ncbrl;
 	unsigned long appended[MAX_CBRL];     /* what the last handle_essa queued */
 	int nappended;
-	unsigned long cmma_dirty[(MAX_PAGES + 63) / 64];
+	unsigned long cmma_dirty[(MAX_PAGES + 63) / 64];  /* the memslot's second dirty bitmap */
+	unsigned char sent[MAX_PAGES];  /* the destination's (QEMU's) CMMA values, as last sent */
 	int zapped;   /* free_swap_and_cache was called (CBRL processing freed a swap copy) */
 	int pic;      /* the program interruption the last instruction raised, 0 if none */
 	int migrated;
@@ -69,10 +76,8 @@ struct host {
 /* The CBRL origin page the ESSA intercept writes into (cbrlo: page address | nceo << 3). */
 static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
-/* Saved host states (save, restore): H points only into itself, so a copy is a whole state. */
-#define MAX_SNAPSHOTS 1024
-static struct host *snapshots[MAX_SNAPSHOTS];
 static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1;
+static int report_cmma_dirty;  /* the reply carries each page's second-dirty-bitmap bit */
 
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
 static unsigned long frame_of(int p) { return (unsigned long)(p + 1) << PAGE_SHIFT; }
@@ -82,68 +87,31 @@ static unsigned long pgste_of(int p) { return *(unsigned long *)(ptep_of(p) + PT
 
 /* ------------------------------------------------------------------ the step's record */
 
-/* Before the step, what the harness did beside the kernel, and the kernel functions it ran
- * (explain).  Kept outside H: a rollback restores H, not this. */
+/* Before the step (explain; the rest of the step's record is harness_trace.h's).  Kept
+ * outside H: a rollback restores H, not this. */
 static unsigned long before_pte[MAX_PAGES], before_pgste[MAX_PAGES];
 static unsigned char before_key[MAX_PAGES];
 static unsigned long before_cbrl[MAX_CBRL];
 static int before_ncbrl;
-static char note[256];
+static unsigned long before_dirty;  /* the second dirty bitmap's first word */
+static long before_dirty_pages;     /* and kvm->arch.cmma_dirty_pages */
 
-struct harness_fn { void *addr; const char *name; };
-extern const struct harness_fn harness_fns[];  /* appended by kernels.source */
-extern const int harness_nfns;
-#define MAX_CALLS 512
-#define MAX_STACK 64
-static struct { const char *name; int depth, changed; } calls[MAX_CALLS];
-static int ncalls, kernel_depth, stack_depth;
-static int tracing;  /* during a request's own work, not its reply's */
-static int open_call[MAX_STACK];          /* calls[] index of each open function, or -1 */
-static unsigned long open_sig[MAX_STACK]; /* the state when it was entered */
-
-#define NO_TRACE __attribute__((no_instrument_function))
-
-/* The PTEs, the PGSTEs without the lock bit (taken and released inside every change) and the
- * CBRL, hashed: a function changed the state when it differs after it. */
+/* The PTEs, the PGSTEs without the lock bit (taken and released inside every change), the
+ * CBRL, and the second dirty bitmap with its count, hashed: a function changed the state when
+ * it differs after it. */
+static int interpreting;  /* an ESSA outside migration mode: its marks are put back (essa) */
 static NO_TRACE unsigned long state_sig(void)
 {
 	unsigned long h = (unsigned long)H.ncbrl * 1000003UL + (unsigned long)H.nappended;
+	if (!interpreting) {
+		h = h * 31 + H.cmma_dirty[0];
+		h = h * 31 + (unsigned long)H.kvm.arch.cmma_dirty_pages.counter;
+	}
 	for (int p = 0; p < pages; p++) {
 		h = h * 31 + pte_val(H.table[p]);
 		h = h * 31 + (pte_val(H.table[p + PTRS_PER_PTE]) & ~PGSTE_PCL_BIT);
 	}
 	return h;
-}
-
-NO_TRACE void __cyg_profile_func_enter(void *fn, void *site)
-{
-	(void)site;
-	int sp = stack_depth++;
-	if (sp >= MAX_STACK)
-		return;
-	open_call[sp] = -1;
-	for (int i = 0; tracing && i < harness_nfns; i++) {
-		if (harness_fns[i].addr != fn)
-			continue;
-		if (ncalls < MAX_CALLS) {
-			calls[ncalls].name = harness_fns[i].name;
-			calls[ncalls].depth = kernel_depth++;
-			calls[ncalls].changed = 0;
-			open_call[sp] = ncalls++;
-			open_sig[sp] = state_sig();
-		}
-		break;
-	}
-}
-
-NO_TRACE void __cyg_profile_func_exit(void *fn, void *site)
-{
-	(void)fn; (void)site;
-	int sp = --stack_depth;
-	if (sp < 0 || sp >= MAX_STACK || open_call[sp] < 0)
-		return;
-	calls[open_call[sp]].changed = state_sig() != open_sig[sp];
-	kernel_depth--;
 }
 
 static NO_TRACE void step_begins(void)
@@ -155,9 +123,9 @@ static NO_TRACE void step_begins(void)
 	}
 	memcpy(before_cbrl, H.cbrl, sizeof(before_cbrl));
 	before_ncbrl = H.ncbrl;
-	note[0] = 0;
-	ncalls = kernel_depth = 0;
-	tracing = 1;
+	trace_begin();
+	before_dirty = H.cmma_dirty[0];
+	before_dirty_pages = H.kvm.arch.cmma_dirty_pages.counter;
 }
 
 /* ------------------------------------------------------------------ the stubs' host side */
@@ -234,6 +202,24 @@ void free_swap_and_cache(swp_entry_t entry)
 	H.zapped = 1;
 }
 
+/* mm/pagewalk.c's walk_page_range, for the one VMA: the PTE callback on every PTE of the range
+ * it covers, in address order, as walk_pte_range does for a page table under a present PMD
+ * (empty PTEs included).  The other callbacks (PMD, hole, ...) are not set by the callers. */
+int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    const struct mm_walk_ops *ops, void *private)
+{
+	struct mm_walk walk = { ops, mm, private };
+	for (int p = 0; p < pages; p++) {
+		unsigned long addr = hva_of(p);
+		if (addr < start || addr >= end || !ops->pte_entry)
+			continue;
+		int rc = ops->pte_entry(ptep_of(p), addr, addr + PAGE_SIZE, &walk);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* The gmap maps the guest's segment 0 to the segment at HVA_BASE. */
 void *radix_tree_lookup(int *root, unsigned long index)
 {
@@ -262,10 +248,15 @@ static void host_reset(void)
 	H.gmap.mm = &H.mm;
 	H.kvm.mm = &H.mm;
 	H.kvm.arch.use_cmma = cmma_enabled;  /* handle_essa: PIC 1 when CMMA is off */
-	/* migration mode: every ESSA is intercepted and emulated by __do_essa */
-	H.kvm.arch.migration_mode = 1;
+	/* not in migration mode (kvm_s390_vm_start_migration turns it on); the host model's essa
+	 * has every ESSA emulated by __do_essa all the same */
+	H.kvm.arch.migration_mode = 0;
 	H.kvm.arch.facility147 = (unsigned long)facility147;
 	H.slot.dirty_bitmap = H.cmma_dirty;
+	H.slot.npages = (unsigned long)pages;
+	H.kvm.slots.nslots = 1;
+	H.kvm.slots.slot = &H.slot;
+	H.kvm.slots.gfn_tree.rb_node = &H.slot.gfn_node[0];
 	H.vcpu.kvm = &H.kvm;
 	H.vcpu.run = &H.run;
 	H.vcpu.arch.sie_block = &H.sie;
@@ -327,10 +318,16 @@ static const char *process_cbrl(void)
 
 /* ESSA as KVM emulates it: handle_essa with the ORC in IPB, R1 = 1, R2 = 2 holding the guest
  * address.  A discard it queues on a full CBRL is rolled back and refused (the machine
- * intercepts first and the host empties the list). */
+ * intercepts first and the host empties the list).  Outside migration mode the machine
+ * interprets ESSA itself (handle_essa would turn interpretation on and retry): the harness
+ * has __do_essa emulate it in migration mode all the same, and then puts the second dirty
+ * bitmap, its count and the mode back, as the machine's interpretation touches neither. */
 static const char *essa(int p, int orc, int problem_state, long *result)
 {
 	struct host saved = H;
+	int interpreted = !H.kvm.arch.migration_mode;
+	H.kvm.arch.migration_mode = 1;
+	interpreting = interpreted;
 	H.sie.ipb = ((u32)orc << 28) | (1u << 20) | (2u << 16);
 	/* handle_essa's first check: the guest PSW's problem-state bit (privileged operation) */
 	H.sie.gpsw.mask = problem_state ? PSW_MASK_PSTATE : 0;
@@ -340,30 +337,23 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	H.nappended = 0;
 	handle_essa(&H.vcpu);
 	H.sie.gpsw.mask = 0;
+	interpreting = 0;
+	if (interpreted) {
+		H.kvm.arch.migration_mode = 0;
+		memcpy(H.cmma_dirty, saved.cmma_dirty, sizeof(H.cmma_dirty));
+		H.kvm.arch.cmma_dirty_pages = saved.kvm.arch.cmma_dirty_pages;
+	}
 	if (H.pic != 0) {
 		/* a program interruption: the instruction is suppressed, nothing it did stays */
 		int pic = H.pic;
 		H = saved;
-		snprintf(note, sizeof(note), "handle_essa injected program interruption 0x%x (%s): "
-			 "the harness rolled the ESSA back (host state restored from a snapshot taken "
-			 "before handle_essa; the instruction is suppressed)", pic,
-			 pic == PGM_SPECIFICATION ? "PGM_SPECIFICATION" : pic == PGM_PRIVILEGED_OP
-			 ? "PGM_PRIVILEGED_OP" : pic == PGM_OPERATION ? "PGM_OPERATION"
-			 : pic == PGM_ADDRESSING ? "PGM_ADDRESSING" : "?");
-		switch (pic) {
-		case PGM_SPECIFICATION: return "SpecificationException";
-		case PGM_PRIVILEGED_OP: return "PrivilegedOperation";
-		case PGM_OPERATION: return "OperationException";
-		case PGM_ADDRESSING: return "AddressingException";
-		default: return NULL;
-		}
+		note_essa_rollback(pic, 0, 0, 0);
+		return pic_outcome(pic);
 	}
 	if (H.ncbrl + H.nappended > cbrl_size) {
 		int queued = H.nappended;
 		H = saved;
-		snprintf(note, sizeof(note), "the CBRL was full (%d of %d entries; handle_essa queued "
-			 "%d more): the harness rolled the ESSA back (host state restored from a snapshot "
-			 "taken before handle_essa)", H.ncbrl, cbrl_size, queued);
+		note_essa_rollback(0, H.ncbrl, cbrl_size, queued);
 		return "Refused";
 	}
 	memcpy(H.cbrl + H.ncbrl, H.appended, (size_t)H.nappended * sizeof(H.cbrl[0]));
@@ -372,13 +362,11 @@ static const char *essa(int p, int orc, int problem_state, long *result)
 	return "Done";
 }
 
-/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): s390_reset_cmma walks the page table
- * and calls the kernel's ptep_zap_unused with reset set on every PTE, which makes the usage
- * stable and clears N. */
+/* The CMMA reset of the VM (KVM_S390_VM_MEM_CLR_CMMA): the kernel's s390_reset_cmma, whose
+ * page walk calls __s390_reset_cmma on every PTE. */
 static const char *reset_cmma(void)
 {
-	for (int p = 0; p < pages; p++)
-		ptep_zap_unused(&H.mm, hva_of(p), &H.table[p], 1);
+	s390_reset_cmma(&H.mm);
 	return "Done";
 }
 
@@ -401,29 +389,113 @@ static void writeback(int p)
 	set_guest_storage_key(&H.mm, hva_of(p), key & ~_PAGE_CHANGED, false);
 }
 
-/* KVM_S390_GET_CMMA_BITS, RAM and storage keys out; a fresh VM; then in again. */
+/* KVM_S390_VM_MIGRATION_START: the kernel's kvm_s390_vm_start_migration (every page
+ * CMMA-dirty, migration mode on).  Refused, with the kernel not called, once the VM has been
+ * migrated (the harness migrates once) or while migration mode is on. */
+static const char *migration_start(void)
+{
+	if (H.migrated || H.kvm.arch.migration_mode) {
+		snprintf(note, sizeof(note), "the VM %s: the harness called no kernel function",
+			 H.migrated ? "was migrated already" : "is in migration mode already");
+		return "Refused";
+	}
+	int rc = kvm_s390_vm_start_migration(&H.kvm);
+	if (rc) {
+		snprintf(note, sizeof(note), "kvm_s390_vm_start_migration returned %d", rc);
+		return "Refused";
+	}
+	return "Done";
+}
+
+/* One KVM_S390_GET_CMMA_BITS of one value from guest page p (start_gfn p, count 1), as QEMU
+ * asks for the next values: the kernel's kvm_s390_get_cmma_bits.  The value is kept in the
+ * destination's buffer.  When the kernel sends nothing, or another page's value (p is not
+ * CMMA-dirty and the search for the next dirty page went on), the harness rolls the call back
+ * and refuses. */
+static const char *migration_send(int p, long *value)
+{
+	struct host saved = H;
+	unsigned char byte = 0;
+	struct kvm_s390_cmma_log args;
+	memset(&args, 0, sizeof(args));
+	args.start_gfn = (unsigned long)p;
+	args.count = 1;
+	args.values = (unsigned long)(uintptr_t)&byte;
+	int rc = kvm_s390_get_cmma_bits(&H.kvm, &args);
+	if (rc < 0 || args.count == 0 || args.start_gfn != (unsigned long)p) {
+		unsigned long start = args.start_gfn;
+		unsigned count = args.count;
+		H = saved;
+		snprintf(note, sizeof(note), "kvm_s390_get_cmma_bits(start_gfn %d, count 1) returned "
+			 "%d with start_gfn %lu, count %u: not page %d's value; the harness rolled the "
+			 "call back (host state restored from a snapshot taken before it)", p, rc,
+			 start, count, p);
+		return "Refused";
+	}
+	H.sent[p] = byte;
+	*value = byte;
+	return "Done";
+}
+
+/* The switch, as QEMU does it with the VM stopped: KVM_S390_GET_CMMA_BITS from gfn 0 on, each
+ * call resuming after the last value, until it returns no value (at most MAX_ROUNDS calls); RAM
+ * and storage keys out; a fresh VM; KVM_S390_SET_CMMA_BITS (mask ~0, as QEMU sets it) of every
+ * page's last value, the non-zero pages written in, the keys set.  Outside migration mode the
+ * kernel's kvm_s390_vm_start_migration first: ESSA.tla's one-shot Migrate. */
+#define MAX_ROUNDS (4 * MAX_PAGES + 4)
 static const char *migrate(void)
 {
-	unsigned long bits[MAX_PAGES], data[MAX_PAGES];
-	unsigned char keys[MAX_PAGES];
+	unsigned long data[MAX_PAGES];
+	unsigned char keys[MAX_PAGES], sent[MAX_PAGES], buf[MAX_PAGES];
 	if (H.migrated) {
 		snprintf(note, sizeof(note), "the VM was migrated already: the harness migrates once "
 			 "and called no kernel function");
 		return "Refused";
 	}
+	if (!H.kvm.arch.migration_mode) {
+		int rc = kvm_s390_vm_start_migration(&H.kvm);
+		if (rc) {
+			snprintf(note, sizeof(note), "kvm_s390_vm_start_migration returned %d", rc);
+			return "Refused";
+		}
+	}
+	unsigned long next = 0;
+	int rounds = 0;
+	for (; rounds < MAX_ROUNDS; rounds++) {
+		struct kvm_s390_cmma_log args;
+		memset(&args, 0, sizeof(args));
+		args.start_gfn = next;
+		args.count = (unsigned)pages;
+		args.values = (unsigned long)(uintptr_t)buf;
+		if (kvm_s390_get_cmma_bits(&H.kvm, &args) < 0 || args.count == 0)
+			break;
+		for (unsigned i = 0; i < args.count && args.start_gfn + i < (unsigned long)pages; i++)
+			H.sent[args.start_gfn + i] = buf[i];
+		next = args.start_gfn + args.count;
+	}
+	if (rounds == MAX_ROUNDS)
+		snprintf(note, sizeof(note), "KVM_S390_GET_CMMA_BITS still returned values after %d "
+			 "calls: the harness switched over with the values it had", MAX_ROUNDS);
+	memcpy(sent, H.sent, sizeof(sent));
 	for (int p = 0; p < pages; p++) {
-		unsigned long pgstev = 0;
 		pte_t pte = *ptep_of(p);
-		get_pgste(&H.mm, hva_of(p), &pgstev);
-		bits[p] = (pgstev >> 24) & 0x43;
 		data[p] = !(pte_val(pte) & _PAGE_INVALID) ? H.frame_data[p]
 			: pte_swap(pte) ? H.swap_data[__swp_offset(__pte_to_swp_entry(pte))] : 0;
 		if (storage_keys)
 			get_guest_storage_key(&H.mm, hva_of(p), &keys[p]);
 	}
 	host_reset();
+	struct kvm_s390_cmma_log in;
+	memset(&in, 0, sizeof(in));
+	in.start_gfn = 0;
+	in.count = (unsigned)pages;
+	in.mask = ~0UL;
+	in.values = (unsigned long)(uintptr_t)sent;
+	int rc = kvm_s390_set_cmma_bits(&H.kvm, &in);
+	if (rc)
+		snprintf(note, sizeof(note), "kvm_s390_set_cmma_bits returned %d", rc);
+	memcpy(H.sent, sent, sizeof(sent));
 	for (int p = 0; p < pages; p++) {
-		set_pgste_bits(&H.mm, hva_of(p), _PGSTE_GPS_USAGE_MASK | _PGSTE_GPS_NODAT, bits[p] << 24);
 		if (data[p] != 0)  /* QEMU sends zero pages as a flag and does not touch them */
 			store(p, data[p]);
 		if (storage_keys)
@@ -453,16 +525,14 @@ static void reply(const char *outcome, long result, long value)
 		       usage[(pgstev & _PGSTE_GPS_USAGE_MASK) / _PGSTE_GPS_USAGE_UNUSED], valid,
 		       !valid && pte_swap(pte), !!(pgstev & _PGSTE_GPS_ZERO),
 		       !!(pgstev & _PGSTE_GPS_NODAT), !!(pgstev & PGSTE_GC_BIT), dirty);
+		if (report_cmma_dirty)
+			printf("%d", test_bit((unsigned long)p, H.cmma_dirty));
 	}
 	printf("\n");
 	fflush(stdout);
 }
 
-#define NAMED(m) { m, #m }
-static const struct { unsigned long mask; const char *name; } pte_bits[] = {
-	NAMED(_PAGE_INVALID), NAMED(_PAGE_PROTECT), NAMED(_PAGE_UNUSED), NAMED(_PAGE_PRESENT),
-	NAMED(_PAGE_YOUNG), NAMED(_PAGE_DIRTY), NAMED(_PAGE_READ), NAMED(_PAGE_WRITE),
-}, pgste_bits[] = {
+static const struct named pgste_bits[] = {
 	NAMED(_PGSTE_GPS_ZERO), NAMED(_PGSTE_GPS_NODAT), NAMED(PGSTE_GC_BIT), NAMED(PGSTE_GR_BIT),
 	NAMED(PGSTE_HC_BIT), NAMED(PGSTE_HR_BIT), NAMED(PGSTE_UC_BIT), NAMED(PGSTE_FP_BIT),
 	NAMED(PGSTE_PCL_BIT), NAMED(PGSTE_IN_BIT), NAMED(PGSTE_VSIE_BIT),
@@ -472,43 +542,24 @@ static const struct { unsigned long mask; const char *name; } pte_bits[] = {
 }, key_bits[] = {
 	NAMED(_PAGE_CHANGED), NAMED(_PAGE_REFERENCED), NAMED(_PAGE_FP_BIT),
 };
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 static void print_page(int p, const char *when, unsigned long ptev, unsigned long pgstev,
 		       unsigned char key)
 {
-	pte_t pte = __pte(ptev);
-	printf("page %d %s pte=0x%016lx [", p, when, ptev);
-	const char *sep = "";
-	if (pte_none(pte)) {
-		printf("pte_none: ");
-	} else if (pte_swap(pte)) {
-		printf("swap type %lu offset %lu: ", (ptev >> __SWP_TYPE_SHIFT) & __SWP_TYPE_MASK,
-		       __swp_offset(__pte_to_swp_entry(pte)));
-	} else if (!(ptev & _PAGE_INVALID)) {
-		printf("frame 0x%lx: ", ptev & PAGE_MASK);
-	}
-	for (unsigned i = 0; i < COUNT(pte_bits); i++)
-		if (ptev & pte_bits[i].mask)
-			printf("%s%s", sep, pte_bits[i].name), sep = "|";
-	printf("] pgste=0x%016lx [", pgstev);
+	printf("page %d %s ", p, when);
+	print_host_pte(ptev);
+	printf(" pgste=0x%016lx [", pgstev);
 	for (unsigned i = 0; i < COUNT(usages); i++)
 		if ((pgstev & _PGSTE_GPS_USAGE_MASK) == usages[i].mask) {
 			printf("%s", usages[i].name);
 			break;
 		}
-	for (unsigned i = 0; i < COUNT(pgste_bits); i++)
-		if (pgstev & pgste_bits[i].mask)
-			printf("|%s", pgste_bits[i].name);
+	print_named(pgstev, pgste_bits, COUNT(pgste_bits), "|");
 	if (pgstev & PGSTE_ACC_BITS)
 		printf("|PGSTE_ACC_BITS=0x%lx", (pgstev & PGSTE_ACC_BITS) >> 60);
 	printf("]");
 	if (storage_keys) {
 		printf(" key=0x%02x [", key);
-		sep = "";
-		for (unsigned i = 0; i < COUNT(key_bits); i++)
-			if (key & key_bits[i].mask)
-				printf("%s%s", sep, key_bits[i].name), sep = "|";
+		const char *sep = print_named(key, key_bits, COUNT(key_bits), "");
 		if (key & _PAGE_ACC_BITS)
 			printf("%sACC=%d", sep, (key & _PAGE_ACC_BITS) >> 4);
 		printf("]");
@@ -516,28 +567,23 @@ static void print_page(int p, const char *when, unsigned long ptev, unsigned lon
 	printf("\n");
 }
 
-static void print_cbrl(const char *when, const unsigned long *list, int n)
-{
-	printf("cbrl %s %d:", when, n);
-	for (int i = 0; i < n; i++)
-		printf(" 0x%lx", list[i]);
-	printf("\n");
-}
-
 static void explain(void)
 {
-	if (note[0])
-		printf("note %s\n", note);
+	explain_note();
 	for (int p = 0; p < pages; p++)
 		print_page(p, "before", before_pte[p], before_pgste[p], before_key[p]);
 	for (int p = 0; p < pages; p++)
 		print_page(p, "after", pte_val(H.table[p]), pgste_of(p), H.skey[p]);
-	print_cbrl("before", before_cbrl, before_ncbrl);
-	print_cbrl("after", H.cbrl, H.ncbrl);
-	for (int i = 0; i < ncalls; i++)
-		printf("call %d %d %s\n", calls[i].depth, calls[i].changed, calls[i].name);
-	printf("end\n");
-	fflush(stdout);
+	for (int when = 0; when < 2; when++) {
+		unsigned long bits = when ? H.cmma_dirty[0] : before_dirty;
+		printf("dirty %s migration_mode=%d cmma_dirty_pages=%ld second dirty bitmap:",
+		       when ? "after" : "before", when ? H.kvm.arch.migration_mode : -1,
+		       when ? (long)H.kvm.arch.cmma_dirty_pages.counter : before_dirty_pages);
+		for (int p = 0; p < pages; p++)
+			printf(" %d", (int)((bits >> p) & 1));
+		printf("\n");
+	}
+	explain_end(before_cbrl, before_ncbrl, H.cbrl, H.ncbrl);
 }
 
 int main(void)
@@ -545,8 +591,8 @@ int main(void)
 	char line[256], op[32];
 	host_reset();
 	while (fgets(line, sizeof(line), stdin)) {
-		int a = -1, b = -1, c = -1, d = -1, e = -1;
-		if (sscanf(line, "%31s %d %d %d %d %d", op, &a, &b, &c, &d, &e) < 1)
+		int a = -1, b = -1, c = -1, d = -1, e = -1, f = -1;
+		if (sscanf(line, "%31s %d %d %d %d %d %d", op, &a, &b, &c, &d, &e, &f) < 1)
 			continue;
 		int page_ok = a >= 0 && a < pages;
 		long result = -1, value = -1;
@@ -559,31 +605,12 @@ int main(void)
 			}
 			storage_keys = a, facility147 = b, cbrl_size = c, pages = d;
 			cmma_enabled = e < 0 ? 1 : e;
+			report_cmma_dirty = f == 1;
 			host_reset();
 			printf("ok\n");
 			fflush(stdout);
 			continue;
-		} else if (!strcmp(op, "reset")) {
-			host_reset();
-			printf("ok\n");
-			fflush(stdout);
-			continue;
-		} else if (!strcmp(op, "save") || !strcmp(op, "restore")) {
-			if (a < 0 || a >= MAX_SNAPSHOTS || (op[0] == 'r' && snapshots[a] == NULL)) {
-				printf("error no snapshot slot %d\n", a);
-			} else {
-				if (op[0] == 's' && snapshots[a] == NULL)
-					snapshots[a] = malloc(sizeof(H));
-				if (op[0] == 's')
-					memcpy(snapshots[a], &H, sizeof(H));
-				else
-					memcpy(&H, snapshots[a], sizeof(H));
-				printf("ok\n");
-			}
-			fflush(stdout);
-			continue;
-		} else if (!strcmp(op, "explain")) {
-			explain();
+		} else if (common_request(op, a, &H, sizeof(H))) {
 			continue;
 		}
 		step_begins();
@@ -591,6 +618,19 @@ int main(void)
 			out = process_cbrl();
 		} else if (!strcmp(op, "migrate")) {
 			out = migrate();
+		} else if (!strcmp(op, "switch")) {
+			/* the incremental migration's switch: only in migration mode */
+			if (H.kvm.arch.migration_mode) {
+				out = migrate();
+			} else {
+				out = "Refused";
+				snprintf(note, sizeof(note), "kvm->arch.migration_mode is 0: no migration "
+					 "to switch over; the harness called no kernel function");
+			}
+		} else if (!strcmp(op, "migstart")) {
+			out = migration_start();
+		} else if (!strcmp(op, "migsend") && page_ok) {
+			out = migration_send(a, &value);
 		} else if (!strcmp(op, "refuse")) {
 			out = "Refused";  /* a request the host cannot take: the state as it is */
 			snprintf(note, sizeof(note), "a request of the new gmap's own PTEs, which the "
@@ -618,7 +658,7 @@ int main(void)
 			writeback(a);
 			out = "Done";
 		}
-		tracing = 0;
+		trace_end();
 		if (out == NULL) {
 			printf("error cannot do: %s", line);
 			fflush(stdout);

@@ -1,7 +1,8 @@
 /*
  * The kernel environment the classic KVM functions are compiled in: the smallest set of types
  * and stubs that lets pgste_perform_essa, the ptep_* and pgste_* helpers, the guest storage-key
- * functions, __gmap_zap, __do_essa and handle_essa compile unchanged, taken from a Linux tree
+ * functions, __gmap_zap, __do_essa, handle_essa and the CMMA reset (s390_reset_cmma) compile
+ * unchanged, taken from a Linux tree
  * at build time (conformance/engines/linux/kernels.py lists them).  This file holds no kernel
  * code: every stub is in the table of conformance/engines/linux/README.md with why it is safe.
  *
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CONFIG_PGSTE 1
@@ -20,6 +22,9 @@ typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef unsigned long gfn_t;
 
 /* arch/s390/include/asm/page.h keeps these as one-field structs; so do we. */
 typedef struct { unsigned long pte; } pte_t;
@@ -51,6 +56,7 @@ typedef struct { unsigned long val; } swp_entry_t;
 #define READ_ONCE(x) (x)
 /* the condition's value, without a warning where the statement drops it */
 #define WARN_ON_ONCE(x) ({ bool __warned = !!(x); __warned; })
+#define WARN_ON(x) WARN_ON_ONCE(x)
 #define VM_BUG_ON(x) do { (void)(x); } while (0)
 #define EXPORT_SYMBOL(x)
 #define EXPORT_SYMBOL_GPL(x)
@@ -69,7 +75,11 @@ typedef int spinlock_t;
 typedef struct { long counter; } atomic_t;
 #define atomic_inc(a) ((a)->counter++)
 #define atomic_dec(a) ((a)->counter--)
+typedef atomic_t atomic64_t;
 #define atomic64_inc(a) ((a)->counter++)
+#define atomic64_dec(a) ((a)->counter--)
+#define atomic64_read(a) ((a)->counter)
+#define atomic64_set(a, v) ((a)->counter = (v))
 /* The PGSTE lock bit is taken by an atomic OR that returns the old value. */
 static inline unsigned long __atomic64_or_barrier(unsigned long bits, unsigned long *ptr)
 {
@@ -105,13 +115,23 @@ struct kvm_s390_sie_block {
 	struct { unsigned long mask, addr; } gpsw;
 };
 struct kvm_run { struct { struct { unsigned long gprs[16]; } regs; } s; };
-struct kvm_memory_slot { unsigned long base_gfn; unsigned long *dirty_bitmap; };
+/* KVM's memslots (include/linux/kvm_host.h), with the members the CMMA migration code uses:
+ * one memslot, which the red-black tree of slots by gfn holds alone. */
+struct rb_node { struct rb_node *left, *right; };
+struct rb_root { struct rb_node *rb_node; };
+struct kvm_memory_slot {
+	unsigned long base_gfn, npages;
+	unsigned long *dirty_bitmap;
+	struct rb_node gfn_node[2];
+};
+struct kvm_memslots { struct rb_root gfn_tree; int node_idx; int nslots; struct kvm_memory_slot *slot; };
 struct kvm {
 	struct mm_struct *mm;
 	int srcu;
+	struct kvm_memslots slots;
 	struct {
 		int use_cmma, migration_mode;
-		atomic_t cmma_dirty_pages;
+		atomic64_t cmma_dirty_pages;
 		unsigned long facility147;
 	} arch;
 };
@@ -128,6 +148,18 @@ struct kvm_vcpu {
 #define PSW_MASK_PSTATE 0x0001000000000000UL
 #define IS_ERR_VALUE_HVA (~0UL)
 
+/* The generic page walk (include/linux/pagewalk.h), with the members the CMMA reset sets:
+ * walk_page_range (host model) calls pte_entry once per PTE of the VMA. */
+struct mm_walk;
+enum page_walk_lock { PGWALK_RDLOCK = 0, PGWALK_WRLOCK = 1, PGWALK_WRLOCK_VERIFY = 2 };
+struct mm_walk_ops {
+	int (*pte_entry)(pte_t *pte, unsigned long addr, unsigned long next, struct mm_walk *walk);
+	enum page_walk_lock walk_lock;
+};
+struct mm_walk { const struct mm_walk_ops *ops; struct mm_struct *mm; void *private; };
+/* The top of the user address space: the walk's range is all of it. */
+#define TASK_SIZE (~0UL & PAGE_MASK)
+
 /* ---- host model (classic_harness.c) ---- */
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr);
 pte_t *get_locked_pte(struct mm_struct *mm, unsigned long addr, spinlock_t **ptl);
@@ -143,17 +175,66 @@ void *radix_tree_lookup(int *root, unsigned long index);
 void harness_cbrl_append(struct gmap *gmap, unsigned long gaddr);
 int pmd_lookup(struct mm_struct *mm, unsigned long addr, pmd_t **pmdp);
 pte_t *pte_offset_map_lock(struct mm_struct *mm, pmd_t *pmd, unsigned long addr, spinlock_t **ptl);
+int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end,
+		    const struct mm_walk_ops *ops, void *private);
 
 #define is_vm_hugetlb_page(vma) ((void)(vma), 0)
 #define kvm_is_error_hva(hva) ((hva) == IS_ERR_VALUE_HVA)
 #define phys_to_virt(x) ((void *)(uintptr_t)(x))
+/* The second dirty bitmap: the harness's memslot has only the second half (the first is x86's). */
 #define kvm_second_dirty_bitmap(ms) ((ms)->dirty_bitmap)
+#define BITS_PER_LONG 64
+#define kvm_dirty_bitmap_bytes(ms) ((((ms)->npages + BITS_PER_LONG - 1) / BITS_PER_LONG) * 8)
+/* The bit operations of asm/bitops.h and lib/find_bit.c, on one thread. */
 static inline int test_and_set_bit(unsigned long nr, unsigned long *addr)
 {
 	unsigned long bit = 1UL << (nr % 64), old = addr[nr / 64];
 	addr[nr / 64] = old | bit;
 	return (old & bit) != 0;
 }
+static inline int test_and_clear_bit(unsigned long nr, unsigned long *addr)
+{
+	unsigned long bit = 1UL << (nr % 64), old = addr[nr / 64];
+	addr[nr / 64] = old & ~bit;
+	return (old & bit) != 0;
+}
+static inline int test_bit(unsigned long nr, const unsigned long *addr)
+{
+	return (addr[nr / 64] >> (nr % 64)) & 1;
+}
+static inline unsigned long find_next_bit(const unsigned long *addr, unsigned long size,
+					  unsigned long offset)
+{
+	for (; offset < size; offset++)
+		if (test_bit(offset, addr))
+			return offset;
+	return size;
+}
+#define find_first_bit(addr, size) find_next_bit(addr, size, 0)
+/* KVM's memslots: the one slot (kvm_memslots, kvm_for_each_memslot, ____gfn_to_memslot with
+ * approx, the red-black tree's rb_first, rb_last, rb_next). */
+#define kvm_memslots(kvm) (&(kvm)->slots)
+#define kvm_memslots_empty(slots) ((slots)->nslots == 0)
+#define kvm_for_each_memslot(ms, bkt, slots) \
+	for ((bkt) = 0, (ms) = (slots)->slot; (bkt) < (slots)->nslots; (bkt)++)
+#define ____gfn_to_memslot(slots, gfn, approx) ((void)(gfn), (void)(approx), (slots)->slot)
+#define rb_first(root) ((root)->rb_node)
+#define rb_last(root) ((root)->rb_node)
+#define rb_next(node) ((void)(node), (struct rb_node *)0)
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+/* kvm_s390_vm_start_migration asks each vCPU to turn ESSA interpretation off; the harness's
+ * ESSA is always the intercepted one (the host model's essa). */
+#define kvm_s390_sync_request_broadcast(kvm, req) do { (void)(kvm); } while (0)
+/* The ioctls' user buffers are the harness's own memory; vmalloc is malloc. */
+#define __user
+#define vmalloc(n) malloc(n)
+#define vfree(p) free(p)
+#define copy_to_user(to, from, n) (memcpy((to), (from), (n)), 0UL)
+#define copy_from_user(to, from, n) (memcpy((to), (from), (n)), 0UL)
+#define array_size(a, b) ((a) * (b))
+#define min(a, b) ({ __auto_type _a = (a); __auto_type _b = (b); _a < _b ? _a : _b; })
+/* include/uapi/linux/kvm.h (not under arch/s390): the storage-key and CMMA ioctls' limit. */
+#define KVM_S390_SKEYS_MAX 1048576
 #define test_kvm_facility(kvm, nr) ((nr) == 147 && (kvm)->arch.facility147)
 /* A PGSTE with the IPTE-notify or VSIE bit would notify shadow tables; none exist here. */
 #define ptep_notify(mm, addr, ptep, bits) do { } while (0)

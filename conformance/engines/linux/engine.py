@@ -39,7 +39,10 @@ _USAGE: Final = "SUPV"
 #: The line protocol's verb for each request of the ESSA mode.
 _VERBS: Final = {"ESSA": "essa", "HostReclaim": "reclaim", "HostProcessCBRL": "cbrl",
                  "Migrate": "migrate", "Read": "read", "Write": "write", "Writeback": "writeback",
-                 "HostResetCMMA": "resetcmma"}  # fmt: skip
+                 "HostResetCMMA": "resetcmma", "MigrationStart": "migstart",
+                 "MigrationSend": "migsend"}  # fmt: skip
+#: The machines (PROTOCOL.md's modes) the classic harness speaks.
+MACHINES: Final = {"classic": ("ESSA", "ESSAMigration"), "gmap": ("ESSA",)}
 #: Requests of the new gmap's own PTEs: the classic code has none, so the host never takes them.
 _GMAP_ONLY: Final = {"HostUnmapGmap": "only the new gmap has gmap PTEs",
                      "HostAge": "only the new gmap has gmap PTEs"}  # fmt: skip
@@ -47,6 +50,9 @@ _GMAP_ONLY: Final = {"HostUnmapGmap": "only the new gmap has gmap PTEs",
 _REASONS: Final = {"ESSA": "the CBRL is full: the ESSA intercepts and the host empties it first",
                    "HostReclaim": "the page is not resident", "HostProcessCBRL": "the CBRL is empty",
                    "Migrate": "the VM has been migrated already",
+                   "MigrationStart": "the VM is migrating or was migrated already",
+                   "MigrationSend": "KVM_S390_GET_CMMA_BITS does not send the page: it is not "
+                                    "CMMA-dirty, or no migration is on",
                    "HostUnmapGmap": "the gmap PTE is empty",
                    "HostAge": "the gmap PTE is not valid"}  # fmt: skip
 #: The gmap harness's verbs for the requests of the new gmap's own PTEs.
@@ -55,15 +61,24 @@ _GMAP_VERBS: Final = {"HostUnmapGmap": "unmap", "HostAge": "age"}
 _GMAP_PTE: Final = {"V": "Valid", "A": "Aged", "E": "Empty"}
 
 
-def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
+def parse_reply(line: str, pages: int, op: str = "", migration: bool = False) -> EssaReply:
     """A harness reply line: ``OUTCOME RESULT VALUE`` then one field per page: usage, then
     valid, swapped, Z, N, GC as 0/1, then the change bit as 0/1, or "-" where it is not
-    reported (a VM without storage keys)."""
+    reported (a VM without storage keys); with ``migration`` (the hello's MIG 1) then the page's
+    bit in the second dirty bitmap, 0/1."""
     fields = line.split()
     if len(fields) != 3 + pages or fields[0] == "error":
         raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
     host = []
+    cmma_dirty: list[bool | None] = []
     for f in fields[3:]:
+        if migration:
+            if f[-1:] not in ("0", "1"):
+                raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
+            cmma_dirty.append(f[-1] == "1")
+            f = f[:-1]
+        else:
+            cmma_dirty.append(None)
         if (len(f) not in (7, 9) or f[0] not in _USAGE or set(f[1:6]) - {"0", "1"}
                 or f[6] not in "01-" or len(f) == 9 and (f[7] not in _GMAP_PTE or f[8] not in "01")):
             raise EngineFault("protocol", f"the kernel harness answered {line.strip()!r}")
@@ -73,7 +88,8 @@ def parse_reply(line: str, pages: int, op: str = "") -> EssaReply:
         gmap_pte = _GMAP_PTE[f[7]] if len(f) == 9 else None
         unused = f[8] == "1" if len(f) == 9 else None
         host.append(HostPage(f[0], valid, swapped, zbit, nodat, dirty=dirty, gc=gc,
-                             gmapPte=gmap_pte, pteUnused=unused))  # fmt: skip
+                             gmapPte=gmap_pte, pteUnused=unused,
+                             cmmaDirty=cmma_dirty[-1]))  # fmt: skip
     outcome = fields[0]
     reason = _REASONS.get(op, "") if outcome == "Refused" else ""
     return EssaReply(outcome, int(fields[1]), int(fields[2]), tuple(host), reason)
@@ -98,6 +114,11 @@ class KernelEssaEngine:
         self.built: Built | None = None
         self.pages = 1
         self.memo = memo
+        #: The modes this harness speaks, and the one the next hello is in (the driver of a
+        #: mode sets it: in ESSAMigration each reply carries the pages' CMMA-dirty bits, and
+        #: Migrate is the incremental migration's switch).
+        self.machines: tuple[str, ...] = MACHINES.get(harness, ("ESSA",))
+        self.machine = "ESSA"
         self._proc: subprocess.Popen[str] | None = None
         self._root: _Trie = {}
         self._node: _Trie = self._root  # where the driver is: the requests since its reset
@@ -146,6 +167,9 @@ class KernelEssaEngine:
         impl = IMPL[self.harness]
         if request.impl is not None and request.impl != impl:
             raise Unsupported(f"this harness runs the kernel's {impl} code only")
+        if self.machine not in self.machines:
+            raise Unsupported(f"the {self.harness} harness speaks {', '.join(self.machines)}, "
+                              f"not {self.machine}")
         if self.harness == "gmap" and request.machine_interprets_essa:
             raise Unsupported("the harness runs KVM's emulation of ESSA (migration mode) only")
         if self.built is None:
@@ -164,13 +188,15 @@ class KernelEssaEngine:
                             f"{int(bool(chosen.facility147))} {chosen.cbrl_size} {self.pages} "
                             f"{int(cmma)}"
                             + (f" {int(bool(chosen.prebuilt_page_tables))}"
-                               if self.harness == "gmap" else ""))  # fmt: skip
+                               if self.harness == "gmap" else
+                               f" {int(self.machine == 'ESSAMigration')}"))  # fmt: skip
         if answer.strip() != "ok":
             raise Unsupported(answer.strip().removeprefix("error "))
         # a new profile: nothing kept; the harness is fresh, as after a reset
         self._root = self._node = {}
         self._slots, self._slot_owner, self._next_slot = {}, {}, 0
         self._path, self._harness_path = [], []
+        self._lines = {}  # Migrate's line depends on the mode
         return EssaEngineInfo(f"Linux {self.built.kernel} {self.harness} (kernel code)", chosen)
 
     def reset(self) -> None:
@@ -383,6 +409,8 @@ class KernelEssaEngine:
             return f"{_GMAP_VERBS[request.op]} {request.page}"
         if request.op == "ESSA" and request.beyond_memory:
             return f"essabeyond {request.orc}"
+        if request.op == "Migrate" and self.machine == "ESSAMigration":
+            return "switch"  # the incremental migration's switch, in migration mode only
         args = [_VERBS[request.op]]
         if request.page != NONE:
             args.append(str(request.page))
@@ -394,7 +422,7 @@ class KernelEssaEngine:
         return " ".join(args)
 
     def _parse(self, answer: str, op: str) -> EssaReply:
-        reply = parse_reply(answer, self.pages, op)
+        reply = parse_reply(answer, self.pages, op, self.machine == "ESSAMigration")
         if op in _GMAP_ONLY and self.harness != "gmap":
             return reply._replace(reason=_GMAP_ONLY[op])
         return reply
@@ -443,27 +471,31 @@ def kernel_terms(lines: Sequence[str], kernel: str, harness: str,
                  helpers: frozenset[str] = frozenset()) -> list[str]:  # fmt: skip
     """The harness's ``explain`` lines as a report's: the kernel function most to blame (the
     deepest one, not a helper of ``helpers``, that changed a PTE, PGSTE or the CBRL, else the
-    deepest one called), the harness's note, the PTEs and PGSTEs, the CBRL, the calls."""
+    deepest one called; the last of them), the harness's note, the PTEs and PGSTEs, the CBRL, the calls."""
     notes = [ln.removeprefix("note ") for ln in lines if ln.startswith("note ")]
     pages = [ln.removeprefix("page ") for ln in lines if ln.startswith("page ")]
     cbrl = [ln.removeprefix("cbrl ") for ln in lines if ln.startswith("cbrl ")]
+    dirty = [ln.removeprefix("dirty ").replace("migration_mode=-1 ", "")
+             for ln in lines if ln.startswith("dirty ")]  # fmt: skip
     calls = []
     for ln in lines:
         if ln.startswith("call "):
             _, d, c, n = ln.split()
             calls.append((int(d), c == "1", n))
     own = [c for c in calls if c[2] not in helpers]
-    blamed = max((c for c in own if c[1]), key=lambda c: c[0], default=None) or max(
-        own, key=lambda c: c[0], default=None)  # fmt: skip
+    # the deepest, and of those the last: what it left is what the step left
+    deepest = [c for _, c in sorted(enumerate(own), key=lambda ic: (ic[1][0], ic[0]))]
+    blamed = next((c for c in reversed(deepest) if c[1]), deepest[-1] if deepest else None)
     out = [f"In the kernel's terms (the step replayed on the {harness} harness, Linux {kernel}):"]
     if blamed is not None:
         out.append(f"kernel function: {blamed[2]}")
     out += [f"the harness: {n}" for n in notes]
     out += [f"page {p}" for p in pages]
     out += [f"CBRL {c}" for c in cbrl]
+    out += [f"CMMA-dirty {d}" for d in dirty]
     if calls:
-        out.append("kernel functions the step ran, by call depth (* changed a PTE, a PGSTE or "
-                   "the CBRL):")
+        out.append("kernel functions the step ran, by call depth (* changed a PTE, a PGSTE, "
+                   "the CBRL or the CMMA-dirty bitmap):")
         shown: list[tuple[int, bool, str, int]] = []
         for depth, changed, name in calls:
             if shown and shown[-1][:3] == (depth, changed, name):

@@ -29,6 +29,9 @@ MACRO: Final = "macro"
 #: A type definition: ``union NAME``, ``struct NAME``, ``enum NAME`` (through its ``};``), an
 #: anonymous enum named by one of its enumerators (``enum {FIRST}``), or ``typedef NAME``.
 TYPE: Final = "type"
+#: A variable defined at the top level with an initializer in braces (``static const struct
+#: mm_walk_ops reset_cmma_walk_ops = { ... };``), by its name.
+VARIABLE: Final = "variable"
 
 
 class ExtractError(Exception):
@@ -225,6 +228,23 @@ def find_type(text: str, name: str) -> tuple[str, int]:
     raise ExtractError(f"no definition of {name}")
 
 
+def find_variable(text: str, name: str) -> tuple[str, int]:
+    """The definition of the variable ``name`` in ``text`` (from the start of its declaration
+    through the ``};`` that ends its braced initializer) and its first line's number. Only a
+    definition at the top level counts."""
+    code = _blank_comments_and_strings(text)
+    for m in re.finditer(r"(?<![\w.>])" + re.escape(name) + r"\s*=\s*\{", code):
+        if code.count("{", 0, m.start()) != code.count("}", 0, m.start()):
+            continue
+        end = _match(code, m.end() - 1, "{", "}")
+        semi = re.match(r"\s*;", code[end:])
+        if semi is None:
+            continue
+        start = _declaration_start(code, m.start())
+        return text[start:end + semi.end()] + "\n", text.count("\n", 0, start) + 1
+    raise ExtractError(f"no definition of the variable {name}")
+
+
 # ------------------------------------------------------------------------ trees and tarballs
 
 
@@ -249,8 +269,8 @@ def extract(root: Path, wants: Iterable[Want], notes: list[str] | None = None) -
             if w.kind == MACRO:
                 out.append(f"/* {w.path}: {w.name} */\n" + find_macro(text, w.name))
                 continue
-            if w.kind == TYPE:
-                body, line = find_type(text, w.name)
+            if w.kind in (TYPE, VARIABLE):
+                body, line = (find_type if w.kind == TYPE else find_variable)(text, w.name)
                 out.append(f'/* {w.path}: {w.name} */\n#line {line} "{w.path}"\n' + body)
                 continue
             body, signature, line = find_function(text, w.name)

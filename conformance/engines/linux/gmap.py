@@ -7,8 +7,8 @@ page-table walk, the PTE exchange and the storage-key functions of ``kvm/dat.c``
 ``mm/gmap_helpers.c``, ``set_pte`` and the PTE bits of ``asm/pgtable.h``, and ``__do_essa``,
 ``_essa_clear_cbrl``, ``handle_essa`` of ``kvm/priv.c``. Each is named by its 7.0 file;
 :func:`resolve` finds it in the tree's own layout (7.0-7.2 ``arch/s390/kvm/dat.c``, 7.3
-``arch/s390/kvm/gmap/dat.c``, or ``gmap/cmma.c``), by the function, not by the file, and names
-every file it looked in when a tree lacks one.
+``arch/s390/kvm/gmap/dat.c``, or ``gmap/cmma.c``; ``priv.c`` also in ``arch/s390/kvm/s390/``),
+by the function, not by the file, and names every file it looked in when a tree lacks one.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ CANDIDATES: Final[dict[str, tuple[str, ...]]] = {
     DAT_C: (DAT_C, "arch/s390/kvm/gmap/dat.c", "arch/s390/kvm/gmap/cmma.c"),
     DAT_H: (DAT_H, "arch/s390/kvm/gmap/dat.h", "arch/s390/kvm/gmap/cmma.h"),
     GMAP_H: (GMAP_H, "arch/s390/kvm/gmap/gmap.h"),
-    PRIV_C: (PRIV_C, "arch/s390/kvm/gmap/cmma.c"),
+    PRIV_C: (PRIV_C, "arch/s390/kvm/s390/priv.c", "arch/s390/kvm/gmap/cmma.c"),
 }
 
 
@@ -153,6 +153,24 @@ BEFORE: Final = {
                       "*crstep, gfn_t gfn, union asce asce, bool uses_skeys);\n",
 }  # fmt: skip
 AFTER: Final = {"handle_essa": "#undef _essa_clear_cbrl\n"}
+
+
+#: Kernel functions a report does not blame for a divergence: locks, accessors, the walk to an
+#: entry, the one-bit setters, and ``__dat_ptep_xchg``, which exchanges the PTE and PGSTE its
+#: caller made (the function that called them decided). ``set_pte`` is not one: the
+#: CVE-2026-72412 fix made it clear ``_PAGE_UNUSED``.
+HELPERS: Final = frozenset({
+    "__dat_ptep_xchg", "dat_save_storage_key_into_pgste",
+    "pgste_get_lock", "pgste_set_unlock", "pgste_get_trylock", "pgste_of", "_pte", "pte_origin",
+    "pte_hole", "_crste_hole", "pte_present", "pte_none", "pte_swap", "pte_unused",
+    "set_pte_bit", "clear_pte_bit", "mk_swap_pte", "__swp_offset", "pte_clear", "uses_skeys",
+    "dat_entry_walk", "dereference_asce", "_dereference_crste", "dereference_pmd", "is_pmd",
+    "asce_contains_gfn", "asce_end", "crste_table_start", "kvm_s390_mmu_cache_alloc_pt",
+    "dat_alloc_pt_noinit", "dat_init_pgstes", "dat_init_page_table", "pmd_origin_large",
+    "pud_origin_large", "large_pud_to_phys", "large_pmd_to_phys", "large_crste_to_phys",
+    "dat_crstep_xchg_atomic", "dat_pmdp_xchg_atomic", "cspg_crste", "crdte_crste",
+    "pte_needs_unshadow",
+})  # fmt: skip
 
 
 def _defines(text: str, want: Want) -> bool:

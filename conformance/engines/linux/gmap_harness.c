@@ -21,9 +21,22 @@
  *     -> OUTCOME RESULT VALUE then, per page, USAGE VALID SWAPPED Z NODAT GC DIRTY GMAPPTE
  *        UNUSED (e.g. "S010001V0"): DIRTY is "-" without storage keys; GMAPPTE is V (valid),
  *        A (aged: invalid but present) or E (empty); UNUSED is _PAGE_UNUSED on a present host PTE
+ *   save N | restore N  ->  ok   (keep the whole host state in slot N, or go back to it)
+ *   explain  ->  what the last request did, in the kernel's terms, over several lines:
+ *     note TEXT                      what the harness did beside the kernel (a rollback, a
+ *                                    refusal before any kernel call, the host's own choices)
+ *     page P before|after gmap pte=0x... [NAMES] pgste=0x... [NAMES] host pte=0x... [NAMES]
+ *                         [key=0x.. [NAMES]]
+ *                                    each page's gmap PTE and PGSTE decoded with the fields of
+ *                                    dat.h's union pte and union pgste (pte.h.i, pte.s.pr,
+ *                                    pgste.usage, pgste.zero, ...), the host PTE with
+ *                                    asm/pgtable.h's macro names, the storage key with union
+ *                                    skey's fields
+ *     cbrl before|after N: GADDR...  the harness's CBRL
+ *     call DEPTH CHANGED NAME        each kernel function it ran (harness_trace.h)
+ *     end
  * RESULT and VALUE are -1 when there is none.  An error is "error MESSAGE".
  */
-#include <stdio.h>
 
 #define MAX_PAGES 64
 #define MAX_CBRL 512
@@ -64,6 +77,47 @@ static unsigned long cbrlo_page[512] __attribute__((aligned(4096)));
 static struct host H;
 static int storage_keys, facility147, cbrl_size = 1, pages = 1, cmma_enabled = 1, prebuilt;
 
+/* ------------------------------------------------------------------ the step's record */
+
+/* Before the step (explain; the rest of the step's record is harness_trace.h's).  Kept
+ * outside H: a rollback restores H, not this. */
+static unsigned long before_hpte[MAX_PAGES], before_gpte[MAX_PAGES], before_pgste[MAX_PAGES];
+static int before_table;  /* the gmap page table existed */
+static unsigned char before_key[MAX_PAGES];
+static unsigned long before_cbrl[MAX_CBRL];
+static int before_ncbrl;
+
+/* The segment entry, the gmap PTEs, their PGSTEs without the lock bit, the host PTEs and the
+ * CBRL, hashed (read directly: a kernel walk here would be traced itself). */
+static NO_TRACE unsigned long state_sig(void)
+{
+	unsigned long h = (unsigned long)H.ncbrl * 1000003UL + (unsigned long)H.nappended;
+	h = h * 31 + H.segtab.crstes[0].val;
+	for (int p = 0; p < pages; p++) {
+		h = h * 31 + pte_val(H.hpte[p]);
+		h = h * 31 + H.pt.ptes[p].val;
+		h = h * 31 + (H.pt.pgstes[p].val & ~PGSTE_PCL_BIT);
+	}
+	return h;
+}
+
+/* The gmap page table exists: the memslot's segment entry is no longer empty. */
+static NO_TRACE int has_table(void) { return H.segtab.crstes[0].val != _PMD_EMPTY.val; }
+
+static NO_TRACE void step_begins(void)
+{
+	before_table = has_table();
+	for (int p = 0; p < pages; p++) {
+		before_hpte[p] = pte_val(H.hpte[p]);
+		before_gpte[p] = H.pt.ptes[p].val;
+		before_pgste[p] = H.pt.pgstes[p].val;
+		before_key[p] = H.skey[p];
+	}
+	memcpy(before_cbrl, H.cbrl, sizeof(before_cbrl));
+	before_ncbrl = H.ncbrl;
+	trace_begin();
+}
+
 static unsigned long hva_of(int p) { return HVA_BASE + (unsigned long)p * PAGE_SIZE; }
 static unsigned long frame_of(int p) { return (unsigned long)(p + 1) << PAGE_SHIFT; }
 static int page_of_frame(unsigned long addr) { return (int)(addr >> PAGE_SHIFT) - 1; }
@@ -101,10 +155,14 @@ void __ptep_ipte(unsigned long addr, void *ptep, unsigned long opt, unsigned lon
 	*(unsigned long *)ptep |= _PAGE_INVALID;
 }
 
+/* The host address the kernel last looked a VMA up for (explain's note of a zap), or -1. */
+static unsigned long looked_up = -1UL;
+
 /* The host process maps the memslot at HVA_BASE, one VMA. */
 struct vm_area_struct *vma_lookup(struct mm_struct *mm, unsigned long addr)
 {
 	(void)mm;
+	looked_up = addr;
 	return addr >= HVA_BASE && addr < HVA_BASE + SLOT_PAGES * PAGE_SIZE ? &H.vma : NULL;
 }
 
@@ -258,6 +316,10 @@ static void mmu_notifier(int p)
 	int unused = pgste.usage == PGSTE_GPS_USAGE_UNUSED;
 	pgste = _gmap_ptep_xchg(&H.gmap, ptep, _PTE_EMPTY, pgste, p, true);
 	pgste_set_unlock(ptep, pgste);
+	note_add("KVM's MMU notifier emptied the gmap PTE by _gmap_ptep_xchg; pgste.usage was %s, "
+		 "so it %s gmap_helper_try_set_pte_unused on the host PTE.",
+		 unused ? "PGSTE_GPS_USAGE_UNUSED" : "not PGSTE_GPS_USAGE_UNUSED",
+		 unused ? "called" : "did not call");
 	if (unused)
 		gmap_helper_try_set_pte_unused(&H.mm, hva_of(p));
 }
@@ -266,11 +328,17 @@ static void mmu_notifier(int p)
 static const char *reclaim(int p)
 {
 	pte_t *h = &H.hpte[p];
-	if (!pte_present(*h))
+	if (!pte_present(*h)) {
+		snprintf(note, sizeof(note), "the host PTE is not present: there is nothing to reclaim, "
+			 "the harness called no kernel function");
 		return "Refused";
+	}
 	mmu_notifier(p);
 	pte_t old = *h;
 	pte_clear(&H.mm, hva_of(p), h);
+	note_add("try_to_unmap_one cleared the host PTE; it had %s_PAGE_UNUSED, so the page was %s.",
+		 pte_unused(old) ? "" : "no ", pte_unused(old) ? "dropped, its contents lost"
+		 : "swapped out (set_pte of a swap PTE)");
 	if (!pte_unused(old)) {
 		H.swap_data[p + 1] = H.frame_data[p];
 		set_pte(h, mk_swap_pte(0, (unsigned long)p + 1));
@@ -285,11 +353,17 @@ static const char *reclaim(int p)
 static const char *unmap_gmap(int p)
 {
 	union pte *ptep = gmap_ptep(p, 0);
-	if (!ptep || !ptep->s.pr)
+	if (!ptep || !ptep->s.pr) {
+		snprintf(note, sizeof(note), "the gmap PTE is empty (pte.s.pr is 0): nothing to unmap, "
+			 "the harness called no kernel function but the walk to it");
 		return "Refused";
+	}
 	mmu_notifier(p);
-	if (pte_present(H.hpte[p]))
+	if (pte_present(H.hpte[p])) {
+		note_add("Core mm then set the host PTE again by set_pte, same frame, its software "
+			 "bits kept.");
 		set_pte(&H.hpte[p], H.hpte[p]);
+	}
 	return "Done";
 }
 
@@ -297,8 +371,11 @@ static const char *unmap_gmap(int p)
 static const char *age(int p)
 {
 	union pte *ptep = gmap_ptep(p, 0);
-	if (!ptep || !ptep->s.pr || ptep->h.i)
+	if (!ptep || !ptep->s.pr || ptep->h.i) {
+		snprintf(note, sizeof(note), "the gmap PTE is not valid (pte.s.pr is 0 or pte.h.i is "
+			 "1): nothing to age, the harness called no kernel function but the walk to it");
 		return "Refused";
+	}
 	union pte new = *ptep;
 	new.s.y = 0;
 	new.h.i = 1;
@@ -311,13 +388,28 @@ static const char *age(int p)
 /* The CBRL's head through the kernel's _essa_clear_cbrl. */
 static const char *process_cbrl(void)
 {
-	if (H.ncbrl == 0)
+	if (H.ncbrl == 0) {
+		snprintf(note, sizeof(note), "the CBRL is empty: the harness called no kernel function");
 		return "Refused";
+	}
 	unsigned long entry = H.cbrl[0];
 	memmove(H.cbrl, H.cbrl + 1, (size_t)(H.ncbrl - 1) * sizeof(H.cbrl[0]));
 	H.ncbrl--;
 	H.zapped = -1;
+	looked_up = -1UL;
 	_essa_clear_cbrl(&H.vcpu, &entry, 1);
+	snprintf(note, sizeof(note), "the CBRL's head, guest address 0x%lx (host address 0x%lx by "
+		 "the memslot), went to _essa_clear_cbrl.", entry, HVA_BASE + entry);
+	if (looked_up != -1UL)
+		note_add("gmap_helper_zap_one_page looked up host address 0x%lx: %s.", looked_up,
+			 vma_lookup(&H.mm, looked_up) ? "the memslot's VMA" : "no VMA, nothing zapped");
+	else
+		note_add("gmap_helper_zap_one_page was not called.");
+	if (H.zapped < 0)
+		note_add("swap_put_entries_direct was not called.");
+	else
+		note_add("swap_put_entries_direct freed the swap copy of page %d (host address 0x%lx).",
+			 H.zapped, hva_of(H.zapped));
 	if (H.zapped < 0)
 		return "Kept";
 	return H.zapped == (int)gpa_to_gfn(entry) ? "Zapped" : "ZappedOtherPage";
@@ -340,16 +432,13 @@ static const char *essa(gfn_t gfn, int orc, int problem_state, long *result)
 	if (H.pic != 0) {
 		int pic = H.pic;
 		H = saved;
-		switch (pic) {
-		case PGM_SPECIFICATION: return "SpecificationException";
-		case PGM_PRIVILEGED_OP: return "PrivilegedOperation";
-		case PGM_OPERATION: return "OperationException";
-		case PGM_ADDRESSING: return "AddressingException";
-		default: return NULL;
-		}
+		note_essa_rollback(pic, 0, 0, 0);
+		return pic_outcome(pic);
 	}
 	if (H.ncbrl + H.nappended > cbrl_size) {
+		int queued = H.nappended;
 		H = saved;
+		note_essa_rollback(0, H.ncbrl, cbrl_size, queued);
 		return "Refused";
 	}
 	memcpy(H.cbrl + H.ncbrl, H.appended, (size_t)H.nappended * sizeof(H.cbrl[0]));
@@ -387,8 +476,11 @@ static const char *migrate(void)
 	unsigned long data[MAX_PAGES];
 	union skey keys[MAX_PAGES];
 	unsigned int count = (unsigned int)pages;
-	if (H.migrated)
+	if (H.migrated) {
+		snprintf(note, sizeof(note), "the VM was migrated already: the harness migrates once "
+			 "and called no kernel function");
 		return "Refused";
+	}
 	dat_peek_cmma(0, H.gmap.asce, &count, bits);
 	for (int p = 0; p < pages; p++) {
 		pte_t h = H.hpte[p];
@@ -445,6 +537,68 @@ static void reply(const char *outcome, long result, long value)
 	fflush(stdout);
 }
 
+static const struct named usages[] = {
+	NAMED(PGSTE_GPS_USAGE_STABLE), NAMED(PGSTE_GPS_USAGE_UNUSED),
+	NAMED(PGSTE_GPS_USAGE_POT_VOLATILE), NAMED(PGSTE_GPS_USAGE_VOLATILE),
+};
+
+/* A bit-field of a local union named var, by the kernel's name for it ("pgste.zero"). */
+#define FIELD(var, f) do { if ((var).f) printf("%s%s", sep, #var "." #f), sep = "|"; } while (0)
+
+static void print_page(int p, const char *when, int table, unsigned long gptev,
+		       unsigned long pgstev, unsigned long hptev, unsigned char key)
+{
+	printf("page %d %s gmap ", p, when);
+	if (!table) {
+		printf("pte none (the segment has no page table: the PMD is _PMD_EMPTY)");
+	} else {
+		union pte pte = { .val = gptev };
+		union pgste pgste = { .val = pgstev };
+		const char *sep = "";
+		printf("pte=0x%016lx [", gptev);
+		if (pte.val == _PTE_EMPTY.val)
+			printf("_PTE_EMPTY: ");
+		else if (pte.s.pr)
+			printf("frame 0x%lx: ", (unsigned long)pte.h.pfra << PAGE_SHIFT);
+		FIELD(pte, h.i); FIELD(pte, h.p); FIELD(pte, h.z); FIELD(pte, h.iep);
+		FIELD(pte, s.pr); FIELD(pte, s.y); FIELD(pte, s.d); FIELD(pte, s.r); FIELD(pte, s.w);
+		FIELD(pte, s.s); FIELD(pte, s.u); FIELD(pte, s.sd);
+		printf("] pgste=0x%016lx [pgste.usage=%s", pgstev, usages[pgste.usage].name);
+		sep = "|";
+		FIELD(pgste, zero); FIELD(pgste, nodat); FIELD(pgste, gc); FIELD(pgste, gr);
+		FIELD(pgste, hc); FIELD(pgste, hr); FIELD(pgste, fp); FIELD(pgste, pcl);
+		FIELD(pgste, cmma_d); FIELD(pgste, prefix_notif); FIELD(pgste, vsie_notif);
+		FIELD(pgste, vsie_gmem);
+		if (pgste.acc)
+			printf("|pgste.acc=%d", (int)pgste.acc);
+		printf("]");
+	}
+	printf(" host ");
+	print_host_pte(hptev);
+	if (storage_keys) {
+		union skey skey = { .skey = key };
+		const char *sep = "";
+		printf(" key=0x%02x [", key);
+		FIELD(skey, c); FIELD(skey, r); FIELD(skey, fp);
+		if (skey.acc)
+			printf("%sskey.acc=%d", sep, (int)skey.acc);
+		printf("]");
+	}
+	printf("\n");
+}
+
+static void explain(void)
+{
+	explain_note();
+	for (int p = 0; p < pages; p++)
+		print_page(p, "before", before_table, before_gpte[p], before_pgste[p], before_hpte[p],
+			   before_key[p]);
+	for (int p = 0; p < pages; p++)
+		print_page(p, "after", has_table(), H.pt.ptes[p].val, H.pt.pgstes[p].val,
+			   pte_val(H.hpte[p]), H.skey[p]);
+	explain_end(before_cbrl, before_ncbrl, H.cbrl, H.ncbrl);
+}
+
 int main(void)
 {
 	char line[256], op[32];
@@ -469,12 +623,11 @@ int main(void)
 			printf("ok\n");
 			fflush(stdout);
 			continue;
-		} else if (!strcmp(op, "reset")) {
-			host_reset();
-			printf("ok\n");
-			fflush(stdout);
+		} else if (common_request(op, a, &H, sizeof(H))) {
 			continue;
-		} else if (!strcmp(op, "cbrl")) {
+		}
+		step_begins();
+		if (!strcmp(op, "cbrl")) {
 			out = process_cbrl();
 		} else if (!strcmp(op, "migrate")) {
 			out = migrate();
@@ -506,6 +659,7 @@ int main(void)
 			writeback(a);
 			out = "Done";
 		}
+		trace_end();
 		if (out == NULL) {
 			printf("error cannot do: %s", line);
 			fflush(stdout);

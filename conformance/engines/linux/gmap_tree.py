@@ -29,15 +29,17 @@ from typing import Final, TextIO
 
 #: What the gmap harness reads, for each layout: 7.0 .. 7.2 keep the gmap code in arch/s390/kvm/;
 #: 7.3 moved it to arch/s390/kvm/gmap/ (and a published series moves the ESSA code on to
-#: gmap/cmma.c). :func:`layout` finds which one a tree has.
-COMMON: Final = ("arch/s390/kvm/priv.c", "arch/s390/mm/gmap_helpers.c",
-                 "arch/s390/include/asm/pgtable.h", "arch/s390/include/asm/dat-bits.h")  # fmt: skip
+#: gmap/cmma.c); torvalds/linux @ 1526a27e7930 moves the rest of s390's KVM to arch/s390/kvm/s390/
+#: ("split": priv.c there). :func:`layout` finds which one a tree has.
+HOST: Final = ("arch/s390/mm/gmap_helpers.c", "arch/s390/include/asm/pgtable.h",
+               "arch/s390/include/asm/dat-bits.h")  # fmt: skip
+COMMON: Final = ("arch/s390/kvm/priv.c", *HOST)
+GMAP_DIR: Final = ("arch/s390/kvm/gmap/dat.c", "arch/s390/kvm/gmap/dat.h", "arch/s390/kvm/gmap/gmap.h")
 LAYOUTS: Final[dict[str, tuple[str, ...]]] = {
     "7.0": ("arch/s390/kvm/dat.c", "arch/s390/kvm/dat.h", "arch/s390/kvm/gmap.h", *COMMON),
-    "7.3": ("arch/s390/kvm/gmap/dat.c", "arch/s390/kvm/gmap/dat.h", "arch/s390/kvm/gmap/gmap.h",
-            *COMMON),
-    "cmma": ("arch/s390/kvm/gmap/cmma.c", "arch/s390/kvm/gmap/dat.c", "arch/s390/kvm/gmap/dat.h",
-             "arch/s390/kvm/gmap/gmap.h", *COMMON),
+    "7.3": (*GMAP_DIR, *COMMON),
+    "cmma": ("arch/s390/kvm/gmap/cmma.c", *GMAP_DIR, *COMMON),
+    "split": (*GMAP_DIR, "arch/s390/kvm/s390/priv.c", *HOST),
 }  # fmt: skip
 #: Every file any layout reads (what ``--from`` copies when present).
 FILES: Final = tuple(dict.fromkeys(p for files in LAYOUTS.values() for p in files))
@@ -118,7 +120,7 @@ def known(path: str, blob: str) -> Known | None:
 def layout(tree: Path) -> str | None:
     """Which layout of :data:`LAYOUTS` ``tree`` has (the most specific whose files all exist),
     or None."""
-    for name in ("cmma", "7.3", "7.0"):
+    for name in ("cmma", "split", "7.3", "7.0"):
         if all((tree / p).is_file() for p in LAYOUTS[name]):
             return name
     return None

@@ -24,7 +24,7 @@ from typing import Final
 
 from . import gmap
 from .extract import (
-    FUNCTION, MACRO, ExtractError, Want, extract, find_function, read_source, unpack, version,
+    FUNCTION, MACRO, TYPE, VARIABLE, ExtractError, Want, extract, find_function, read_source, unpack, version,
 )  # fmt: skip
 
 HERE: Final = Path(__file__).resolve().parent
@@ -50,6 +50,8 @@ PGTABLE_C: Final = "arch/s390/mm/pgtable.c"
 GMAP_C: Final = "arch/s390/mm/gmap.c"
 PRIV_C: Final = "arch/s390/kvm/priv.c"
 DAT_C: Final = "arch/s390/kvm/dat.c"
+KVM_S390_C: Final = "arch/s390/kvm/kvm-s390.c"
+UAPI_KVM_H: Final = "arch/s390/include/uapi/asm/kvm.h"
 
 
 def _macros(path: str, *names: str) -> list[Want]:
@@ -134,6 +136,31 @@ CLASSIC: Final[tuple[Want, ...]] = (
     _f(PGTABLE_C, "get_pgste",
        "int get_pgste(struct mm_struct *mm, unsigned long hva, unsigned long *pgstep)"),
     _f(GMAP_C, "__gmap_zap", "void __gmap_zap(struct gmap *gmap, unsigned long gaddr)"),
+    # the CMMA reset (KVM_S390_VM_MEM_CLR_CMMA): the page walk's callback, its ops, the walk
+    _f(GMAP_C, "__s390_reset_cmma", "static int __s390_reset_cmma(pte_t *pte, unsigned long "
+       "addr, unsigned long next, struct mm_walk *walk)"),
+    Want(GMAP_C, "reset_cmma_walk_ops", VARIABLE),
+    _f(GMAP_C, "s390_reset_cmma", "void s390_reset_cmma(struct mm_struct *mm)"),
+    # CMMA migration (KVM_S390_VM_MIGRATION_START, KVM_S390_GET/SET_CMMA_BITS)
+    Want(UAPI_KVM_H, "struct kvm_s390_cmma_log", TYPE),
+    *_macros(UAPI_KVM_H, "KVM_S390_CMMA_PEEK"),
+    *_macros(KVM_S390_C, "KVM_S390_MAX_BIT_DISTANCE", "KVM_S390_CMMA_SIZE_MAX"),
+    _f(KVM_S390_H, "kvm_s390_get_gfn_end",
+       "static inline unsigned long kvm_s390_get_gfn_end(struct kvm_memslots *slots)"),
+    _f(KVM_S390_C, "kvm_s390_vm_start_migration",
+       "static int kvm_s390_vm_start_migration(struct kvm *kvm)"),
+    _f(KVM_S390_C, "kvm_s390_peek_cmma", "static int kvm_s390_peek_cmma(struct kvm *kvm, struct "
+       "kvm_s390_cmma_log *args, u8 *res, unsigned long bufsize)"),
+    _f(KVM_S390_C, "gfn_to_memslot_approx", "static struct kvm_memory_slot "
+       "*gfn_to_memslot_approx(struct kvm_memslots *slots, gfn_t gfn)"),
+    _f(KVM_S390_C, "kvm_s390_next_dirty_cmma", "static unsigned long kvm_s390_next_dirty_cmma("
+       "struct kvm_memslots *slots, unsigned long cur_gfn)"),
+    _f(KVM_S390_C, "kvm_s390_get_cmma", "static int kvm_s390_get_cmma(struct kvm *kvm, struct "
+       "kvm_s390_cmma_log *args, u8 *res, unsigned long bufsize)"),
+    _f(KVM_S390_C, "kvm_s390_get_cmma_bits",
+       "static int kvm_s390_get_cmma_bits(struct kvm *kvm, struct kvm_s390_cmma_log *args)"),
+    _f(KVM_S390_C, "kvm_s390_set_cmma_bits", "static int kvm_s390_set_cmma_bits(struct kvm *kvm, "
+       "const struct kvm_s390_cmma_log *args)"),
     _f(PRIV_C, "__do_essa", "static inline int __do_essa(struct kvm_vcpu *vcpu, const int orc)"),
     _f(PRIV_C, "handle_essa", "static int handle_essa(struct kvm_vcpu *vcpu)"),
 )  # fmt: skip
@@ -182,9 +209,11 @@ HARNESSES: Final[dict[str, Harness]] = {
                            "ptep_xchg_start", "ptep_xchg_commit", "ptep_flush_direct",
                            "ptep_ipte_local", "ptep_ipte_global", "kvm_s390_get_regs_rre",
                            "mm_has_pgste", "mm_uses_skeys", "pte_present", "pte_none",
-                           "pte_swap", "pte_unused", "__swp_offset"})),
+                           "pte_swap", "pte_unused", "__swp_offset", "gfn_to_memslot_approx",
+                           "kvm_s390_next_dirty_cmma", "kvm_s390_get_gfn_end"})),
     # the new gmap (Linux 7.x): gmap.py, gmap_stubs.h, gmap_harness.c
     "gmap": Harness("gmap", gmap.GMAP, HERE / "gmap_stubs.h", HERE / "gmap_harness.c",
+                    trace=True, snapshots=True, helpers=gmap.HELPERS,
                     before=gmap.BEFORE, after=gmap.AFTER, resolve=gmap.resolve),
 }
 
@@ -223,6 +252,36 @@ def defining(tree: Path, function: str, hint: str = "") -> str | None:
     return None
 
 
+#: Preprocessor conditions the ESSA code is known to be compiled under, and what they are.
+GUARDS: Final = {"#if KVM_S390_MANAGES_S390_GUEST": "1 in s390's asm/kvm_host.h: the s390 host's "
+                 "KVM, which the harness builds; 0 where KVM runs s390 guests on another host"}
+
+
+def conditions(text: str, line: int) -> list[str]:
+    """The preprocessor conditions line ``line`` (from 1) of ``text`` is compiled under,
+    outermost first, as written (``#if X``, ``#ifdef X``; an ``#else`` branch as ``#else of
+    #if X``); an include guard (``#ifndef X`` then ``#define X``) is left out."""
+    lines = text.splitlines()
+    stack: list[str] = []
+    for i, raw in enumerate(lines[:line - 1]):
+        m = re.match(r"\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b(.*)", raw)
+        if m is None:
+            continue
+        kw, rest = m.group(1), re.sub(r"/\*.*?\*/|//.*", "", m.group(2)).strip()
+        if kw in ("if", "ifdef", "ifndef"):
+            guard = kw == "ifndef" and i + 1 < len(lines) and re.match(
+                rf"\s*#\s*define\s+{re.escape(rest)}\b", lines[i + 1]) is not None  # fmt: skip
+            stack.append("" if guard else f"#{kw} {rest}")
+        elif stack and stack[-1]:
+            if kw == "endif":
+                stack.pop()
+            else:
+                stack[-1] = f"#else of {stack[-1]}" if kw == "else" else f"#elif {rest}"
+        elif stack and kw == "endif":
+            stack.pop()
+    return [c for c in stack if c]
+
+
 def implementation(tree: Path) -> tuple[str, str]:
     """Which ESSA implementation the kernel tree has, ``gmap`` or ``classic``, and where:
     ``pgste_perform_essa in arch/s390/mm/pgtable.c``. Raises ExtractError when it has
@@ -230,7 +289,10 @@ def implementation(tree: Path) -> tuple[str, str]:
     for name, path, function in IMPLEMENTATIONS:
         found = defining(tree, function, path)
         if found is not None:
-            return name, f"{function} in {found}"
+            text = read_source(tree, found)
+            under = conditions(text, find_function(text, function)[2])
+            return name, f"{function} in {found}" + "".join(
+                f", under {c} ({GUARDS.get(c, 'taken whatever it is')})" for c in under)
     raise ExtractError(f"{tree} defines neither " + " nor ".join(
         function for _, _, function in IMPLEMENTATIONS) + f" in any file under {SEARCHED}: no "
         "harness can build it (kernels.IMPLEMENTATIONS names the function each harness needs)")  # fmt: skip
@@ -360,6 +422,8 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
     after = _AFTER if harness.after is None else harness.after
     for want, text in zip(wants, extract(tree, wants, notes), strict=True):
         parts += [before.get(want.name, ""), text, after.get(want.name, "")]
+    if harness.trace:  # the step's record, explain and the saved states, shared by the harnesses
+        parts.append(f'#line 1 "{TRACE_H}"\n' + TRACE_H.read_text())
     parts.append(f'#line 1 "{harness.host}"\n' + harness.host.read_text())
     if harness.trace:
         names = [w.name for w in wants if w.kind == FUNCTION]
@@ -369,6 +433,9 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
                      + f"}};\nconst int harness_nfns = {len(names)};\n")  # fmt: skip
     return "".join(parts)
 
+
+#: What every harness that traces compiles before its host model (harness_trace.h's header).
+TRACE_H: Final = HERE / "harness_trace.h"
 
 #: The compiler's options: -finstrument-functions for a harness that traces the kernel
 #: functions a step runs (every entry and exit, inlined ones included, calls its hooks).
@@ -410,7 +477,9 @@ def _build(name: str, kernel_src: str | None, notes: list[str]) -> Built:
     kernel = version(tree)
     text = source(harness, tree, notes)
     flags = [*CFLAGS, *(TRACE_CFLAGS if harness.trace else ())]
-    digest = hashlib.sha256("\0".join([text, CC, *flags]).encode()).hexdigest()[:16]
+    # the stubs are #included by path: their text goes into the key too
+    digest = hashlib.sha256("\0".join([text, harness.stubs.read_text(), CC, *flags]).encode()
+                            ).hexdigest()[:16]  # fmt: skip
     out = CACHE / kernel / f"{name}-{digest}"
     binary = out / f"essa-{name}"
     if binary.is_file():

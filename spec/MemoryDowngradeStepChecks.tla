@@ -1,0 +1,71 @@
+----------------------- MODULE MemoryDowngradeStepChecks -----------------------
+(***************************************************************************)
+(* Step checks of MemoryDowngrade.tla, apart from its contract             *)
+(* (MemoryDowngradeProperties.tla).                                        *)
+(*                                                                         *)
+(* Each property here restates what one step of the machine does, written  *)
+(* out from the sources (an unused page's frame, a pinned page's place, a  *)
+(* rejection's frames): it catches a wrong step at the step that takes it, *)
+(* but it is not a promise a user of the design relies on                  *)
+(* (docs/contract.md, kind b).  The contract, the intent properties with   *)
+(* their THEOREMs, the refinement and the liveness, is                     *)
+(* MemoryDowngradeProperties.tla's.  What an engine's step must do is      *)
+(* judged by the conformance suite (conformance/), and the                 *)
+(* reference implementation is equal to TLC's graph, which pins every      *)
+(* transition.                                                             *)
+(*                                                                         *)
+(* The models still check these properties (their .cfg files name them,    *)
+(* and each keeps its broken twin and its witness in model/manifest.json). *)
+(* A mutant of MemoryDowngrade.tla that only a property here catches is    *)
+(* classed "step" by the mutation tooling, not "intent"                    *)
+(* (docs/mutation.md); no property is added here to kill a mutant.         *)
+(***************************************************************************)
+EXTENDS MemoryDowngradeProperties
+
+(***************************************************************************)
+(* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
+(* access to the page will cause an addressing exception."  An unused page *)
+(* that is nowhere, neither in a frame nor in a paging slot, is never      *)
+(* given a frame: no access faults it in, and there is nothing to bring;   *)
+(* the host keeps its frames for pages with content (D227).  (A U page in  *)
+(* a slot, which Init allows, may be read back like any paged-out page.)   *)
+(***************************************************************************)
+UnusedNotBackedProp ==
+    [][\A p \in Pages :
+          (usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]) =>
+              frame'[p] = NoFrame]_vars
+
+\* Its witness (a state): an unused page that is nowhere.
+UnusedPageDropped ==
+    \E p \in Pages : usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]
+
+(***************************************************************************)
+(* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
+(* to which the workload pins (aka locks) pages"; a pinned page is locked  *)
+(* in real memory, so it can be moved only by copying.  A pinned page is   *)
+(* always in a frame, never in a paging slot (D63).                        *)
+(***************************************************************************)
+PinnedNeverPagedOutInv ==
+    \A p \in Pages : pinned[p] => (frame[p] # NoFrame /\ ~paged[p])
+
+(***************************************************************************)
+(* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
+(* (nothing half-done, every frame back in service)" (D66): the            *)
+(* frames back in service are the request's.  A frame an earlier request   *)
+(* took offline stays offline through a later rejection: only the operator *)
+(* adds memory back (AddMemory, D187).                                     *)
+(***************************************************************************)
+RejectionRestoresOnlyItsFramesProp ==
+    [][req.state = "active" /\ req'.state = "rejected" =>
+          \A f \in Frames \ req.frames : online'[f] = online[f]]_vars
+
+\* Its witness (a step): a request is rejected while a frame outside it is
+\* offline.
+RejectedBesideOfflineFrame ==
+    /\ req.state = "active" /\ req'.state = "rejected"
+    /\ \E f \in Frames \ req.frames : ~online[f]
+
+\* (PinnedNeverPagedOutInv.)  A pinned page in a frame a request is taking offline.
+PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
+
+=============================================================================
