@@ -10,7 +10,7 @@
 (*       SetStableIfNotDiscarded as one compare-and-swap or under a lock   *)
 (*       the host honours: "for atomic accesses a compare_and_swap needs   *)
 (*       to be utilized" (paper 2).  Check then set loses data             *)
-(*       (model/MCGuestHostAtomicity_Twin_CheckThenSet.cfg).                    *)
+(*       (model/MCGuestHostAtomicity_Twin_CheckThenSet.cfg).               *)
 (*   Progress under a faulty guest. HostProgressProp: "Allowing a lock to  *)
 (*       span across guest and host is a serious design flaw, as it would  *)
 (*       allow a faulty guest to lock up the host" (paper 2): every        *)
