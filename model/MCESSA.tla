@@ -283,7 +283,8 @@ ESSAWithoutPageTable(op, orc, p) ==
                 ELSE /\ swapped' = [swapped EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
                      /\ data' = [data EXCEPT ![p] = IF e.drop THEN 0 ELSE @]
                      /\ UNCHANGED valid
+             /\ keyDirty' = [keyDirty EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
              /\ Record(op, p, orc, r, IF interpreted THEN "Interpreted" ELSE "Done", NoValue)
-             /\ UNCHANGED <<keyDirty, gc, pageTable, gmapPte, pteUnused>>
+             /\ UNCHANGED <<gc, pageTable, gmapPte, pteUnused>>
 
 =============================================================================
