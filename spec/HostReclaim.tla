@@ -141,7 +141,7 @@ Without(s, p)  == SelectSeq(s, LAMBDA q : q # p)
 
 (***************************************************************************)
 (* The policy's decisions that several steps share.  The broken twins      *)
-(* (model/MCHostReclaimBroken.tla) replace one of them, or override the    *)
+(* (model/MCHostReclaim_Twins.tla) replace one of them, or override the    *)
 (* step they break with a copy of it (D355).                               *)
 (***************************************************************************)
 

@@ -60,7 +60,7 @@
 (* are the page's Linux state (D31, D32).  Each step is one instruction   *)
 (* or one atomic kernel operation of the implementation (D34).            *)
 (*                                                                         *)
-(* The decisions the broken twins (model/MCLinuxGuestProtocolBroken.tla)  *)
+(* The decisions the broken twins (model/MCLinuxGuestProtocol_Twins.tla)  *)
 (* replace are the small operators in the section "Decisions" below.      *)
 (* The properties (LinuxGuestProtocolProperties.tla) never use them.      *)
 (* Choices are recorded in docs/decisions.md as D30 to D39.               *)
@@ -176,7 +176,7 @@ Writeback(p) == io[p] = "Write"
 
 (***************************************************************************)
 (* Decisions several steps or models share.  The broken twins             *)
-(* (model/MCLinuxGuestProtocolBroken.tla) replace one of them, or override *)
+(* (model/MCLinuxGuestProtocol_Twins.tla) replace one of them, or override *)
 (* the step they break with a copy of it (D355).                          *)
 (***************************************************************************)
 
@@ -296,7 +296,7 @@ SetStableIfNotDiscarded(c) ==
 \* holds the page for stable use ("Held"), with the reference it took before
 \* make_stable.  (The twin that takes the reference only after make_stable,
 \* FindGetPage replaced, takes it in a step of its own, which
-\* model/MCLinuxGuestProtocolBroken.tla adds: no path of the specification is
+\* model/MCLinuxGuestProtocol_Twins.tla adds: no path of the specification is
 \* there for it alone, D264.)
 MakeStableReleaseBit(c) ==
     LET p == pg[Proc(c)]

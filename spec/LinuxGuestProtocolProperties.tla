@@ -17,7 +17,7 @@
 (* state variables, and never through the steps or the machine's decision *)
 (* operators (MakeVolatileWaitsWhenBusy, VolatileForbiddenByFlags,         *)
 (* VolatileForbiddenByCounts, InterruptsEnabled) that the broken twins in  *)
-(* model/MCLinuxGuestProtocolBroken.tla replace: a property that used them *)
+(* model/MCLinuxGuestProtocol_Twins.tla replace: a property that used them *)
 (* would be broken with the machine.                                       *)
 (***************************************************************************)
 EXTENDS LinuxGuestProtocol

@@ -168,7 +168,7 @@ Room ==
 (* as two instances over variables of their own: its twins replace the    *)
 (* decision inside both ("<-[MemoryDowngrade]"), which a copy of the step, *)
 (* written over one instance's variables, could not.  The other twins     *)
-(* (model/MCMemoryDowngradeBroken.tla) override the step they break.       *)
+(* (model/MCMemoryDowngrade_Twins.tla) override the step they break.       *)
 (***************************************************************************)
 
 \* Which pages are copied (D65): a pinned page always (it can only be

@@ -12,7 +12,7 @@
 (***************************************************************************)
 (* What Dynamic Memory Downgrade (MemoryDowngrade.tla) must guarantee.     *)
 (* [Z2] is the DMD report of docs/sources.md.  No property uses the        *)
-(* steps or decisions the broken twins (model/MCMemoryDowngradeBroken.tla) *)
+(* steps or decisions the broken twins (model/MCMemoryDowngrade_Twins.tla) *)
 (* replace (MayCopy, MayDiscard, GivesUp), nor Keep or Room, which those   *)
 (* decisions are made of.                                                  *)
 (* The comparison of incremental and bulk removal is in                    *)

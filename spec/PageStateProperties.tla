@@ -16,7 +16,7 @@
 (* the state variables and the guest's observation lastOp, and never      *)
 (* through the machine's decision operators (Discardable, SSINDSucceeds,   *)
 (* AccessOutcome, PrimitiveResult, Normalise, PageInDirty): the broken     *)
-(* twins in model/MCPageStatesBroken*.tla replace those operators or a    *)
+(* twins in model/MCPageStates*_Twins.tla replace those operators or a    *)
 (* step, and a property that used them would be broken along with         *)
 (* the machine.  Every property has such a twin, listed in                 *)
 (* model/manifest.json.                                                    *)

@@ -55,7 +55,7 @@
 (* Every open choice is recorded in docs/decisions.md as D<n>; the         *)
 (* comments below cite those numbers.  The properties the machine must     *)
 (* satisfy are in PageStateProperties.tla, stated without the operators    *)
-(* defined here that the broken twins (MCPageStatesBroken.tla) replace.    *)
+(* defined here that the broken twins (MCPageStates_Twins.tla) replace.    *)
 (***************************************************************************)
 EXTENDS Integers
 
@@ -160,7 +160,7 @@ Discarded(p) == IsDiscarded(usage[p], resid[p])
 
 (***************************************************************************)
 (* The decisions the broken twins replace, each read by more than one step *)
-(* or by another module (D355): the twins (model/MCPageStatesBroken.tla)   *)
+(* or by another module (D355): the twins (model/MCPageStates_Twins.tla)   *)
 (* replace one of them, or override a step with a copy of it.              *)
 (***************************************************************************)
 

@@ -1,4 +1,4 @@
----------------------- MODULE MCDiscardHandlingBroken ----------------------
+---------------------- MODULE MCDiscardHandling_Twins ----------------------
 (***************************************************************************)
 (* Broken twins of the discard fault handling: each replaces one step of   *)
 (* DiscardHandling.tla (through a definition override in its               *)

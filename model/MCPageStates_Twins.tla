@@ -1,4 +1,4 @@
-------------------------- MODULE MCPageStatesBroken -------------------------
+------------------------- MODULE MCPageStates_Twins -------------------------
 (***************************************************************************)
 (* Broken twins: each replaces one decision operator or step of           *)
 (* PageStates.tla (through a definition override in its                    *)

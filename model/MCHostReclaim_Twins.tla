@@ -1,4 +1,4 @@
-------------------------- MODULE MCHostReclaimBroken -------------------------
+------------------------- MODULE MCHostReclaim_Twins -------------------------
 (***************************************************************************)
 (* Broken twins of the z/VM reclaim policy: each replaces one step, or one *)
 (* decision several steps share, of spec/HostReclaim.tla (through a        *)

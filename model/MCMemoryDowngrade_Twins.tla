@@ -1,4 +1,4 @@
------------------------ MODULE MCMemoryDowngradeBroken -----------------------
+----------------------- MODULE MCMemoryDowngrade_Twins -----------------------
 (***************************************************************************)
 (* Broken twins of Dynamic Memory Downgrade: each replaces one step of     *)
 (* spec/MemoryDowngrade.tla with a copy carrying a plausible               *)
@@ -7,7 +7,7 @@
 (* MCMemoryDowngrade_Twin_*.cfg (D355), and must make TLC report a         *)
 (* violation of exactly the property its cfg checks.  The twins of the     *)
 (* comparison of incremental and bulk removal are in                       *)
-(* MCMemoryDowngradeCompareBroken.tla.                                     *)
+(* MCMemoryDowngradeCompare_Twins.tla.                                     *)
 (***************************************************************************)
 EXTENDS MCMemoryDowngrade
 

@@ -1,4 +1,4 @@
---------------------- MODULE MCLinuxGuestProtocolBroken ---------------------
+--------------------- MODULE MCLinuxGuestProtocol_Twins ---------------------
 (***************************************************************************)
 (* Broken twins of the Linux guest protocol: each replaces one step of     *)
 (* LinuxGuestProtocol.tla with a copy carrying a plausible mistake, or one *)
