@@ -84,7 +84,8 @@ ASSUME NoCPU \notin CPUs /\ FaultyCPUs \subseteq CPUs
 Idle == [step |-> "idle", page |-> NoPage]
 
 \* The host needs the lock only in the lock-based design; it takes and
-\* releases it within its own atomic step.
+\* releases it within its own atomic step.  (Read by both host steps, HostReclaim
+\* and HostOther, and so a definition of its own.)
 HostMayAct == SSINDImpl # "SharedLock" \/ lock = NoCPU
 
 \* In the lock-based design the lock guards the page states, so a guest
