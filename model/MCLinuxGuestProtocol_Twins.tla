@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Broken twins of the Linux guest protocol: each replaces one step of     *)
 (* LinuxGuestProtocol.tla with a copy carrying a plausible mistake, or one *)
-(* decision several steps or models share (through a definition override  *)
+(* decision several steps or models share (through a definition override   *)
 (* in its MCLinuxGuestProtocol_Twin_*.cfg, D355), or adds a step.  Each    *)
 (* must make TLC report a violation of exactly the property its cfg        *)
 (* checks; model/manifest.json records which.                              *)

@@ -3,7 +3,7 @@
 (* Broken twins of Dynamic Memory Downgrade: each replaces one step of     *)
 (* spec/MemoryDowngrade.tla with a copy carrying a plausible               *)
 (* implementation mistake, or one of its evacuation decisions (MayDiscard, *)
-(* GivesUp), through a definition override in its                         *)
+(* GivesUp), through a definition override in its                          *)
 (* MCMemoryDowngrade_Twin_*.cfg (D355), and must make TLC report a         *)
 (* violation of exactly the property its cfg checks.  The twins of the     *)
 (* comparison of incremental and bulk removal are in                       *)

@@ -1,6 +1,6 @@
 ------------------------- MODULE MCPageStates_Twins -------------------------
 (***************************************************************************)
-(* Broken twins: each replaces one decision operator or step of           *)
+(* Broken twins: each replaces one decision operator or step of            *)
 (* PageStates.tla (through a definition override in its                    *)
 (* MCPageStates_Twin_*.cfg, D355) with a                                   *)
 (* plausible implementation mistake.  Each must make TLC report a         *)

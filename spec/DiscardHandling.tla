@@ -58,8 +58,9 @@
 (* Every CPU runs one process with its own page tables (D41).  A page's    *)
 (* host-side state is abstract: resident (volatile, in the page cache) or  *)
 (* discarded (D40).  Decisions are D40 to D49, D137 and D180 to D186 in   *)
-(* docs/decisions.md.  The broken twins (model/MCDiscardHandling_Twins.tla) *)
-(* override the step they break with a copy carrying one mistake (D355).  *)
+(* docs/decisions.md.  The broken twins                                    *)
+(* (model/MCDiscardHandling_Twins.tla) override the step they break with a *)
+(* copy carrying one mistake (D355).                                       *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 

@@ -369,7 +369,7 @@ Spec == Init /\ [][Next]_allVars
 (* reclaim candidates are at the bottom"; a page fault is resolved by a    *)
 (* page-in or "fresh backing page frames for guest memory" ([Z1], sources *)
 (* 6: "Sz -> Sr on first access, Sp -> Sr on access") once the demand scan *)
-(* has freed a frame (D51).  Fairness, for the host alone:                *)
+(* has freed a frame (D51).  Fairness, for the host alone:                 *)
 (*   - trial invalidation of a resident page under pressure (weak: the     *)
 (*     scan runs while the threshold stays breached);                      *)
 (*   - the steal of a page (strong: a guest touch revalidates a frame on   *)

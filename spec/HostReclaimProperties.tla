@@ -15,7 +15,7 @@
 (* property of PageStateProperties.tla, unchanged (through an INSTANCE in  *)
 (* the z/VM profile), and RefinesPageStates, which checks that every step  *)
 (* is the PageStates step it records (or changes no page state).  Then the *)
-(* policy's own properties.  None of them uses the steps or the decision  *)
+(* policy's own properties.  None of them uses the steps or the decision   *)
 (* operators the broken twins (model/MCHostReclaim_Twins.tla) replace:     *)
 (* StealClass, SlotValid, SlotAfterDiscard, AgingAfterSteal, Pressure,     *)
 (* AccessFaults.                                                           *)

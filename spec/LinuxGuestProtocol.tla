@@ -60,7 +60,7 @@
 (* are the page's Linux state (D31, D32).  Each step is one instruction   *)
 (* or one atomic kernel operation of the implementation (D34).            *)
 (*                                                                         *)
-(* The decisions the broken twins (model/MCLinuxGuestProtocol_Twins.tla)  *)
+(* The decisions the broken twins (model/MCLinuxGuestProtocol_Twins.tla)   *)
 (* replace are the small operators in the section "Decisions" below.      *)
 (* The properties (LinuxGuestProtocolProperties.tla) never use them.      *)
 (* Choices are recorded in docs/decisions.md as D30 to D39.               *)
@@ -175,9 +175,9 @@ Locked(p) == io[p] = "Read" \/ \E c \in CPUs : lockHeld[c] /\ pg[Proc(c)] = p
 Writeback(p) == io[p] = "Write"
 
 (***************************************************************************)
-(* Decisions several steps or models share.  The broken twins             *)
+(* Decisions several steps or models share.  The broken twins              *)
 (* (model/MCLinuxGuestProtocol_Twins.tla) replace one of them, or override *)
-(* the step they break with a copy of it (D355).                          *)
+(* the step they break with a copy of it (D355).                           *)
 (***************************************************************************)
 
 \* "the preferable solution is to let the make_volatile function return

@@ -14,7 +14,7 @@
 (* What the Linux guest protocol of LinuxGuestProtocol.tla must guarantee. *)
 (*                                                                         *)
 (* Each property is stated from the seed sentences it quotes, over the     *)
-(* state variables, and never through the steps or the machine's decision *)
+(* state variables, and never through the steps or the machine's decision  *)
 (* operators (MakeVolatileWaitsWhenBusy, VolatileForbiddenByFlags,         *)
 (* VolatileForbiddenByCounts, InterruptsEnabled) that the broken twins in  *)
 (* model/MCLinuxGuestProtocol_Twins.tla replace: a property that used them *)

@@ -163,11 +163,11 @@ Room ==
 
 (***************************************************************************)
 (* The evacuation decisions (D65, D66).  Each is read by one step, and     *)
-(* stays a definition of its own because the comparison of incremental    *)
+(* stays a definition of its own because the comparison of incremental     *)
 (* and bulk removal (MemoryDowngradeCompare.tla) runs this module twice,   *)
-(* as two instances over variables of their own: its twins replace the    *)
+(* as two instances over variables of their own: its twins replace the     *)
 (* decision inside both ("<-[MemoryDowngrade]"), which a copy of the step, *)
-(* written over one instance's variables, could not.  The other twins     *)
+(* written over one instance's variables, could not.  The other twins      *)
 (* (model/MCMemoryDowngrade_Twins.tla) override the step they break.       *)
 (***************************************************************************)
 
