@@ -199,17 +199,9 @@ TwinZap(keepSlot, outcome) ==
 ZapKeepingSwapSlotSpec == Init /\ [][Next \/ TwinZap(TRUE, "Zapped")]_vars
 ZapRecordedKeptSpec == Init /\ [][Next \/ TwinZap(FALSE, "Kept")]_vars
 
-\* Twin of the aging scenario: aging that leaves the gmap PTE valid.
+\* Twin of the aging scenario (NoAgedPageReportedPreserved, spec/ESSAProperties.tla): aging that
+\* leaves the gmap PTE valid.
 AgedPteValid == "Valid"
-
-\* Scenario of D105 (sources 3.4): an ESSA reports a page that is resident but aged
-\* as preserved.  Stated as an invariant that TLC must find violated; its twin
-\* (AgedPte <- AgedPteValid, aging that leaves the PTE valid) holds.
-NoAgedPageReportedPreserved ==
-    ~(/\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
-      /\ lastOp.page \in Pages
-      /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = "Aged"
-      /\ lastOp.result % 4 = 2)
 
 \* The witness of NoAgedPageReportedPreserved where it is expected to hold, in
 \* the twin (model/manifest.json, D130): an extract of a resident page whose
