@@ -48,7 +48,7 @@
 (* paper: the constant Variant removes states, and a transition that would *)
 (* enter a removed state takes the implicit transition the paper names for *)
 (* it instead (Normalise).                                                 *)
-(* PageStatesRefinesFull.tla states that every simplification is a       *)
+(* PageStatesRefinesFull.tla states that every simplification is a        *)
 (* behaviour subset of the full machine; the refinement models             *)
 (* (model/MCPageStatesRefinement_*.cfg, one per simplification) check it.  *)
 (*                                                                         *)
