@@ -8,13 +8,12 @@
 (* Symmetry over pages: ESSA treats pages alike (model/MCESSA.tla), and    *)
 (* the auxiliary variables hold pages and per-page functions only.        *)
 (***************************************************************************)
-EXTENDS ESSARefinesPageStates, TLC
+EXTENDS ESSARefinesPageStates, ESSABareInstruction, TLC
 
 Symmetry == Permutations(Pages)
 
 \* Spec and the bare instruction (every ORC on every page, ORC 5 included), as
-\* model/MCESSA.tla's InstructionSpec.
-ESSAInstruction(p, orc) == ESSA("ESSA", orc, p) /\ UNCHANGED GuestVars
+\* spec/ESSABareInstruction.tla's InstructionSpec.
 InstructionNext == Next \/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)
 AugInstructionSpec == AugInit(Init) /\ [][AugNext(InstructionNext)]_augVars
 

@@ -331,6 +331,24 @@ CBRLEntryProcessedWithMoreQueued ==
     lastOp'.op = "HostProcessCBRL" /\ Len(cbrl) >= 2
 
 (***************************************************************************)
+(* NoAgedPageReportedPreserved.  A scenario, not a promise: sources 3.4,   *)
+(* "Aging (gmap_clear_young_pte, S8) sets the hardware invalid bit and     *)
+(* leaves the page present: ESSA then sees a resident page as not valid    *)
+(* [INFERENCE: extract reports preserved ...]" (D105).  Stated as what    *)
+(* the guest would wish (an extract of a resident, aged page does not say *)
+(* preserved, content 2 of the result byte), so that TLC's counterexample  *)
+(* shows the new gmap's extract saying it: MCESSA_KVMGmapAgedScenario must *)
+(* violate it, and its twin MCESSA_Twin_AgedScenarioPteKept (aging that    *)
+(* leaves the PTE valid, AgedPte <- AgedPteValid) holds.  No THEOREM: the  *)
+(* design does not keep it, and nothing a guest relies on rests on it.    *)
+(***************************************************************************)
+NoAgedPageReportedPreserved ==
+    ~(/\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
+      /\ lastOp.page \in Pages
+      /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = "Aged"
+      /\ lastOp.result % 4 = 2)
+
+(***************************************************************************)
 (* The contract of ESSA.tla as theorems, each under the constants for      *)
 (* which it holds.  TLC checks each in the models named; the manifest     *)
 (* lists the others.  A THEOREM here is the claim, the model's .cfg is     *)

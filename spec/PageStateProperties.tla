@@ -189,7 +189,7 @@ GuestChangesResidency == lastOp'.op \in GuestOps /\ \E p \in Pages : resid'[p] #
 StableContentAtStake ==
     \E p \in Pages : intended[p] \notin {NoValue, 0} /\ usage[p] = "S" /\ resid[p] # "r"
 
-\* (RefinesFullMachine, model/MCPageStatesRefinement.tla.)  The two implicit usage transitions of a host step: a dirty P page
+\* (RefinesFullMachine, PageStatesRefinesFull.tla.)  The two implicit usage transitions of a host step: a dirty P page
 \* preserved as Sp in a machine without Pp; a P page discarded as Vz in a collapsed machine.
 DirtyPPreservedAsS == LET p == lastOp'.page
                       IN  lastOp'.op = "HostPreserve" /\ usage[p] = "P" /\ usage'[p] = "S"
