@@ -214,7 +214,7 @@ MUTANT_TOPIC = {
 MUTATION_WORDS = re.compile(r"\bkilled by\b|\bkills\b|\bsurvived\b|\bmutant", re.I)
 POINTER = re.compile(
     r"\*Mutants:\* the mutants behind this decision, and how each was judged, are in\s+"
-    r"\[model/mutation-log\.md\]\(\.\./model/mutation-log\.md#d\d+\)\."
+    + re.escape("[model/mutation-log.md](../model/mutation-log.md#d") + r"\d+\)\."
 )
 
 
