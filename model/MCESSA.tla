@@ -59,6 +59,10 @@ GuestWriteVolatile(p) ==
     /\ owed' = [owed EXCEPT ![p] = Written]
     /\ modified' = [modified EXCEPT ![p] = TRUE]
     /\ UNCHANGED belief
+\* Broken twin of AddressingExceptionOnlyIfUnusedInv: a 2007 host that raises the addressing
+\* exception on every access, whatever the page's usage.
+AddressingExceptionEverywhere(p) == ~KVM
+
 WriteVolatileSpec == Init /\ [][Next \/ \E p \in Pages : GuestWriteVolatile(p)]_vars
 
 \* Broken twin of GuestAccessInUseProp (D234): a 2007 guest that reads a page after freeing it.

@@ -116,6 +116,19 @@ ReportedZero(p) == ContentBits(p) = 3
 ReportedZeroReadsZeroInv == \A p \in Pages : ReportedZero(p) => Readable(p) = 0
 
 (***************************************************************************)
+(* AddressingExceptionOnlyIfUnusedInv.  Sources 6, the 2007 model: "An     *)
+(* access to a U page raises an addressing exception; an access to Vz the  *)
+(* discard fault"; paper 2: unused, "The content of the page is            *)
+(* meaningless".  The exception is the answer to a page the guest gave up: *)
+(* a page the guest uses (it believes it S, P or V) answers its loads and  *)
+(* stores, so the guest meets the exception only on a page it made unused  *)
+(* itself.                                                                 *)
+(***************************************************************************)
+AddressingExceptionOnlyIfUnusedInv ==
+    (lastOp.op \in {"GuestRead", "GuestWrite"} /\ lastOp.outcome = "AddressingException")
+        => belief[lastOp.page] = "U"
+
+(***************************************************************************)
 (* MigrationKeepsStableContentProp.  Can stable content be lost across     *)
 (* migration, when the CMMA attributes carry only usage and N?  Paper,    *)
 (* section 2: S, "the host is responsible for preserving the page         *)
@@ -279,6 +292,9 @@ EssaWithoutPageTable     == ~pageTable /\ lastOp.op \in EssaOps
 \* (GuestAccessInUseProp.)  The guest reads a page it made volatile: the page a failed
 \* make_stable would next make it drop.
 ReadOfVolatilePage == lastOp'.op = "GuestRead" /\ belief[lastOp'.page] = "V"
+\* What AddressingExceptionOnlyIfUnusedInv is about (its witness): a load or store of the guest
+\* on the 2007 machine, where an unused page would raise the exception.
+GuestAccessTaken == lastOp.op \in {"GuestRead", "GuestWrite"}
 \* (GuestDirtyRecordInv.)  make_stable succeeded on a page the guest stored to and has not
 \* written back (a modified P page): its record of the writeback it owes must survive.
 MadeStableWhileDirty     == lastOp.op = "GuestMakeStable" /\ modified[lastOp.page]
@@ -381,6 +397,8 @@ THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []ReadReturnsOwedInv)
 \* MCESSA_Paper2007; findings MCESSA_Finding_F4_KVMClassic, MCESSA_Finding_F4_KVMGmap.
 THEOREM Impl = "Paper2007" => (Spec => []ReportedZeroReadsZeroInv)
+\* Right answers.  MCESSA_Paper2007; twin MCESSA_Twin_AddressingExceptionEverywhere.
+THEOREM Impl = "Paper2007" => (Spec => []AddressingExceptionOnlyIfUnusedInv)
 \* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_Twin_CBRLStopsAtKept.
 THEOREM Bugs = {} => (FairSpec => QueuedDiscardProcessedProp)
 

@@ -94,6 +94,14 @@ def ReadReturnsOwedInv(profile: EssaProfile, s: EssaState) -> bool:
     return lo.value == s.pages[lo.page].owed
 
 
+def AddressingExceptionOnlyIfUnusedInv(profile: EssaProfile, s: EssaState) -> bool:
+    """The guest meets the addressing exception only on a page it made unused itself."""
+    lo = s.lastOp
+    if not (lo.op in ("GuestRead", "GuestWrite") and lo.outcome == "AddressingException"):
+        return True
+    return s.pages[lo.page].belief == "U"
+
+
 def _essa_valid(profile: EssaProfile, pg: EssaPage) -> bool:
     """Spec: EssaValid(p): the host PTE, or in the new gmap the gmap PTE, is valid."""
     return pg.gmapPte == "Valid" if profile.impl == "KVMGmap" else pg.valid
@@ -498,7 +506,7 @@ GuestOrcProp = boxed("GuestOrcProp", GuestOrcStep)
 PROPERTIES: Final = PropertySet[EssaProfile, EssaState](
     by_name(EssaTypeOK, GuestStableBeliefInv, BelievedStableContentKeptInv, ModifiedPContentKeptInv,
             UnwrittenContentKeptInv, GuestDirtyRecordInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv,
-            ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
+            AddressingExceptionOnlyIfUnusedInv, ChangeBitTrackedInv, GCClearWithoutKeysInv, UnallocatedUnchangedInv,
             GmapPteResidentInv, UnusedBitPresentInv, PaperContentStateInv),
     by_name(SpecificationExceptionProp, MigrationKeepsStableContentProp,
             MigrationKeepsAttributesProp, MigrationArrivalProp,
