@@ -116,4 +116,17 @@ SpuriousDiscardFault(c, x) ==
 SpuriousDiscardFaultSpec ==
     Init /\ [][Next \/ \E c \in CPUs, x \in Pages : SpuriousDiscardFault(c, x)]_vars
 
+\* A reuse that puts the page it allocates back on the discard list instead of
+\* marking it in use: the next freeing frees a page the page cache holds.
+\* Caught by FreeOnlyUnreferencedInv.
+ReusePageOntoDiscardList(x) ==
+    /\ status[x] = "Free"
+    /\ status' = [status EXCEPT ![x] = "Listed"]
+    /\ inCache' = [inCache EXCEPT ![x] = TRUE]
+    /\ hasMapping' = [hasMapping EXCEPT ![x] = TRUE]
+    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = FALSE]
+    /\ count' = [count EXCEPT ![x] = 1]
+    /\ removals' = [removals EXCEPT ![x] = 0]
+    /\ UNCHANGED <<pgDiscarded, mapped, pc, at, signOffMask>>
+
 =============================================================================

@@ -98,6 +98,26 @@ PageCountInv ==
 LateHandlerReference == \E c \in CPUs : pc[c] = "Handler" /\ ~inCache[at[c]]
 
 (***************************************************************************)
+(* FreeOnlyUnreferencedInv.  Paper 3.7: "The discard fault handler ...     *)
+(* causes the page cache page to get removed from memory", the discarded   *)
+(* pages are "added to the discarded page list", and "a synchronization is *)
+(* done before the discarded page list is freed": a page is freed only     *)
+(* once it is out of the page cache and nothing refers to it.  A free page *)
+(* is in no page cache, no process maps it and no CPU holds it; freeing    *)
+(* one that is still referenced hands its frame to a new user while the    *)
+(* old one still reads and writes it.                                      *)
+(***************************************************************************)
+FreeOnlyUnreferencedInv ==
+    \A x \in Pages :
+        status[x] = "Free" => ~inCache[x] /\ Mappers(x) = {} /\ Holders(x) = {}
+\* Contract (no use after free).  MCDiscardHandling_Safety, MCDiscardHandling_TwoPages; twin
+\* MCDiscardHandling_Twin_ReusedOntoDiscardList.
+THEOREM Spec => []FreeOnlyUnreferencedInv
+
+\* What FreeOnlyUnreferencedInv is about (its witness): a page that is free.
+SomePageFree == \E x \in Pages : status[x] = "Free"
+
+(***************************************************************************)
 (* DiscardedMappingRemovedProp.  "Any discard fault for a page that occurs *)
 (* after the page has been removed still needs the mapping information to  *)
 (* be able to remove the remaining page table entries."  Every page-table  *)
