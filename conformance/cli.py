@@ -3,12 +3,11 @@
 ``run`` drives an engine (``--engine "command line"`` over JSON lines, or ``--engine-class
 module:Class`` in-process) of any machine of :data:`conformance.machines.MACHINES`
 (``--machine``, default PageStates) beside the reference implementation, within a budget per
-profile it prints first: a deterministic tour (ESSA: the coverage tour of the reference's graph
-over two pages, ``--cover-edges``, ``--depth``; conformance/search.py), hypothesis (``--profile
-quick|thorough``, ``--examples``, ``--steps``, ``--seed``), the swarm walk (ESSA, ``--swarm N``
-steps) and optionally a uniform random walk (``--walk N``); it ends with one summary line. A
-divergence is
-printed as a table naming the rule, saved (report, JSON lines, ITF, TLA+) under ``--out``, and
+profile it prints first: a deterministic tour (ESSA and ESSAMigration: the coverage tour of the
+reference's graph over two pages, ``--cover-edges``, ``--depth``; conformance/search.py),
+hypothesis (``--profile quick|thorough``, ``--examples``, ``--steps``, ``--seed``), the swarm walk
+(``--swarm N`` steps; by default only ESSA's and ESSAMigration's budgets have one) and optionally a
+uniform random walk (``--walk N``); it ends with one summary line. A divergence is printed as a table naming the rule, saved (report, JSON lines, ITF, TLA+) under ``--out``, and
 confirmed by TLC. ``validate FILE`` checks a trace an engine recorded with the oracle and with
 TLC. ``mutants`` runs the suite against the shipped broken engines. ``classify`` says which ESSA
 implementation an ESSA engine is. The commands are :mod:`conformance.commands`'.
@@ -27,14 +26,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .commands import COMMANDS
+from .commands import COMMANDS, default_budget
 from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW
 from .machines import MACHINE_COMMANDS, MACHINES
+from .search import covers
 
 __all__ = ["EXIT_DIVERGED", "EXIT_FAULT", "EXIT_NOTHING", "EXIT_OK", "EXIT_USAGE", "main"]
 
 DEFAULT_MACHINE = next(iter(MACHINES))
+#: The machines whose tour covers the reference's state graph (``--cover-edges``, ``--depth``).
+TOURED = " and ".join(name for name, mode in MACHINES.items() if covers(mode))
+#: The machines whose default budget has no swarm walk (``--swarm`` adds one).
+NO_SWARM = " and ".join(name for name, mode in MACHINES.items() if default_budget(mode).swarm == 0)
 
 
 def _machine_option(p: argparse.ArgumentParser) -> None:
@@ -89,13 +93,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="hypothesis seed (a fixed run); the walk's too")
     run.add_argument("--no-tour", action="store_true", help="skip the tour")
     run.add_argument("--cover-edges", type=int, metavar="N",
-                     help="ESSA: the coverage tour covers at most N edges of the reference's "
-                     "graph per profile (-1: every edge; 0: the fixed one-page tours instead)")
+                     help=f"{TOURED} (the machines whose tour covers the reference's graph; the "
+                     "others run their fixed tours): the coverage tour covers at most N edges of "
+                     "that graph per profile (-1: every edge; 0: the machine's fixed tours "
+                     "instead)")  # fmt: skip
     run.add_argument("--depth", type=int, metavar="N",
-                     help="ESSA: the coverage tour's graph of every page together reaches N steps "
-                     "from the reset (0: to its end)")
+                     help=f"{TOURED}: the coverage tour's graph of every request on every page "
+                     "reaches N steps from the reset (0: to its end)")  # fmt: skip
     run.add_argument("--swarm", type=int, metavar="N",
-                     help="ESSA: steps of the swarm walk per profile (0: none)")
+                     help="steps of the swarm walk per profile, on any machine (0: none; default: "
+                     f"the machine's budget, none for {NO_SWARM})")  # fmt: skip
     run.add_argument("--keep-going", action="store_true",
                      help="ESSA: search every profile to its budget after a divergence (by "
                      "default the search stops at the first and the other profiles replay it)")

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, report, save
+from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, engine_name, report, save
 from .search import Budget, covers, search
 from .machines import Mode
 from .protocol import EngineFault
@@ -217,7 +217,7 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
             engine.close()
         except EngineFault:
             pass
-    name = str(getattr(engine, "name", None) or getattr(engine, "command", "engine"))
+    name = engine_name(engine)
     skipped = [o for o in outcomes if o.status == "skipped"]
     for line in _skip_lines(mode, skipped):
         print(line, file=out)

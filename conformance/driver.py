@@ -640,6 +640,17 @@ class RecordedEngine(Generic[Q, R]):
 # --------------------------------------------------------------------------- engines by name
 
 
+def engine_name(engine: object) -> str:
+    """What the reports call an engine: its ``name``, else its command (over JSON lines), else,
+    for an in-process engine that names itself nothing, its class as ``--engine-class`` takes it,
+    ``MODULE:CLASS (in process)``."""
+    name = getattr(engine, "name", None) or getattr(engine, "command", None)
+    if name:
+        return str(name)
+    cls = type(engine)
+    return f"{cls.__module__}:{cls.__qualname__} (in process)"
+
+
 def load_class(spec: str) -> object:
     """An instance of the class ``MODULE:CLASS`` names; raises ValueError."""
     module_name, _, class_name = spec.partition(":")

@@ -2,13 +2,13 @@
 (***************************************************************************)
 (* Apalache models of QueuedZapHarmlessInv (spec/ESSAQueuedZap.tla);       *)
 (* model/apalache.json lists the checks.  The specification is            *)
-(* model/MCESSAQueuedZap.tla's ZapContractSpec (every ORC on every page as *)
-(* a bare instruction, with the host and bare accesses, the history        *)
-(* variable storedSince kept alongside); constants as in                   *)
+(* ESSAQueuedZap's ZapContractSpec (every ORC on every page as a bare      *)
+(* instruction, with the host and bare accesses, the history variable      *)
+(* storedSince kept alongside); constants as in                            *)
 (* model/MCESSAQueuedZap_KVMClassicContract.cfg and                        *)
 (* MCESSAQueuedZap_KVMGmapContract.cfg: one page.                          *)
 (***************************************************************************)
-EXTENDS MCESSAQueuedZap
+EXTENDS ESSAQueuedZap
 
 CInitCommon ==
     /\ Pages = {"p1_OF_PAGE"}
@@ -25,7 +25,7 @@ CInitKVMClassic == CInitCommon /\ Impl = "KVMClassic" /\ MachineInterpretsESSA =
 CInitKVMGmap == CInitCommon /\ Impl = "KVMGmap" /\ MachineInterpretsESSA = TRUE
 
 (***************************************************************************)
-(* The specification is MCESSAQueuedZap's ZapContractSpec, restated in two *)
+(* The specification is ESSAQueuedZap's ZapContractSpec, restated in two   *)
 (* places for Apalache 0.62.1.  Init is given as an expression            *)
 (* (Init /\ TRUE): an action passed by name is bound in a LET.  And       *)
 (* ZapNext is taken into each action of ZapContractNext (under its         *)

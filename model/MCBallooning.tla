@@ -1,7 +1,7 @@
 ---------------------------- MODULE MCBallooning -----------------------------
 (***************************************************************************)
 (* The model module for spec/Ballooning.tla, serving                       *)
-(* model/MCBallooning_*.cfg; MCBallooningBroken.tla holds the broken       *)
+(* model/MCBallooning_*.cfg; MCBallooning_Twins.tla holds the broken       *)
 (* twins.                                                                  *)
 (*                                                                         *)
 (* Bounds: one guest of three pages with a floor of one page (so a SHRINK  *)

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* The one model module for spec/DiscardHandling.tla, serving every        *)
 (* configuration in model/MCDiscardHandling_*.cfg; the broken twins are in *)
-(* MCDiscardHandlingBroken.tla.                                            *)
+(* MCDiscardHandling_Twins.tla.                                            *)
 (*                                                                         *)
 (* Bounds: two CPUs and one page in the CI models.  Every race of section  *)
 (* 3.7 needs two CPUs on one page: two discard faults (removal twice), a   *)

@@ -1,39 +1,19 @@
 -------------------------------- MODULE MCESSA --------------------------------
 (***************************************************************************)
 (* Models MCESSA_*.cfg of spec/ESSA.tla: the 2007 model, which keeps every *)
-(* guest assumption, and the findings in the KVM implementations.         *)
+(* guest assumption, and the findings in the KVM implementations.  The     *)
+(* specifications the models run are spec/'s (ESSA.tla's Spec and          *)
+(* FairSpec, ESSABareInstruction.tla's InstructionSpec, ContractSpec and   *)
+(* CBRLSpec); here are only the symmetry, the broken twins (an operator a  *)
+(* .cfg overrides, or a specification that adds the twin's broken step to  *)
+(* Next) and the witnesses.                                                *)
 (*                                                                         *)
 (* Symmetry over pages: every action and property treats pages alike; the *)
 (* CBRL holds pages, and permuting them permutes its entries.             *)
 (***************************************************************************)
-EXTENDS ESSAStepChecks, TLC
+EXTENDS ESSAStepChecks, ESSABareInstruction, TLC
 
 Symmetry == Permutations(Pages)
-
-\* Next and the bare instruction: every ORC on every page, the guest's view unchanged, as a
-\* conformance harness sends it.  It reaches what no guest of Next issues (ORC 5).
-ESSAInstruction(p, orc) == ESSA("ESSA", orc, p) /\ UNCHANGED GuestVars
-InstructionSpec == Init /\ [][Next \/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)]_vars
-
-\* The bare instruction with the host and bare accesses only (no guest program, its view
-\* unchanged): every ORC on every state the host and the accesses leave a page in, at CI size
-\* (OrcContractProp, D199).
-BareAccess(p) ==
-    /\ ReadAccess("Read", p) \/ WriteAccess("Write", p, Written) \/ ResetChangeBit("Writeback", p)
-    /\ UNCHANGED GuestVars
-ContractSpec ==
-    Init /\ [][\/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)
-              \/ \E p \in Pages : BareAccess(p) \/ HostReclaim(p) \/ HostUnmapGmap(p) \/ HostAge(p)
-              \/ HostProcessCBRL]_vars
-
-\* The CBRL alone, small enough for two pages at CI size: stores, allocation (ORC 1) and freeing
-\* (ORC 2) as bare instructions, the host's reclaim and CBRL processing, nothing else; what a
-\* zap of another page needs (D329).
-CBRLSpec ==
-    Init /\ [][\/ \E p \in Pages :
-                  \/ ESSAInstruction(p, 1) \/ ESSAInstruction(p, 2) \/ HostReclaim(p)
-                  \/ WriteAccess("Write", p, Written) /\ UNCHANGED GuestVars
-              \/ HostProcessCBRL]_vars
 
 \* Broken twin of SpecificationExceptionProp: ORC 7 accepted without facility 147.
 SpecificationExceptionIgnoringFacility(orc) == orc > 7
@@ -199,17 +179,9 @@ TwinZap(keepSlot, outcome) ==
 ZapKeepingSwapSlotSpec == Init /\ [][Next \/ TwinZap(TRUE, "Zapped")]_vars
 ZapRecordedKeptSpec == Init /\ [][Next \/ TwinZap(FALSE, "Kept")]_vars
 
-\* Twin of the aging scenario: aging that leaves the gmap PTE valid.
+\* Twin of the aging scenario (NoAgedPageReportedPreserved, spec/ESSAProperties.tla): aging that
+\* leaves the gmap PTE valid.
 AgedPteValid == "Valid"
-
-\* Scenario of D105 (sources 3.4): an ESSA reports a page that is resident but aged
-\* as preserved.  Stated as an invariant that TLC must find violated; its twin
-\* (AgedPte <- AgedPteValid, aging that leaves the PTE valid) holds.
-NoAgedPageReportedPreserved ==
-    ~(/\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
-      /\ lastOp.page \in Pages
-      /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = "Aged"
-      /\ lastOp.result % 4 = 2)
 
 \* The witness of NoAgedPageReportedPreserved where it is expected to hold, in
 \* the twin (model/manifest.json, D130): an extract of a resident page whose
@@ -283,7 +255,8 @@ ESSAWithoutPageTable(op, orc, p) ==
                 ELSE /\ swapped' = [swapped EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
                      /\ data' = [data EXCEPT ![p] = IF e.drop THEN 0 ELSE @]
                      /\ UNCHANGED valid
+             /\ keyDirty' = [keyDirty EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
              /\ Record(op, p, orc, r, IF interpreted THEN "Interpreted" ELSE "Done", NoValue)
-             /\ UNCHANGED <<keyDirty, gc, pageTable, gmapPte, pteUnused>>
+             /\ UNCHANGED <<gc, pageTable, gmapPte, pteUnused>>
 
 =============================================================================

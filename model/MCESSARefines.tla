@@ -8,19 +8,25 @@
 (* Symmetry over pages: ESSA treats pages alike (model/MCESSA.tla), and    *)
 (* the auxiliary variables hold pages and per-page functions only.        *)
 (***************************************************************************)
-EXTENDS ESSARefinesPageStates, TLC
+EXTENDS ESSARefinesPageStates, ESSABareInstruction, TLC
 
 Symmetry == Permutations(Pages)
 
 \* Spec and the bare instruction (every ORC on every page, ORC 5 included), as
-\* model/MCESSA.tla's InstructionSpec.
-ESSAInstruction(p, orc) == ESSA("ESSA", orc, p) /\ UNCHANGED GuestVars
+\* spec/ESSABareInstruction.tla's InstructionSpec.
 InstructionNext == Next \/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)
 AugInstructionSpec == AugInit(Init) /\ [][AugNext(InstructionNext)]_augVars
 
 \* Witness of RefinesZVMStep (D130): an access is split into the host's page-in and the
 \* access, so the two-step path of the mapping is taken.
 PageInSplit == split # NoPage /\ splitKind = "Fault" /\ swapped[split]
+
+\* Witness of RefinesZVMStep with the bare instruction (D130, D347): ORC 5 on a
+\* discarded page (logically zero before it), the step at which a change bit the
+\* discard had kept would show: the page-state machine's fresh zero frame is clean.
+DiscardedPageMadeResident ==
+    /\ lastOp.op = "ESSA" /\ lastOp.orc = 5 /\ lastOp.result # NoValue
+    /\ lastOp.result % 4 = 3 /\ valid[lastOp.page]
 
 (***************************************************************************)
 (* The KVM implementations under the same mapping.  KVM departs from the   *)
@@ -91,6 +97,20 @@ F1Spec == AugInit(Init) /\ [][AugNext(FindingNext("F1"))]_augVars
 F2Spec == AugInit(Init) /\ [][AugNext(FindingNext("F2"))]_augVars
 F3Spec == AugInit(Init) /\ [][AugNext(FindingNext("F3"))]_augVars
 F4Spec == AugInit(Init) /\ [][AugNext(FindingNext("F4"))]_augVars
+
+\* Broken twin of RefinesZVMStep with the bare instruction (D347): a 2007 host
+\* whose reclaim discards a page and keeps its change bit.  A discard "resets the
+\* reference and change bits" ([Z5]; D6): ORC 5 then makes the page resident
+\* changed, where the page-state machine's fresh zero frame is clean.
+Paper2007ReclaimKeepingChangeBit(p) ==
+    LET keep == usage[p] = "S" \/ (usage[p] = "P" /\ keyDirty[p])
+    IN  /\ swapped' = [swapped EXCEPT ![p] = keep]
+        /\ data' = [data EXCEPT ![p] = IF keep THEN @ ELSE 0]
+        /\ UNCHANGED keyDirty   \* the twin: the change bit survives the discard
+        /\ usage' = [usage EXCEPT ![p] = IF usage[p] = "P" /\ keep THEN "S"
+                                         ELSE IF usage[p] = "P" THEN "V"
+                                         ELSE @]
+        /\ UNCHANGED <<gc, zbit, gmapPte, pteUnused>>
 
 \* Broken twin of RefinesZVMStep: a 2007 ESSA whose SET_UNUSED (ORC 2) on a
 \* preserved page keeps the swap copy, as if the host would free it later.  The

@@ -23,6 +23,8 @@ HostIgnoresLock == TRUE
 \* Broken twin: a check under the lock that finds the page discarded leaves
 \* the CPU where it is, holding the lock (the unlock forgotten on the error
 \* path).  Caught by LockReleasedProp.
-FailedKeepsLock(c) == pc[c]
+SSINDCheckUnderLockKeepingLock(c) ==
+    /\ pc[c].step = "locked"
+    /\ Check(c, pc[c].page, "lockedChecked", pc[c])
 
 =============================================================================

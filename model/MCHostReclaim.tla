@@ -1,7 +1,7 @@
 ---------------------------- MODULE MCHostReclaim ----------------------------
 (***************************************************************************)
 (* The model module for spec/HostReclaim.tla, serving                      *)
-(* model/MCHostReclaim_*.cfg; MCHostReclaimBroken.tla holds the broken     *)
+(* model/MCHostReclaim_*.cfg; MCHostReclaim_Twins.tla holds the broken     *)
 (* twins.                                                                  *)
 (*                                                                         *)
 (* Bounds: two pages and two frames with the demand scan running when no   *)

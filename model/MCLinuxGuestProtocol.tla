@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* The one model module for spec/LinuxGuestProtocol.tla, serving every     *)
 (* configuration in model/MCLinuxGuestProtocol_*.cfg; the broken twins are *)
-(* in MCLinuxGuestProtocolBroken.tla.                                      *)
+(* in MCLinuxGuestProtocol_Twins.tla.                                      *)
 (*                                                                         *)
 (* Bounds: two CPUs (four contexts) and one page in the CI models, three   *)
 (* CPUs or two pages in the deep ones.  Every race of the protocol is      *)

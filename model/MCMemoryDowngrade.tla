@@ -1,7 +1,7 @@
 -------------------------- MODULE MCMemoryDowngrade --------------------------
 (***************************************************************************)
 (* The model module for spec/MemoryDowngrade.tla, serving                  *)
-(* model/MCMemoryDowngrade_*.cfg; MCMemoryDowngradeBroken.tla holds the    *)
+(* model/MCMemoryDowngrade_*.cfg; MCMemoryDowngrade_Twins.tla holds the    *)
 (* broken twins and MCMemoryDowngradeCompare.tla the comparison of         *)
 (* incremental and bulk removal.                                           *)
 (*                                                                         *)

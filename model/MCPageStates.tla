@@ -3,7 +3,7 @@
 (* The one model module for spec/PageStates.tla, serving every            *)
 (* configuration in model/MCPageStates_*.cfg: the full machine under each  *)
 (* profile.  MCPageStatesRefinement.tla adds the refinement check of the   *)
-(* simplified machines; MCPageStatesBroken.tla holds the broken twins.    *)
+(* simplified machines; MCPageStates_Twins.tla holds the broken twins.     *)
 (*                                                                         *)
 (* Bounds: two or three pages and two values (0 and one other).  Pages     *)
 (* interact only through the interleaving of steps, so two pages already  *)

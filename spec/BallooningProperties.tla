@@ -11,7 +11,7 @@
 (***************************************************************************)
 (* What CMM1 ballooning (Ballooning.tla) must guarantee; [Z1] is the z/VM  *)
 (* CMMA report of docs/sources.md.  The broken twins                      *)
-(* (model/MCBallooningBroken.tla) replace the actions SetTarget and        *)
+(* (model/MCBallooning_Twins.tla) replace the actions SetTarget and        *)
 (* Inflate; no property is stated through them.                           *)
 (***************************************************************************)
 EXTENDS Ballooning

@@ -58,9 +58,9 @@
 (* Every CPU runs one process with its own page tables (D41).  A page's    *)
 (* host-side state is abstract: resident (volatile, in the page cache) or  *)
 (* discarded (D40).  Decisions are D40 to D49, D137 and D180 to D186 in   *)
-(* docs/decisions.md; the operators the broken twins                       *)
-(* (model/MCDiscardHandlingBroken.tla) replace are in "Decisions" below,   *)
-(* and the properties (DiscardHandlingProperties.tla) never use them.      *)
+(* docs/decisions.md.  The broken twins                                    *)
+(* (model/MCDiscardHandling_Twins.tla) override the step they break with a *)
+(* copy carrying one mistake (D355).                                       *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
@@ -106,40 +106,6 @@ ASSUME NoPage \notin Pages
 
 \* The CPUs whose process maps page x.
 Mappers(x) == {c \in CPUs : x \in mapped[c]}
-
-(***************************************************************************)
-(* Decisions: the small operators the broken twins replace.               *)
-(***************************************************************************)
-
-\* "To prevent that a page gets removed from the page cache more than once,
-\* the discard fault handler marks the page with the PG_discarded page flag":
-\* TestSetPageDiscarded; only the handler that found it clear removes the page.
-FirstToDiscard(x) == ~pgDiscarded[x]
-
-\* "The discard fault handler will remove a page from the page cache without
-\* clearing the page->mapping field."
-MappingAfterRemoval(x) == hasMapping[x]
-
-\* "page_discard ... Before calling this function an additional page
-\* reference needs to be acquired.  This reference is released by the
-\* function." (2007 patch, S16)  The reference get_page_unless_zero adds.
-HandlerReference == 1
-
-\* "a synchronization is done before the discarded page list is freed": the
-\* pages awaiting sign-off are freed only when every CPU has signed off.
-ReadyToFree(mask) == mask = {}
-
-\* "The third step is to free the pages after all cpus acknoledged the
-\* signoff" (2007 patch, S16): the listed pages are moved to sign-off, and
-\* the mask set to every CPU, only when no page is still awaiting a sign-off:
-\* the 2007 code does it when the mask is empty, right after freeing the
-\* pages that mask was for (D181).
-NoSignOffPending == \A x \in Pages : status[x] # "SignOff"
-
-\* A freed page allocated again is made stable (sources 4: arch_alloc_page
-\* issues ORC 1, set stable), so the host backs it again ([Z1]: fresh frames
-\* for reused discarded pages): the host no longer has it discarded (D186).
-DiscardedAfterReuse(x) == FALSE
 
 (***************************************************************************)
 (* The page's users.                                                       *)
@@ -209,12 +175,15 @@ DiscardFault(c, x) ==
 
 \* get_page_unless_zero on the page at that absolute address, then
 \* local_irq_enable.  A count of zero means the page is on its way to the
-\* discard list: nothing to do, the access is retried.
+\* discard list: nothing to do, the access is retried.  The reference taken
+\* is the one page_discard releases: "Before calling this function an
+\* additional page reference needs to be acquired.  This reference is
+\* released by the function." (2007 patch, S16)
 GetPageUnlessZero(c) ==
     LET x == at[c]
     IN  /\ pc[c] = "Window"
         /\ IF count[x] > 0
-           THEN /\ count' = [count EXCEPT ![x] = @ + HandlerReference]
+           THEN /\ count' = [count EXCEPT ![x] = @ + 1]
                 /\ pc' = [pc EXCEPT ![c] = "Handler"]
                 /\ UNCHANGED at
            ELSE /\ pc' = [pc EXCEPT ![c] = "Idle"]
@@ -227,10 +196,15 @@ GetPageUnlessZero(c) ==
 \* PG_discarded, unmaps the page from every page table (found through
 \* page->mapping) and removes it from the page cache; a later one only
 \* removes the page-table entries it can still find.  Then the handler's own
-\* reference is released, and the faulting access is retried.
+\* reference is released, and the faulting access is retried.  "To prevent
+\* that a page gets removed from the page cache more than once, the discard
+\* fault handler marks the page with the PG_discarded page flag":
+\* TestSetPageDiscarded, so only the handler that found it clear is first.
+\* "The discard fault handler will remove a page from the page cache without
+\* clearing the page->mapping field": hasMapping is left as it is.
 PageDiscard(c) ==
     LET x     == at[c]
-        first == FirstToDiscard(x)
+        first == ~pgDiscarded[x]
         gone  == IF hasMapping[x] THEN Mappers(x) ELSE {}
         cache == IF first THEN 1 ELSE 0
     IN  /\ pc[c] = "Handler"
@@ -238,11 +212,10 @@ PageDiscard(c) ==
         /\ mapped' = [d \in CPUs |-> IF d \in gone THEN mapped[d] \ {x} ELSE mapped[d]]
         /\ inCache' = [inCache EXCEPT ![x] = IF first THEN FALSE ELSE @]
         /\ removals' = [removals EXCEPT ![x] = IF first THEN @ + 1 ELSE @]
-        /\ hasMapping' = [hasMapping EXCEPT ![x] = IF first THEN MappingAfterRemoval(x) ELSE @]
         /\ count' = [count EXCEPT ![x] = @ - Cardinality(gone) - cache - 1]
         /\ pc' = [pc EXCEPT ![c] = "Idle"]
         /\ at' = [at EXCEPT ![c] = NoPage]
-        /\ UNCHANGED <<hostDiscarded, status, signOffMask>>
+        /\ UNCHANGED <<hostDiscarded, hasMapping, status, signOffMask>>
 
 (***************************************************************************)
 (* Freeing discarded pages (D44).  "Pages that have been discarded are    *)
@@ -263,8 +236,13 @@ PageFreeDiscarded(x) ==
 \* page_shrink_discard_list, stage two: the listed pages await sign-off by
 \* every CPU.  With no page listed the 2007 code leaves the mask alone; a
 \* mask set then would never be read before the next round sets it (D183).
+\* "The third step is to free the pages after all cpus acknoledged the
+\* signoff" (2007 patch, S16): the listed pages are moved to sign-off, and
+\* the mask set to every CPU, only when no page is still awaiting a sign-off:
+\* the 2007 code does it when the mask is empty, right after freeing the
+\* pages that mask was for (D181).
 StartSignOff ==
-    /\ NoSignOffPending
+    /\ \A x \in Pages : status[x] # "SignOff"
     /\ \E x \in Pages : status[x] = "Listed"
     /\ status' = [x \in Pages |-> IF status[x] = "Listed" THEN "SignOff" ELSE status[x]]
     /\ signOffMask' = CPUs
@@ -282,11 +260,13 @@ SignOff(c) ==
     /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, pgDiscarded, count, status, mapped,
                    pc, at, removals>>
 
-\* Stage three: free the signed-off pages (ClearPageDiscarded, free_cold_page).
+\* Stage three: free the signed-off pages (ClearPageDiscarded, free_cold_page):
+\* "a synchronization is done before the discarded page list is freed", so
+\* only once every CPU has signed off (the mask is empty).
 \* (With no page in SignOff the step would change nothing, D183.)
 FreeDiscardedPages ==
     /\ \E x \in Pages : status[x] = "SignOff"
-    /\ ReadyToFree(signOffMask)
+    /\ signOffMask = {}
     /\ status' = [x \in Pages |-> IF status[x] = "SignOff" THEN "Free" ELSE status[x]]
     /\ pgDiscarded' = [x \in Pages |-> IF status[x] = "SignOff" THEN FALSE ELSE pgDiscarded[x]]
     /\ UNCHANGED <<hostDiscarded, inCache, hasMapping, count, mapped, pc, at, signOffMask,
@@ -295,12 +275,15 @@ FreeDiscardedPages ==
 \* The free page is allocated again, here for a page-cache page that is read
 \* in (the reuse that makes a stale discard fault dangerous: it would now
 \* find a healthy page at that absolute address).  A new incarnation (D46).
+\* It is made stable (sources 4: arch_alloc_page issues ORC 1, set stable),
+\* so the host backs it again ([Z1]: fresh frames for reused discarded
+\* pages): the host no longer has it discarded (D186).
 ReusePage(x) ==
     /\ status[x] = "Free"
     /\ status' = [status EXCEPT ![x] = "InUse"]
     /\ inCache' = [inCache EXCEPT ![x] = TRUE]
     /\ hasMapping' = [hasMapping EXCEPT ![x] = TRUE]
-    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = DiscardedAfterReuse(x)]
+    /\ hostDiscarded' = [hostDiscarded EXCEPT ![x] = FALSE]
     /\ count' = [count EXCEPT ![x] = 1]
     /\ removals' = [removals EXCEPT ![x] = 0]
     /\ UNCHANGED <<pgDiscarded, mapped, pc, at, signOffMask>>

@@ -12,9 +12,8 @@
 (***************************************************************************)
 (* What the discard fault handling of DiscardHandling.tla must guarantee.  *)
 (* Each property quotes the paper's section 3.7 (sources [P]               *)
-(* .txt) and is stated over the state variables, never through the        *)
-(* decision operators the broken twins replace (FirstToDiscard,           *)
-(* MappingAfterRemoval, HandlerReference, ReadyToFree).                    *)
+(* .txt) and is stated over the state variables, never through the steps   *)
+(* the broken twins replace.                                               *)
 (***************************************************************************)
 EXTENDS DiscardHandling
 

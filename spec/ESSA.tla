@@ -7,22 +7,33 @@
 (* Where a KVM implementation breaks one, the counterexample is a finding  *)
 (* (docs/findings.md).                                                     *)
 (*                                                                         *)
-(*   No data loss. StableContentOwedInv: S, "the host is responsible for   *)
-(*       preserving the page content" (paper 2); ModifiedPContentKeptInv   *)
-(*       and UnwrittenContentKeptInv: P, loss tolerated only "as long as   *)
-(*       the page has not been modified" (paper 2);                        *)
-(*       MigrationKeepsStableContentProp: the same across migration, where *)
-(*       "Z, residency, GC and pending CBRL entries are not migrated"      *)
-(*       (sources 5).                                                      *)
+(*   No data loss. BelievedStableContentKeptInv: S, "the host is           *)
+(*       responsible for preserving the page content" (paper 2);           *)
+(*       ModifiedPContentKeptInv and UnwrittenContentKeptInv: P, loss      *)
+(*       tolerated only "as long as the page has not been modified" (paper *)
+(*       2); MigrationKeepsStableContentProp: the same across migration,   *)
+(*       where "Z, residency, GC and pending CBRL entries are not          *)
+(*       migrated" (sources 5).                                            *)
+(*   Migration. MigrationKeepsAttributesProp: the destination holds the    *)
+(*       usage and N the guest last set, "KVM_S390_GET_CMMA_BITS returns   *)
+(*       usage and N per page" (sources 5).                                *)
 (*   Right answers. GuestStableBeliefInv: SetStableIfNotDiscarded "only    *)
 (*       moves a page into stable if the page has not been discarded"      *)
 (*       (paper 3.2), so a page the guest believes stable is;              *)
-(*       ReadResultInv: a read returns what the guest is owed, or the      *)
+(*       ReadReturnsOwedInv: a read returns what the guest is owed, or the *)
 (*       discard fault; ReportedZeroReadsZeroInv: logically zero, "The     *)
 (*       content of the page is considered to be zero" (paper 2).          *)
 (*   Progress. QueuedDiscardProcessedProp, under FairSpec: a discard       *)
 (*       queued on the CBRL is carried out, "handle_essa zaps every CBRL   *)
 (*       entry after each intercepted ESSA" (sources 2).                   *)
+(*   Refinement. ESSARefinesPageStates.tla: the 2007 model is the          *)
+(*       page-state machine in its z/VM-prototype variant                  *)
+(*       (RefinesZVMSpec); the KVM implementations' departures from it are *)
+(*       findings F1 to F4.                                                *)
+(*   No queued zap lands on kept content. QueuedZapHarmlessInv             *)
+(*       (ESSAQueuedZap.tla): a zap drops only content the guest gave up,  *)
+(*       "without it a page freed and quickly reused could be discarded by *)
+(*       a later CBRL pass" (sources 3.3).                                 *)
 (*                                                                         *)
 (* The other properties restate what one step does (the ORC table, the     *)
 (* result byte, refusals, Z, the CBRL, reset, migration arrival, accesses) *)
@@ -65,8 +76,11 @@ EssaEffect(orc, p) ==
 \* (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D97).  A queued discard
 \* needs room on the CBRL: a full list makes the instruction intercept, and the
 \* host empties it first (HostProcessCBRL).  ORC 5 in the 2007 model pages the
-\* page in (Paper2007PageIn).  The new gmap's machine may interpret the
-\* instruction (InterpretedPaths), keeping Z unless it queues.
+\* page in (Paper2007PageIn).  A page the table drops (e.drop, only the 2007
+\* table: ORC 2, 3 and 4 on a preserved page) loses its change bit with its
+\* content: a discard makes the content logically zero "and resets the
+\* reference and change bits" ([Z5]; D6).  The new gmap's machine may interpret
+\* the instruction (InterpretedPaths), keeping Z unless it queues.
 ESSA(op, orc, p) ==
     LET e == EssaEffect(orc, p)
         r == ResultByte(p)
@@ -86,8 +100,9 @@ ESSA(op, orc, p) ==
                 ELSE /\ swapped' = [swapped EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
                      /\ data' = [data EXCEPT ![p] = IF e.drop THEN 0 ELSE @]
                      /\ UNCHANGED valid
+             /\ keyDirty' = [keyDirty EXCEPT ![p] = IF e.drop THEN FALSE ELSE @]
              /\ Record(op, p, orc, r, IF interpreted THEN "Interpreted" ELSE "Done", NoValue)
-             /\ UNCHANGED <<keyDirty, gc, pageTable, gmapPte, pteUnused>>
+             /\ UNCHANGED <<gc, pageTable, gmapPte, pteUnused>>
 
 (***************************************************************************)
 (* The guest: the 2006/07 Linux guest (sources 6; paper section 3), or     *)
@@ -268,15 +283,16 @@ GuestWriteback(p) ==
 (***************************************************************************)
 
 \* Reclaim of a resident page: the frame is taken away, and the rest is as the
-\* implementation says (Paper2007Reclaim, ClassicReclaim, GmapReclaim).
+\* implementation says (Paper2007Reclaim, ClassicReclaim, GmapReclaim).  Only
+\* the 2007 host's discard touches the change bit; the KVMs keep the key.
 HostReclaim(p) ==
     /\ valid[p]
     /\ valid' = [valid EXCEPT ![p] = FALSE]
     /\ IF Impl = "Paper2007" THEN Paper2007Reclaim(p)
-       ELSE IF Impl = "KVMClassic" THEN ClassicReclaim(p)
-       ELSE GmapReclaim(p)
+       ELSE IF Impl = "KVMClassic" THEN ClassicReclaim(p) /\ UNCHANGED keyDirty
+       ELSE GmapReclaim(p) /\ UNCHANGED keyDirty
     /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<nodat, keyDirty, cbrl, pageTable, owed, belief, modified>>
+    /\ UNCHANGED <<nodat, cbrl, pageTable, owed, belief, modified>>
 
 \* The first CBRL entry is processed (__gmap_zap / _essa_clear_cbrl): if the
 \* entry's PTE is not present and the page is U or Z, the zap drops the host

@@ -13,7 +13,10 @@ EXTENDS ESSAMachine
 
 \* Sources 6 and the paper's section 2 (Figure 3 machine).  ORC 5 makes the page
 \* resident (its name in the 2007 series: SET_STABLE_MAKE_RESIDENT); ORC 6
-\* fails on Vz; ORC 7 did not exist (a specification exception, D104).
+\* fails on Vz; ORC 7 did not exist (a specification exception, D104).  A row
+\* whose last field is set drops a preserved page: a discard, which makes the
+\* content logically zero "and resets the reference and change bits" ([Z5];
+\* D6); ESSA (ESSA.tla) applies it, change bit included.
 Paper2007Effect(orc, p) ==
     LET u == usage[p]
         preserved == ~valid[p] /\ swapped[p]
@@ -46,10 +49,14 @@ AddressingException(p) == ~KVM /\ usage[p] = "U"
 \* Reclaim of a resident page (sources 6): Ur -> Uz, Sr -> Sp, Vr -> Vz,
 \* Pr -> Sp if dirty, Vz if clean.  HostReclaim (ESSA.tla) takes the frame
 \* away and records the step; this is what happens to the rest of the page.
+\* A page not kept is discarded, which makes its content logically zero "and
+\* resets the reference and change bits" ([Z5]; D6); a page kept (paged out)
+\* keeps its storage key, change bit included.
 Paper2007Reclaim(p) ==
     LET keep == usage[p] = "S" \/ (usage[p] = "P" /\ keyDirty[p])
     IN  /\ swapped' = [swapped EXCEPT ![p] = keep]
         /\ data' = [data EXCEPT ![p] = IF keep THEN @ ELSE 0]
+        /\ keyDirty' = [keyDirty EXCEPT ![p] = keep /\ @]
         /\ usage' = [usage EXCEPT ![p] = IF usage[p] = "P" /\ keep THEN "S"
                                          ELSE IF usage[p] = "P" THEN "V"
                                          ELSE @]

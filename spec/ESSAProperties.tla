@@ -92,10 +92,12 @@ UnwrittenContentKeptInv ==
 (* to be accessible by the host."  The guest and the host decide from the  *)
 (* same bit: what the guest must still write back (modified: it stored    *)
 (* since its last writeback) is, for every page it holds content of, the  *)
-(* page's change bit, which only a store sets and only the writeback's    *)
-(* SSKE resets.  A guest that forgets it must write a page back (make_    *)
-(* stable or any other step clearing its record while the bit is set)     *)
-(* would later make the page volatile and lose the content (D247).         *)
+(* page's change bit, which only a store sets and the writeback's SSKE    *)
+(* resets (a 2007 discard resets it too, [Z5], but the host discards only *)
+(* a page the guest has nothing to write back of; D347).                   *)
+(* A guest that forgets it must write a page back (make_stable or any     *)
+(* other step clearing its record while the bit is set) would later make  *)
+(* the page volatile and lose the content (D247).                          *)
 (***************************************************************************)
 GuestDirtyRecordInv ==
     \A p \in Pages : owed[p] # NoValue => (modified[p] <=> keyDirty[p])
@@ -327,6 +329,24 @@ QueuedDiscardProcessedProp ==
 \* behind it: the list is worked off entry by entry.
 CBRLEntryProcessedWithMoreQueued ==
     lastOp'.op = "HostProcessCBRL" /\ Len(cbrl) >= 2
+
+(***************************************************************************)
+(* NoAgedPageReportedPreserved.  A scenario, not a promise: sources 3.4,   *)
+(* "Aging (gmap_clear_young_pte, S8) sets the hardware invalid bit and     *)
+(* leaves the page present: ESSA then sees a resident page as not valid    *)
+(* [INFERENCE: extract reports preserved ...]" (D105).  Stated as what    *)
+(* the guest would wish (an extract of a resident, aged page does not say *)
+(* preserved, content 2 of the result byte), so that TLC's counterexample  *)
+(* shows the new gmap's extract saying it: MCESSA_KVMGmapAgedScenario must *)
+(* violate it, and its twin MCESSA_Twin_AgedScenarioPteKept (aging that    *)
+(* leaves the PTE valid, AgedPte <- AgedPteValid) holds.  No THEOREM: the  *)
+(* design does not keep it, and nothing a guest relies on rests on it.    *)
+(***************************************************************************)
+NoAgedPageReportedPreserved ==
+    ~(/\ lastOp.op = "GuestExtract" /\ lastOp.outcome \in {"Done", "Interpreted"}
+      /\ lastOp.page \in Pages
+      /\ valid[lastOp.page] /\ gmapPte[lastOp.page] = "Aged"
+      /\ lastOp.result % 4 = 2)
 
 (***************************************************************************)
 (* The contract of ESSA.tla as theorems, each under the constants for      *)

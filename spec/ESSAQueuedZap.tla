@@ -1,5 +1,15 @@
 ----------------------------- MODULE ESSAQueuedZap -----------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  One promise, with its THEOREM at the end  *)
+(* of this module naming the model that checks it and the finding or twin  *)
+(* that fails it.                                                          *)
+(*                                                                         *)
+(*   No queued zap lands on kept content. QueuedZapHarmlessInv: a CBRL     *)
+(*       entry processed now drops only its own page's swap copy, and only *)
+(*       content the guest gave up, "it can tolerate the loss of the page  *)
+(*       content" (paper 2).                                               *)
+(***************************************************************************)
+(***************************************************************************)
 (* QueuedZapHarmlessInv: no queued zap ever lands on content the host      *)
 (* holds for the guest.  One statement of what three mechanism properties  *)
 (* of ESSAProperties.tla each guard a part of:                             *)
@@ -38,7 +48,7 @@
 (* the conformance judge (conformance/essa/protocol.py), so none is      *)
 (* retired.                                                                *)
 (***************************************************************************)
-EXTENDS ESSAProperties
+EXTENDS ESSAProperties, ESSABareInstruction
 
 VARIABLE
     \* @type: PAGE -> Bool;
@@ -66,5 +76,21 @@ StoredSinceNext ==
 
 ZapInit(concreteInit) == concreteInit /\ storedSince = [p \in Pages |-> FALSE]
 ZapNext(concreteNext) == concreteNext /\ StoredSinceNext
+
+\* ESSA's Spec, and ESSABareInstruction's ContractSpec (every ORC on every page as a bare
+\* instruction, with the host and bare accesses), each with the history variable.
+ZapSpec == ZapInit(Init) /\ [][ZapNext(Next)]_zapVars
+ZapContractSpec ==
+    ZapInit(Init)
+    /\ [][ZapNext(\/ \E p \in Pages, orc \in ORCs : ESSAInstruction(p, orc)
+                  \/ \E p \in Pages : BareAccess(p) \/ HostReclaim(p) \/ HostUnmapGmap(p) \/ HostAge(p)
+                  \/ HostProcessCBRL)]_zapVars
+
+\* No data loss.  MCESSAQueuedZap_KVMClassic, MCESSAQueuedZap_KVMGmap (ESSA's own Next),
+\* MCESSAQueuedZap_KVMClassicContract, MCESSAQueuedZap_KVMGmapContract (the bare instruction); twins
+\* MCESSAQueuedZap_Twin_StickyZero, MCESSAQueuedZap_Twin_CBRLGuestAddress (the new gmap before its S9
+\* fixes, Bugs outside the hypothesis).
+THEOREM Bugs = {} => (ZapSpec => []QueuedZapHarmlessInv)
+THEOREM Bugs = {} => (ZapContractSpec => []QueuedZapHarmlessInv)
 
 =============================================================================

@@ -84,7 +84,8 @@ ASSUME NoCPU \notin CPUs /\ FaultyCPUs \subseteq CPUs
 Idle == [step |-> "idle", page |-> NoPage]
 
 \* The host needs the lock only in the lock-based design; it takes and
-\* releases it within its own atomic step.
+\* releases it within its own atomic step.  (Read by both host steps, HostReclaim
+\* and HostOther, and so a definition of its own.)
 HostMayAct == SSINDImpl # "SharedLock" \/ lock = NoCPU
 
 \* In the lock-based design the lock guards the page states, so a guest
@@ -149,16 +150,12 @@ SSINDLock(c, p) ==
     /\ pc' = [pc EXCEPT ![c] = [step |-> "locked", page |-> p]]
     /\ UNCHANGED <<vars, reclaim>>
 
-\* Where a check under the lock that finds the page discarded goes: to the
-\* unlock, as a success does (an operator, so that a twin can leave the CPU
-\* holding the lock on that path, LockReleasedProp).
-FailedUnderLock(c) == [step |-> "done", page |-> pc[c].page]
-
 \* SharedLock: the same check and set, under the lock: the host, which takes
-\* the lock for every step, cannot act between them (D134).
+\* the lock for every step, cannot act between them (D134).  A check that
+\* finds the page discarded goes to the unlock, as a success does.
 SSINDCheckUnderLock(c) ==
     /\ pc[c].step = "locked"
-    /\ Check(c, pc[c].page, "lockedChecked", FailedUnderLock(c))
+    /\ Check(c, pc[c].page, "lockedChecked", [step |-> "done", page |-> pc[c].page])
 
 SSINDSetUnderLock(c) ==
     /\ pc[c].step = "lockedChecked"

@@ -140,7 +140,9 @@ OnAgingList(p) == \E i \in DOMAIN aging : aging[i] = p
 Without(s, p)  == SelectSeq(s, LAMBDA q : q # p)
 
 (***************************************************************************)
-(* The decisions the broken twins replace, one small operator each.        *)
+(* The policy's decisions that several steps share.  The broken twins      *)
+(* (model/MCHostReclaim_Twins.tla) replace one of them, or override the    *)
+(* step they break with a copy of it (D355).                               *)
 (***************************************************************************)
 
 \* Which pass of the demand scan takes a page (D55).  Paper, section 4:
@@ -154,40 +156,16 @@ StealClass(u, d) ==
     ELSE IF u = "V" \/ (u = "P" /\ ~d) THEN 2
     ELSE 3
 
-\* Which pages an early write may write (D56): the changed pages whose
-\* content must be kept.  [Z1]: "CP does not write volatile pages".
-EarlyWriteCandidate(u, d) == u = "S" \/ (u = "P" /\ d)
-
 \* The slot copy is still the page's content (D54): [Z3] "A page not
 \* changed since last read from DASD is almost never rewritten".  Judged by
 \* the host's own change bit, never by the guest's.
 SlotValid(p) == slot[p] # NoValue /\ ~hchanged[p]
 
-\* Where a revalidated page's content comes from: its frame, kept intact by
-\* trial invalidation ("Leave the frame contents intact").
-RevalidateFrom(p) == "frame"
-
 \* The paging slot of a page whose content is dropped is freed (D53).
 SlotAfterDiscard(p) == NoValue
 
-\* An early write leaves the guest's change bit alone: the host has its own.
-DirtyAfterEarlyWrite(d) == d
-
-\* An early write resets the host change bit as it starts: the copy it writes
-\* is the page's content, which the host trusts until the next store sets
-\* the bit again ([Z3]: "Pages valid on DASD are not rewritten").
-HChangedAfterEarlyWrite(b) == FALSE
-
-\* Whether the demand scan may pre-write pages: [Z3], CP SET AGELIST
-\* EARLYWRITES "Sets whether early writes are allowed".
-EarlyWritesAllowed == EarlyWrites
-
 \* A stolen frame leaves the aging list.
 AgingAfterSteal(p) == Without(aging, p)
-
-\* A fault is resolved only into a free frame (D51): the page-in waits until
-\* the demand scan has freed one.
-PageInRoom == FreeFrames > 0
 
 \* Whether a guest access to p faults (D222): trial invalidation sets the
 \* PTE's invalid bit, and [Z3] "A touch will cause a page fault", so every
@@ -246,33 +224,36 @@ TrialInvalidate(p) ==
 
 \* "On a fault, there is nothing really to do except: Clear the 'invalid'
 \* bit; Move the frame to the front of the frame list"; "Revalidated pages
-\* return to their owned lists".  No I/O: the frame still holds the page.
+\* return to their owned lists".  No I/O: the content comes from the frame,
+\* kept intact by trial invalidation ("Leave the frame contents intact").
 Revalidate(p) ==
     /\ OnAgingList(p)
-    /\ LET fromSlot == RevalidateFrom(p) = "slot"
-       IN  /\ aging' = Without(aging, p)
-           /\ data' = [data EXCEPT ![p] = IF fromSlot THEN slot[p] ELSE @]
-           /\ hchanged' = [hchanged EXCEPT ![p] = IF fromSlot THEN FALSE ELSE @]
-           /\ io' = IF fromSlot THEN [kind |-> "read", page |-> p] ELSE NoIO
-    /\ UNCHANGED <<usage, resid, dirty, intended, modified, lastOp, slot>>
+    /\ aging' = Without(aging, p)
+    /\ io' = NoIO
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lastOp, slot, hchanged>>
 
 \* A page of the aging list that needs writing before its frame can be
-\* reclaimed without I/O.
-NeedsEarlyWrite(q) == ~SlotValid(q) /\ EarlyWriteCandidate(usage[q], dirty[q])
+\* reclaimed without I/O: its slot copy is not valid, and it is a changed
+\* page whose content must be kept (D56; [Z1]: "CP does not write volatile
+\* pages").
+NeedsEarlyWrite(q) == ~SlotValid(q) /\ (usage[q] = "S" \/ (usage[q] = "P" /\ dirty[q]))
 
 \* "We pre-write changed pages up from the bottom of the list": the lowest
 \* such page.  The host change bit is reset as the write starts; the frame
-\* is invalid meanwhile, so a store after a revalidation sets it again.
-\* The write is one step (D56).
+\* is invalid meanwhile, so a store after a revalidation sets it again: the
+\* copy written is the page's content, which the host trusts until the next
+\* store ([Z3]: "Pages valid on DASD are not rewritten").  The guest's
+\* change bit is left alone: the host has its own.  Only while CP SET
+\* AGELIST EARLYWRITES allows it ([Z3]: "Sets whether early writes are
+\* allowed").  The write is one step (D56).
 EarlyWrite(p) ==
-    /\ EarlyWritesAllowed
+    /\ EarlyWrites
     /\ LET due == SelectSeq(aging, NeedsEarlyWrite)
        IN  Len(due) > 0 /\ p = due[Len(due)]
     /\ slot' = [slot EXCEPT ![p] = data[p]]
-    /\ hchanged' = [hchanged EXCEPT ![p] = HChangedAfterEarlyWrite(@)]
-    /\ dirty' = [dirty EXCEPT ![p] = DirtyAfterEarlyWrite(@)]
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
     /\ io' = [kind |-> "write", page |-> p]
-    /\ UNCHANGED <<usage, resid, data, intended, modified, lastOp, aging>>
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lastOp, aging>>
 
 \* The page p is of the lowest class among the resident pages.
 FirstInStealOrder(p) ==
@@ -327,9 +308,11 @@ StealPageOut(p) ==
 
 \* A fault on a preserved page: read the slot into a free frame.  The slot
 \* stays allocated and valid until the page is changed again.  The change
-\* bit survives paging (D6 of docs/decisions.md).
+\* bit survives paging (D6 of docs/decisions.md).  A fault is resolved only
+\* into a free frame (D51): the page-in waits until the demand scan has
+\* freed one.
 FaultPageIn(p) ==
-    /\ PageInRoom
+    /\ FreeFrames > 0
     /\ resid[p] = "p"
     /\ usage[p] # "U"
     /\ resid' = [resid EXCEPT ![p] = "r"]
@@ -386,7 +369,7 @@ Spec == Init /\ [][Next]_allVars
 (* reclaim candidates are at the bottom"; a page fault is resolved by a    *)
 (* page-in or "fresh backing page frames for guest memory" ([Z1], sources *)
 (* 6: "Sz -> Sr on first access, Sp -> Sr on access") once the demand scan *)
-(* has freed a frame (PageInRoom, D51).  Fairness, for the host alone:    *)
+(* has freed a frame (D51).  Fairness, for the host alone:                 *)
 (*   - trial invalidation of a resident page under pressure (weak: the     *)
 (*     scan runs while the threshold stays breached);                      *)
 (*   - the steal of a page (strong: a guest touch revalidates a frame on   *)

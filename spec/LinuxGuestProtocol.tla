@@ -9,7 +9,10 @@
 (*       'overtake' the attempt to make it volatile" (paper 3.3), so a     *)
 (*       page a user holds is stable; PgDiscardedOnlyIfDiscardedInv: only  *)
 (*       a page the host discarded is marked PG_discarded and dropped      *)
-(*       (paper 3.7).                                                      *)
+(*       (paper 3.7); with do_no_page's check of a writable mapping        *)
+(*       (LinuxGuestProtocolCheckWritable.tla), WritableMappedNotVInv:     *)
+(*       "The state change has to be done before the first writable        *)
+(*       mapping is established" (paper 3.5).                              *)
 (*   Discard only when allowed. NoVolatileWhileForbiddenInv: "If any of    *)
 (*       these conditions is true, the page can not be made volatile"      *)
 (*       (paper 3.1).                                                      *)
@@ -60,7 +63,7 @@
 (* are the page's Linux state (D31, D32).  Each step is one instruction   *)
 (* or one atomic kernel operation of the implementation (D34).            *)
 (*                                                                         *)
-(* The decisions the broken twins (model/MCLinuxGuestProtocolBroken.tla)  *)
+(* The decisions the broken twins (model/MCLinuxGuestProtocol_Twins.tla)   *)
 (* replace are the small operators in the section "Decisions" below.      *)
 (* The properties (LinuxGuestProtocolProperties.tla) never use them.      *)
 (* Choices are recorded in docs/decisions.md as D30 to D39.               *)
@@ -175,23 +178,15 @@ Locked(p) == io[p] = "Read" \/ \E c \in CPUs : lockHeld[c] /\ pg[Proc(c)] = p
 Writeback(p) == io[p] = "Write"
 
 (***************************************************************************)
-(* Decisions: the small operators the broken twins replace.               *)
+(* Decisions several steps or models share.  The broken twins              *)
+(* (model/MCLinuxGuestProtocol_Twins.tla) replace one of them, or override *)
+(* the step they break with a copy of it (D355).                           *)
 (***************************************************************************)
 
-\* "one of the conditions need to evaluate to true before doing the
-\* SetStableIfNotDiscarded": find_get_page takes its page reference before
-\* it calls make_stable (D32).
-RefBeforeMakeStable == TRUE
-
-\* "The function that makes a page stable will wait until it can acquire the
-\* new page flag": make_stable proceeds only while PG_state_change is clear.
-MakeStableMayProceed(p) == stateChange[p] = {}
-
-\* make_volatile serialises its check and SetVolatile with PG_state_change.
-MakeVolatileTakesBit == TRUE
-
 \* "the preferable solution is to let the make_volatile function return
-\* immediately if the PG_state_change bit is unavailable."
+\* immediately if the PG_state_change bit is unavailable."  The paper's
+\* alternative, waiting with interrupts off, is a model of its own
+\* (model/MCLinuxGuestProtocolVariants.tla), which sets this TRUE.
 MakeVolatileWaitsWhenBusy == FALSE
 
 \* The conditions of paper 3.1 that make_volatile reads from page->flags and
@@ -209,16 +204,6 @@ VolatileForbiddenByFlags(p) ==
 \* Condition 10: "The page map count is not equal to the page reference count
 \* minus one."  (The cache's own reference is the one.)
 VolatileForbiddenByCounts(p) == maps[p] # PageCount(p) - 1
-
-\* "For platforms without the ability to access the guest page dirty bit
-\* information from the host, the correct state is the stable state, for
-\* platforms with the ability, it is the potentially volatile state."
-VolatileUsage(w) == IF w /\ HasP THEN "P" ELSE "V"
-
-\* find_get_page looks the page up in the page cache and finds it only there:
-\* "If the page was discarded, it is removed from the page cache and
-\* functions return notfound" (3.2).
-Findable(p) == inCache[p]
 
 \* A page with no reference left may be freed and reused, even while a
 \* make_volatile that holds no reference of its own (the end-of-I/O
@@ -267,23 +252,29 @@ SecondCheckForbids(p) ==
 (* cache and functions return notfound."                                   *)
 (***************************************************************************)
 
-\* find_get_page: a reference to a cached page, then make_stable.
+\* find_get_page: a reference to a cached page, then make_stable.  It finds
+\* the page only in the page cache: "If the page was discarded, it is removed
+\* from the page cache and functions return notfound" (3.2).  "one of the
+\* conditions need to evaluate to true before doing the
+\* SetStableIfNotDiscarded": it takes its page reference before it calls
+\* make_stable (D32).
 FindGetPage(c, p) ==
     /\ Runs(Proc(c))
     /\ pc[Proc(c)] = "Idle"
-    /\ Findable(p)
-    /\ ref' = [ref EXCEPT ![c] = RefBeforeMakeStable]
+    /\ inCache[p]
+    /\ ref' = [ref EXCEPT ![c] = TRUE]
     /\ pc'  = [pc EXCEPT ![Proc(c)] = "MSWait"]
     /\ pg'  = [pg EXCEPT ![Proc(c)] = p]
     /\ UNCHANGED <<pageVars, ret, lockHeld>>
 
 \* Spin until PG_state_change is clear, then take it (the paper); the 2007
-\* patch only waits for it to be clear (D35).
+\* patch only waits for it to be clear (D35).  "The function that makes a
+\* page stable will wait until it can acquire the new page flag".
 MakeStableAcquireBit(c) ==
     LET p == pg[Proc(c)]
     IN  /\ Runs(Proc(c))
         /\ pc[Proc(c)] = "MSWait"
-        /\ MakeStableMayProceed(p)
+        /\ stateChange[p] = {}
         /\ stateChange' = IF MakeStableTakesBit
                           THEN [stateChange EXCEPT ![p] = @ \cup {Proc(c)}]
                           ELSE stateChange
@@ -307,8 +298,8 @@ SetStableIfNotDiscarded(c) ==
 \* Release PG_state_change (if taken) and return.  On success the user now
 \* holds the page for stable use ("Held"), with the reference it took before
 \* make_stable.  (The twin that takes the reference only after make_stable,
-\* RefBeforeMakeStable replaced, takes it in a step of its own, which
-\* model/MCLinuxGuestProtocolBroken.tla adds: no path of the specification is
+\* FindGetPage replaced, takes it in a step of its own, which
+\* model/MCLinuxGuestProtocol_Twins.tla adds: no path of the specification is
 \* there for it alone, D264.)
 MakeStableReleaseBit(c) ==
     LET p == pg[Proc(c)]
@@ -499,15 +490,14 @@ UnmapPage(p) ==
 (***************************************************************************)
 
 \* "If we can't get the PG_state_change bit just give up": test-and-set the
-\* bit; if it is held, return at once (or, in the twin, spin).
+\* bit; if it is held, return at once (or, in the variant and the twin that
+\* wait, spin).  make_volatile serialises its check and SetVolatile with
+\* PG_state_change.
 MakeVolatileTryBit(x) ==
     LET p == pg[x]
     IN  /\ Runs(x)
         /\ pc[x] = "MVTry"
-        /\ IF ~MakeVolatileTakesBit
-           THEN /\ SetPC(x, "MVCheck")
-                /\ UNCHANGED <<stateChange, pg, ret>>
-           ELSE IF stateChange[p] = {}
+        /\ IF stateChange[p] = {}
            THEN /\ stateChange' = [stateChange EXCEPT ![p] = {x}]
                 /\ SetPC(x, "MVCheck")
                 /\ UNCHANGED <<pg, ret>>
@@ -519,7 +509,8 @@ MakeVolatileTryBit(x) ==
         /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
                        pgDiscarded, maps, ref, lockHeld>>
 
-\* The waiting make_volatile of the twin: spins until the bit is free.
+\* The waiting make_volatile of the variant and the twin: spins until the bit
+\* is free.
 MakeVolatileSpin(x) ==
     LET p == pg[x]
     IN  /\ Runs(x)
@@ -548,13 +539,16 @@ MakeVolatileCheckAgain(x) ==
         /\ UNCHANGED <<pageVars, pg, ret, ref, lockHeld>>
 
 \* page_set_volatile: the ESSA SetVolatile, or SetPotentialVolatile for a page
-\* with a writable mapping on a platform with P.  On a discarded page it
-\* leaves the page discarded (PageStates D4).
+\* with a writable mapping on a platform with P: "For platforms without the
+\* ability to access the guest page dirty bit information from the host, the
+\* correct state is the stable state, for platforms with the ability, it is
+\* the potentially volatile state."  On a discarded page it leaves the page
+\* discarded (PageStates D4).
 PageSetVolatile(x) ==
     LET p == pg[x]
     IN  /\ Runs(x)
         /\ pc[x] = "MVSet"
-        /\ usage' = [usage EXCEPT ![p] = VolatileUsage(writable[p])]
+        /\ usage' = [usage EXCEPT ![p] = IF writable[p] /\ HasP THEN "P" ELSE "V"]
         /\ SetPC(x, "MVRelease")
         /\ UNCHANGED <<discarded, inCache, backed, dirty, io, mlocked, writable,
                        pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>

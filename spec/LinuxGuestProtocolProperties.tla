@@ -14,13 +14,11 @@
 (* What the Linux guest protocol of LinuxGuestProtocol.tla must guarantee. *)
 (*                                                                         *)
 (* Each property is stated from the seed sentences it quotes, over the     *)
-(* state variables, and never through the machine's decision operators    *)
-(* (Findable, RefBeforeMakeStable, MakeStableMayProceed,                   *)
-(* MakeVolatileTakesBit, MakeVolatileWaitsWhenBusy,                        *)
-(* VolatileForbiddenByFlags, VolatileForbiddenByCounts, VolatileUsage,     *)
-(* InterruptsEnabled): the                                                 *)
-(* broken twins in model/MCLinuxGuestProtocolBroken.tla replace exactly    *)
-(* those, and a property that used them would be broken with the machine. *)
+(* state variables, and never through the steps or the machine's decision  *)
+(* operators (MakeVolatileWaitsWhenBusy, VolatileForbiddenByFlags,         *)
+(* VolatileForbiddenByCounts, InterruptsEnabled) that the broken twins in  *)
+(* model/MCLinuxGuestProtocol_Twins.tla replace: a property that used them *)
+(* would be broken with the machine.                                       *)
 (***************************************************************************)
 EXTENDS LinuxGuestProtocol
 

@@ -162,29 +162,14 @@ Room ==
     /\ Cardinality(PinnedToMove) + Cardinality(KeepToMove) <= FreeOutside + FreeSlots
 
 (***************************************************************************)
-(* The decisions the broken twins replace, one small operator each.        *)
+(* The evacuation decisions (D65, D66).  Each is read by one step, and     *)
+(* stays a definition of its own because the comparison of incremental     *)
+(* and bulk removal (MemoryDowngradeCompare.tla) runs this module twice,   *)
+(* as two instances over variables of their own: its twins replace the     *)
+(* decision inside both ("<-[MemoryDowngrade]"), which a copy of the step, *)
+(* written over one instance's variables, could not.  The other twins      *)
+(* (model/MCMemoryDowngrade_Twins.tla) override the step they break.       *)
 (***************************************************************************)
-
-\* "Permanent memory cannot be taken offline"; a request names
-\* reconfigurable frames only.
-Removable(f) == f \in Reconfigurable
-
-\* The copy's source is invalidated while the copy runs, so a guest store
-\* waits for the page's new frame (D62).
-InvalidatesSource == TRUE
-
-\* [Z1]: "Unused (U): no useful content and any access to the page will
-\* cause an addressing exception": the guest stores only to used pages.
-Storable(p) == usage[p] # "U"
-
-\* Which pages without a frame a fault brings in: a paged-out page (its slot
-\* is read), or a logically zero stable page (a fresh zero frame).  An
-\* access to an unused page is an addressing exception, not a fault ([Z1]),
-\* and discarded V and P pages stay discarded (D64).
-Faultable(p) == paged[p] \/ usage[p] = "S"
-
-\* A frame the copy may go to: a free frame outside the request.
-CopyTarget(t) == FreeFrame(t)
 
 \* Which pages are copied (D65): a pinned page always (it can only be
 \* copied); a page whose content is kept only if a frame is left over for
@@ -197,39 +182,24 @@ MayCopy(p) ==
        /\ FreeOutside > Cardinality(PinnedToMove)
        /\ MovePolicy = "AnyRoom" \/ FreeSlots = 0
 
-\* "pinned (aka locked)" pages cannot be paged out (D63); pages whose
-\* content may be dropped are discarded instead (D65).
-MayPageOut(p) == ~pinned[p] /\ Keep(p)
-
 \* U, V and clean P pages may be discarded: the CMMA benefit (D65).
 MayDiscard(p) == ~pinned[p] /\ ~Keep(p)
 
-\* A frame may go offline when no page is in it.  (Only a frame of the active
-\* request is asked, and a copy target is never one: ~Reserved(f) holds
-\* there anyway; it is kept as what an empty frame is, D225.)
-FrameEmpty(f) == ~Used(f) /\ ~Reserved(f)
-
 \* The request gives up when what is left to move does not fit (D66).
 GivesUp == ~Room
-
-\* The frames a rejection puts back in service: all of the request's, and
-\* no other (frames an earlier request removed stay removed).
-OnlineAfterReject(f) == f \in req.frames
-
-\* The request is done when every frame it names is offline.
-AllRemoved == \A f \in req.frames : ~online[f]
 
 (***************************************************************************)
 (* The guest.                                                              *)
 (***************************************************************************)
 
-\* A store to a resident page (never to an unused one: that is an addressing
-\* exception).  A store to a page being copied waits while its source is
-\* invalidated.
+\* A store to a resident page, never to an unused one ([Z1]: "Unused (U): no
+\* useful content and any access to the page will cause an addressing
+\* exception").  The copy's source is invalidated while the copy runs, so a
+\* store to a page being copied waits for the page's new frame (D62).
 Write(p, v) ==
     /\ Resident(p)
-    /\ Storable(p)
-    /\ ~(Copying(p) /\ InvalidatesSource)
+    /\ usage[p] # "U"
+    /\ ~Copying(p)
     /\ data'  = [data EXCEPT ![p] = v]
     /\ owed'  = [owed EXCEPT ![p] = v]
     /\ dirty' = [dirty EXCEPT ![p] = TRUE]
@@ -249,10 +219,11 @@ ClearDirty(p) ==
 
 \* A fault on a paged-out page reads it into a free frame; a fault on a
 \* logically zero stable page gets a fresh zero frame.  Discarded V and P
-\* pages stay discarded (the guest re-creates them; not modelled, D64).
+\* pages stay discarded (the guest re-creates them; not modelled, D64), and
+\* an access to an unused page is an addressing exception, not a fault ([Z1]).
 FaultIn(p, f) ==
     /\ ~Resident(p)
-    /\ Faultable(p)
+    /\ paged[p] \/ usage[p] = "S"
     /\ FreeFrame(f)
     /\ frame' = [frame EXCEPT ![p] = f]
     /\ paged' = [paged EXCEPT ![p] = FALSE]
@@ -285,10 +256,12 @@ HostDiscard(p) ==
 (***************************************************************************)
 
 \* "removing up to 50% of the real memory while the system is running".
+\* "Permanent memory cannot be taken offline": a request names
+\* reconfigurable frames only.
 RequestRemoval(R) ==
     /\ ~Active
     /\ R # {}
-    /\ \A f \in R : online[f] /\ Removable(f)
+    /\ \A f \in R : online[f] /\ f \in Reconfigurable
     /\ req' = [state |-> "active", frames |-> R]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
 
@@ -304,15 +277,15 @@ AddMemory(f) ==
 (* The removal.                                                            *)
 (***************************************************************************)
 
-\* Copy, first step: reserve a target frame outside the request, invalidate
-\* the source and read it.
+\* Copy, first step: reserve a target frame (a free frame outside the
+\* request), invalidate the source and read it.
 CopyStart(p, t) ==
     /\ Active
     /\ copy.page = NoPage
     /\ p \in ToMove
     /\ MayCopy(p)
     /\ t \notin req.frames
-    /\ CopyTarget(t)
+    /\ FreeFrame(t)
     /\ copy' = [page |-> p, target |-> t, value |-> data[p]]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req>>
 
@@ -324,11 +297,12 @@ CopyFinish ==
     /\ copy'  = NoCopy
     /\ UNCHANGED <<usage, pinned, dirty, paged, owed, modified, online, req>>
 
-\* "or paged out to DASD".
+\* "or paged out to DASD": "pinned (aka locked)" pages cannot be paged out
+\* (D63); pages whose content may be dropped are discarded instead (D65).
 EvacuateByPageOut(p) ==
     /\ Active
     /\ p \in ToMove
-    /\ MayPageOut(p)
+    /\ ~pinned[p] /\ Keep(p)
     /\ SlotsInUse < Slots
     /\ frame' = [frame EXCEPT ![p] = NoFrame]
     /\ paged' = [paged EXCEPT ![p] = TRUE]
@@ -344,31 +318,35 @@ EvacuateByDiscard(p) ==
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
     /\ UNCHANGED <<usage, pinned, paged, owed, modified, online, req, copy>>
 
-\* One frame of the request goes offline as soon as it is empty.
+\* One frame of the request goes offline as soon as it is empty: no page is
+\* in it.  (A copy target is never a frame of the request: ~Reserved(f) holds
+\* here anyway; it is kept as what an empty frame is, D225.)
 TakeOffline(f) ==
     /\ Active
     /\ f \in req.frames
     /\ online[f]
-    /\ FrameEmpty(f)
+    /\ ~Used(f) /\ ~Reserved(f)
     /\ online' = [online EXCEPT ![f] = FALSE]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy>>
 
-\* (AllRemoved already implies that no copy is in progress: the copy's page
-\* is still in a frame of the request, which cannot go offline; D225.)
+\* The request is done when every frame it names is offline.  (That already
+\* implies that no copy is in progress: the copy's page is still in a frame
+\* of the request, which cannot go offline; D225.)
 CompleteRemoval ==
     /\ Active
-    /\ AllRemoved
+    /\ \A f \in req.frames : ~online[f]
     /\ copy.page = NoPage
     /\ req' = [req EXCEPT !.state = "completed"]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
 
 \* Give up: a copy in progress is abandoned (the page stays in its source
 \* frame, which is still valid: nothing was written to it), and every frame
-\* of the request is back in service.
+\* of the request, and no other (frames an earlier request removed stay
+\* removed), is back in service.
 RejectRemoval ==
     /\ Active
     /\ GivesUp
-    /\ online' = [f \in Frames |-> IF OnlineAfterReject(f) THEN TRUE ELSE online[f]]
+    /\ online' = [f \in Frames |-> IF f \in req.frames THEN TRUE ELSE online[f]]
     /\ copy' = NoCopy
     /\ req' = [req EXCEPT !.state = "rejected"]
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified>>

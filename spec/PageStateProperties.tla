@@ -15,9 +15,9 @@
 (* Each property is stated from the seed sentences it quotes, in terms of  *)
 (* the state variables and the guest's observation lastOp, and never      *)
 (* through the machine's decision operators (Discardable, SSINDSucceeds,   *)
-(* AccessOutcome, PrimitiveResidency, Normalise, PageInDirty): the broken  *)
-(* twins in model/MCPageStatesBroken*.tla replace exactly those           *)
-(* operators, and a property that used them would be broken along with    *)
+(* AccessOutcome, PrimitiveResult, Normalise, PageInDirty): the broken     *)
+(* twins in model/MCPageStates*_Twins.tla replace those operators or a     *)
+(* step, and a property that used them would be broken along with          *)
 (* the machine.  Every property has such a twin, listed in                 *)
 (* model/manifest.json.                                                    *)
 (*                                                                         *)
@@ -189,7 +189,7 @@ GuestChangesResidency == lastOp'.op \in GuestOps /\ \E p \in Pages : resid'[p] #
 StableContentAtStake ==
     \E p \in Pages : intended[p] \notin {NoValue, 0} /\ usage[p] = "S" /\ resid[p] # "r"
 
-\* (RefinesFullMachine, model/MCPageStatesRefinement.tla.)  The two implicit usage transitions of a host step: a dirty P page
+\* (RefinesFullMachine, PageStatesRefinesFull.tla.)  The two implicit usage transitions of a host step: a dirty P page
 \* preserved as Sp in a machine without Pp; a P page discarded as Vz in a collapsed machine.
 DirtyPPreservedAsS == LET p == lastOp'.page
                       IN  lastOp'.op = "HostPreserve" /\ usage[p] = "P" /\ usage'[p] = "S"

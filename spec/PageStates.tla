@@ -26,8 +26,8 @@
 (*       on access" (sources 6).                                           *)
 (*   Refinement. Each simplification the paper allows ("The state machine  *)
 (*       can be simplified in several ways") is a behaviour subset of the  *)
-(*       full machine: RefinesFullMachine of                               *)
-(*       model/MCPageStatesRefinement.tla.                                 *)
+(*       full machine: RefinesFullMachine of PageStatesRefinesFull.tla,    *)
+(*       with its THEOREM.                                                 *)
 (*                                                                         *)
 (* The other properties restate one step (PrimitiveSetsUsageProp,          *)
 (* SetStableIfNotDiscardedProp, HostKeepsUsageProp,                        *)
@@ -48,14 +48,14 @@
 (* paper: the constant Variant removes states, and a transition that would *)
 (* enter a removed state takes the implicit transition the paper names for *)
 (* it instead (Normalise).                                                 *)
-(* The refinement models (model/MCPageStatesRefinement.tla, one .cfg per   *)
-(* simplification) check that every simplification is a behaviour-subset   *)
-(* of the full machine.                                                    *)
+(* PageStatesRefinesFull.tla states that every simplification is a        *)
+(* behaviour subset of the full machine; the refinement models             *)
+(* (model/MCPageStatesRefinement_*.cfg, one per simplification) check it.  *)
 (*                                                                         *)
 (* Every open choice is recorded in docs/decisions.md as D<n>; the         *)
 (* comments below cite those numbers.  The properties the machine must     *)
 (* satisfy are in PageStateProperties.tla, stated without the operators    *)
-(* defined here that the broken twins (MCPageStatesBroken.tla) replace.    *)
+(* defined here that the broken twins (MCPageStates_Twins.tla) replace.    *)
 (***************************************************************************)
 EXTENDS Integers
 
@@ -159,7 +159,9 @@ IsDiscarded(u, r) == u \in {"V", "P"} /\ r = "z"
 Discarded(p) == IsDiscarded(usage[p], resid[p])
 
 (***************************************************************************)
-(* The decisions the broken twins replace, one small operator each.        *)
+(* The decisions the broken twins replace, each read by more than one step *)
+(* or by another module (D355): the twins (model/MCPageStates_Twins.tla)   *)
+(* replace one of them, or override a step with a copy of it.              *)
 (***************************************************************************)
 
 \* Paper, section 2: U "the host may discard the page content at will"; V "the
@@ -167,31 +169,28 @@ Discarded(p) == IsDiscarded(usage[p], resid[p])
 \* "can tolerate the loss ... as long as the page has not been modified".
 Discardable(u, d) == u \in {"U", "V"} \/ (u = "P" /\ ~d)
 
-\* SetStableIfNotDiscarded "only makes a page stable if it has not been discarded".
+\* SetStableIfNotDiscarded "only makes a page stable if it has not been
+\* discarded" (the sources' own condition; the reference implementation's
+\* equality check replaces it too, tests/fixtures/graph/MCGraph.tla).
 SSINDSucceeds(u, r) == ~IsDiscarded(u, r)
 
-\* The residency a guest primitive asks for: the guest never sets residency
-\* ("the page residency state is only to be modified by the host").  Any
-\* change of residency comes from Normalise, as a named implicit transition.
-PrimitiveResidency(r, target) == r
-
 \* The change bit after a page-in: the guest's change bit is part of its
-\* storage key, which the host keeps while the page is out (D6).
+\* storage key, which the host keeps while the page is out (D6).  Read by
+\* HostPageIn and by HostReclaim.tla's FaultPageIn.
 PageInDirty(d) == d
 
-\* What a guest access to a page observes (Read and Write alike), as a record
-\* [kind, value]; kind "Wait" means the access is held until the host makes
-\* the page resident (a host page fault: HostPageIn or HostZeroFill, D12).
-DiscardedAccess == [kind |-> "DiscardFault", value |-> NoValue]
-\* r and x are what an implementation that lets the access through would expose.
-UnusedAccessOutcome(r, x) ==
-    IF UnusedAccess = "AddressingException"
-    THEN [kind |-> "AddressingException", value |-> NoValue]   \* z/VM ([Z1])
-    ELSE [kind |-> "Value", value |-> Zero]                    \* "preferably zero" (paper 3)
+\* What a guest access to a page observes (Read and Write alike, and
+\* AccessWaits), as a record [kind, value]; kind "Wait" means the access is
+\* held until the host makes the page resident (a host page fault:
+\* HostPageIn or HostZeroFill, D12).  An access to an unused page is an
+\* addressing exception under z/VM ([Z1]) or reads "preferably zero" (paper
+\* 3; D9); one to a discarded page is a discard fault.
 ResidentAccess(x) == [kind |-> "Value", value |-> x]
 AccessOutcome(u, r, x) ==
-    IF u = "U" THEN UnusedAccessOutcome(r, x)
-    ELSE IF IsDiscarded(u, r) THEN DiscardedAccess
+    IF u = "U" THEN IF UnusedAccess = "AddressingException"
+                    THEN [kind |-> "AddressingException", value |-> NoValue]
+                    ELSE [kind |-> "Value", value |-> Zero]
+    ELSE IF IsDiscarded(u, r) THEN [kind |-> "DiscardFault", value |-> NoValue]
     ELSE IF r = "r" THEN ResidentAccess(x)
     ELSE [kind |-> "Wait", value |-> NoValue]
 
@@ -230,9 +229,12 @@ Normalise(u, r, d) ==
 \* discarded: {S,V,P}p -SetUnused-> Uz frees the backing storage at once,
 \* Xp -SetVolatile-> Vz, and a clean Xp -SetPotentialVolatile-> Pz (D3).
 \* Without one, the guest changes usage only, e.g. Sp -SetUnused-> Up.  On a
-\* logically zero page, V and P requests give Vz and Pz (D4).
+\* logically zero page, V and P requests give Vz and Pz (D4).  The guest never
+\* sets residency ("the page residency state is only to be modified by the
+\* host"): any change of residency comes from Normalise, as a named implicit
+\* transition.
 PrimitiveResult(p, target) ==
-    LET r == PrimitiveResidency(resid[p], target)
+    LET r == resid[p]
     IN  IF HostService /\ r = "p" /\ Discardable(target, dirty[p])
         THEN Discard(target)
         ELSE Normalise(target, r, dirty[p])

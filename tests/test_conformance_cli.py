@@ -39,6 +39,69 @@ def test_run_a_mutant_reports_saves_and_confirms_with_tlc(
     }
 
 
+NAMELESS_ENGINE = """
+from conformance.pagestates.mutants import DiscardsDirtyP
+
+
+class Nameless:
+    \"\"\"An in-process engine with no ``name``: a broken reference behind hello/reset/step/close.\"\"\"
+
+    def __init__(self):
+        self._engine = DiscardsDirtyP()
+
+    def hello(self, *args):
+        return self._engine.hello(*args)
+
+    def reset(self):
+        return self._engine.reset()
+
+    def step(self, *args):
+        return self._engine.step(*args)
+
+    def close(self):
+        self._engine.close()
+"""
+
+
+def test_a_report_names_an_in_process_engine_without_a_name_by_its_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "nameless_engine.py").write_text(NAMELESS_ENGINE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = main(["run", "--machine", "PageStates", "--engine-class", "nameless_engine:Nameless",
+                 "--no-tour", "--no-database", "--seed", "0", "--out", str(tmp_path / "out"),
+                 "--quiet", "--no-tlc"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == EXIT_DIVERGED, out
+    headline = next(line for line in out.splitlines() if line.startswith("engine "))
+    assert headline.startswith("engine nameless_engine:Nameless (in process), machine PageStates"), headline
+
+
+def test_run_help_says_which_machines_each_search_option_applies_to() -> None:
+    """--cover-edges and --depth size the coverage tour, which only a machine naming its state
+    graph takes (the others run their fixed tours); --swarm adds a swarm walk on any machine."""
+    import argparse
+
+    from conformance.cli import build_parser
+    from conformance.commands import budget_of
+    from conformance.machines import MACHINES
+    from conformance.search import covers
+
+    parser = build_parser()
+    run = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["run"]
+    helps = {a.option_strings[0]: a.help or "" for a in run._actions if a.option_strings}
+    toured = [name for name, mode in MACHINES.items() if covers(mode)]
+    fixed = [name for name in MACHINES if name not in toured]
+    assert toured and fixed
+    for option in ("--cover-edges", "--depth"):
+        assert helps[option].startswith(" and ".join(toured)), helps[option]
+        assert not any(name in helps[option].split(":")[0] for name in fixed), helps[option]
+    assert not helps["--swarm"].startswith("ESSA"), helps["--swarm"]
+    for name in fixed:  # a machine without a coverage tour takes a swarm walk when asked
+        args = run.parse_args(["--engine-class", "m:C", "--swarm", "300"])
+        assert budget_of(MACHINES[name], args, None).swarm == 300
+
+
 def test_run_the_c_engine_on_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", "--engine", str(ensure_built()), "--all-profiles", "--no-tour",
                  "--examples", "4", "--steps", "25", "--no-database"])  # fmt: skip

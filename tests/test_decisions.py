@@ -9,7 +9,9 @@ anchor. Every "Dn" written anywhere in the repository's text is an entry (a rang
 mutation log (model/mutation-log.md) has a section only for an entry that points to it, and every
 entry that points to it has its section, and the record itself cites no mutant: a mutant's id, what
 kills it, its pins and its equivalence argument are the log's (model/mutation-log.md,
-model/mutate-equivalent.json), the decision keeping at most a sentence that points there.
+model/mutate-equivalent.json), the decision keeping at most a sentence that points there. Only the
+decisions whose subject is mutation testing itself speak of mutants at all: every other one says
+what the design is and why, from the sources, not which mutant showed the need for it.
 """
 
 from __future__ import annotations
@@ -182,6 +184,77 @@ def test_the_organisation_pattern_catches_what_it_forbids() -> None:
     for good in ("SetStable leads to S", "the issued ORC", "misleading", "D14", "a round trip",
                  "each round of pre-copy", "rounds send dirty pages"):
         assert not ORGANISATION.search(good), good
+
+
+# The decisions whose design topic is mutation testing itself (how `tlcrunner mutate` builds, runs
+# and classes its mutants, and what it may change), or the conformance suite's own mutants (the
+# broken engines its `mutants` command runs): they speak of mutants because that is their subject.
+# Every other decision says what the design is and why; how a mutant revealed the need for it, and
+# what kills it, is the mutation log's, the decision keeping at most the pointer POINTER.
+MUTANT_TOPIC = {
+    140: "how `tlcrunner mutate` judges a mutant by the CI-sized models",
+    141: "what the catalogue mutates, and its operators",
+    142: "mutant ids, seeded samples and the budget",
+    143: "how equivalent mutants are listed and argued",
+    144: "the mutation score and `make bench`'s sample",
+    189: "the class of mutants no property can catch",
+    190: "what the mutation operators read",
+    210: "a witness as a verdict of the mutation run",
+    244: "witnesses are never mutated",
+    245: "the order in which a mutant's models run",
+    246: "resuming a mutation run",
+    259: "the models' environment is not mutated",
+    305: "what a mutation run judges",
+    350: "how mutants are classed against the contract",
+    112: "the conformance `mutants` command and its broken engines",
+    113: "bad input to the conformance `mutants` command",
+    114: "the bench's time to catch each conformance mutant",
+    163: "the conformance mutants run over pipelined JSON lines",
+}
+MUTATION_WORDS = re.compile(r"\bkilled by\b|\bkills\b|\bsurvived\b|\bmutant", re.I)
+POINTER = re.compile(
+    r"\*Mutants:\* the mutants behind this decision, and how each was judged, are in\s+"
+    + re.escape("[model/mutation-log.md](../model/mutation-log.md#d") + r"\d+\)\."
+)
+
+
+def test_only_the_mutation_testing_decisions_speak_of_mutants() -> None:
+    known = entries()
+    assert set(MUTANT_TOPIC) <= set(known), set(MUTANT_TOPIC) - set(known)
+    text = DECISIONS.read_text(encoding="utf-8")
+    speaking: list[str] = []
+    topic_speaks: set[int] = set()
+    entry = None
+    for paragraph in re.split(r"\n\s*\n", text):
+        heading = HEADING.search(paragraph)
+        if heading:
+            entry = int(heading.group(1))
+        if entry is None or POINTER.fullmatch(paragraph.strip()):
+            continue
+        words = MUTATION_WORDS.findall(paragraph)
+        if not words:
+            continue
+        if entry in MUTANT_TOPIC:
+            topic_speaks.add(entry)
+            continue
+        speaking.append(f"D{entry}: {words} in {' '.join(paragraph.split())[:90]!r}")
+    assert not speaking, (
+        "a decision says what the design is and why; the mutants behind it belong in "
+        "model/mutation-log.md:\n" + "\n".join(speaking)
+    )
+    assert topic_speaks == set(MUTANT_TOPIC), f"no longer about mutants: {set(MUTANT_TOPIC) - topic_speaks}"
+
+
+def test_the_mutation_words_pattern_catches_what_it_forbids() -> None:
+    for bad in ("killed by a property", "Mutants", "the mutant's rule", "it kills", "a mutant survived"):
+        assert MUTATION_WORDS.search(bad), bad
+    for good in ("SIGKILLs a worker", "the change bit survives host paging", "`tlcrunner mutate`",
+                 "the JVM is killed on every way out", "the mutated guard", "killedby"):
+        assert not MUTATION_WORDS.search(good), good
+    assert POINTER.fullmatch(
+        "*Mutants:* the mutants behind this decision, and how each was judged, are in\n"
+        "[model/mutation-log.md](../model/mutation-log.md#d232)."
+    )
 
 
 def test_no_decision_cites_a_mutant_id() -> None:

@@ -279,6 +279,10 @@ REFIMPL_MUTANTS = [
     ("Paper2007-reclaim-discards-dirty-P", essa_job(PAPER),
      _set(essa_rules.RECLAIM_PAPER2007, ("P", True), Reclaim("V", False)),
      "only refimpl has the step HostReclaim 0 -> Done"),
+    ("Paper2007-discard-keeps-change-bit", essa_job(PAPER),
+     lambda mp: mp.setattr(essa_rules, "DISCARD_RESETS_CHANGE_BIT", frozenset()),
+     "only refimpl has the step HostReclaim 0 -> Done (action HostReclaim), to [page 0: U keyDirty "
+     "data=0"),
     ("Paper2007-ORC5-not-resident", PROBE_PAPER,
      lambda mp: mp.setattr(essa_rules, "MAKES_RESIDENT", frozenset()),
      "only TLC has the step ESSA 0 ORC 5 -> Done"),

@@ -107,7 +107,7 @@ def test_properties_hold_on_every_reachable_state_and_step(profile: Profile) -> 
             assert not violated_action_properties(profile, s, g.states[j]), (s, g.states[j])
 
 
-# The refimpl counterparts of model/MCPageStatesBroken.tla's twins: each must be caught.
+# The refimpl counterparts of model/MCPageStates_Twins.tla's twins: each must be caught.
 def _discard_ignoring_dirty(mp: pytest.MonkeyPatch) -> None:
     mp.setitem(rules.DISCARDABLE, ("P", True), True)
 

@@ -108,6 +108,48 @@ PROOF_AIDS: Final = frozenset({"IndInv"})
 _DEFINITION: Final = re.compile(r"^([A-Za-z]\w*)(?:\([^)]*\))?\s*==", re.M)
 
 
+def property_names(text: str) -> set[str]:
+    """The property names (``...Inv``, ``...Prop``, ``Refines...``) a formula or comment mentions."""
+    return set(_PROPERTY_NAME.findall(text))
+
+
+def family(module: str) -> str:
+    """The spec module whose opening comment states the contract of ``module``'s THEOREMs: a
+    ``<Spec>Properties`` module's contract opens ``<Spec>.tla`` (PageStateProperties, PageStates's)."""
+    return "PageStates" if module == "PageStateProperties" else module.removesuffix("Properties")
+
+
+_OPENING: Final = "Contract (docs/contract.md)"
+
+
+def opening_contract(path: Path) -> tuple[str, str] | None:
+    """A spec module's opening contract comment, as ``(whole, promises)``: the comment box that
+    starts with "Contract (docs/contract.md)", and within it the list of promises (the indented
+    items, "   No data loss. StableContentKeptInv: ...", up to the first blank comment line after
+    them), each on one line. None when the module does not open with one."""
+    whole: list[str] = []
+    promises: list[str] = []
+    inside = listing = False
+    for line in path.read_text(encoding="utf-8").splitlines()[:80]:
+        if _OPENING in line:
+            inside = True
+        if not inside:
+            continue
+        if not (line.startswith("(*") and line.endswith("*)")) or line.startswith("(**"):
+            break
+        body = line[2:-2]
+        whole.append(body.strip())
+        if re.match(r"   \S", body):
+            listing = True
+        elif listing and not body.strip():
+            listing = False
+        if listing:
+            promises.append(body.strip())
+    if not whole:
+        return None
+    return _one_line(" ".join(whole)), _one_line(" ".join(promises))
+
+
 def intent_names(spec: Path = SPEC) -> frozenset[str]:
     """Every property some THEOREM of ``spec`` names (the contract), proof aids left out."""
     names = {n for p in sorted(spec.glob("*.tla")) for t in theorems(p)

@@ -134,12 +134,13 @@ _CHECKED_SECTIONS = re.compile(
 )
 
 
-def contract_config(cfg_text: str, kinds: Kinds) -> str | None:
-    """The .cfg with only its intent and refinement properties, deadlock not looked for; None if
-    it checks none."""
+def contract_config(cfg_text: str, kinds: Kinds,
+                    wanted: tuple[str, ...] = (INTENT, REFINEMENT)) -> str | None:
+    """The .cfg with only its properties of the ``wanted`` kinds (intent and refinement unless
+    told), deadlock not looked for; None if it checks none."""
     names = checked_names(cfg_text)
-    invariants = [n for n in names.invariants if kinds.kind(n) in (INTENT, REFINEMENT)]
-    properties = [n for n in names.properties if kinds.kind(n) in (INTENT, REFINEMENT)]
+    invariants = [n for n in names.invariants if kinds.kind(n) in wanted]
+    properties = [n for n in names.properties if kinds.kind(n) in wanted]
     if not invariants and not properties:
         return None
     text = _CHECKED_SECTIONS.sub("", cfg_text).rstrip("\n") + "\nCHECK_DEADLOCK FALSE\n"
@@ -253,33 +254,36 @@ class Runner:
     def _contract_class(self, verdict: Verdict, models: list[ModelEntry], copy: Path,
                         tmp: Path) -> None:  # fmt: skip
         """Class the verdict against the contract: a mutant killed by anything but an intent
-        property runs again on its holds-models with their intent properties alone."""
+        property runs again on its holds-models with their intent properties alone, and, if none
+        fails, with their refinements alone. Two passes, because a refinement checked beside the
+        intent can fail first and hide the intent property that fails later in the same run; and
+        a violation in a run that checks nothing else is that kind's even where TLC names no
+        property (it does not name a violated temporal property)."""
         assert self.kinds is not None
         verdict.klass = first_kind(verdict, self.kinds)
         if verdict.verdict != "killed" or verdict.klass == INTENT:
             if verdict.klass == INTENT:
                 verdict.intent = f"{verdict.prop} ({verdict.model})"
             return
-        refinement: str | None = None
-        for entry in models:
-            if entry.expect.kind != "holds" or self.stop.is_set():
-                continue
-            text = contract_config(entry.config.read_text(encoding="utf-8"), self.kinds)
-            if text is None:
-                continue
-            config = tmp / f"contract-{entry.config.name}"
-            config.write_text(text, encoding="utf-8")
-            run = self.run(entry.module, config, jar=self.jar, library=copy, workers=1,
-                           timeout=min(self.model_timeout, entry.timeout), short=True)  # fmt: skip
-            verdict.runs += 1
-            if run.outcome not in VIOLATIONS or not run.violated:
-                continue
-            if self.kinds.kind(run.violated) == INTENT:
-                verdict.klass, verdict.intent = INTENT, f"{run.violated} ({entry.name})"
+        for wanted in (INTENT, REFINEMENT):
+            for entry in models:
+                if entry.expect.kind != "holds" or self.stop.is_set():
+                    continue
+                text = contract_config(entry.config.read_text(encoding="utf-8"), self.kinds,
+                                       (wanted,))  # fmt: skip
+                if text is None:
+                    continue
+                config = tmp / f"contract-{wanted}-{entry.config.name}"
+                config.write_text(text, encoding="utf-8")
+                run = self.run(entry.module, config, jar=self.jar, library=copy, workers=1,
+                               timeout=min(self.model_timeout, entry.timeout), short=True)  # fmt: skip
+                verdict.runs += 1
+                if run.outcome not in VIOLATIONS:
+                    continue
+                checked = checked_names(text)
+                name = run.violated or " or ".join(checked.properties or checked.invariants)
+                verdict.klass, verdict.intent = wanted, f"{name} ({entry.name})"
                 return
-            refinement = refinement or f"{run.violated} ({entry.name})"
-        if refinement is not None:
-            verdict.klass, verdict.intent = REFINEMENT, refinement
 
     def _run_models(self, verdict: Verdict, models: list[ModelEntry], copy: Path) -> None:
         """Run ``models`` in order until one kills the mutant or finds it invalid; the first

@@ -46,17 +46,19 @@ def effect_table(impl: str) -> str:
         lines.append(
             f"| {name} | {condition} | {_keep(e.u, 'u')} | {_keep(e.n, 'n')} | "
             f"{_keep(e.z, 'z')} | {'append page' if e.queue else '-'} | "
-            f"{'dropped' if e.drop else 'kept'}{resident} |"
+            f"{'dropped, `dirty` cleared' if e.drop else 'kept'}{resident} |"
         )
     return "\n".join(lines)
 
 
 def reclaim_table(impl: str) -> str:
-    """HostReclaim of ``impl`` by (usage, dirty): the new usage and the swap copy."""
+    """HostReclaim of ``impl`` by (usage, dirty): the new usage and the swap copy, and the change
+    bit of a page the host discards (:data:`refimpl.essa.rules.DISCARD_RESETS_CHANGE_BIT`)."""
     table = rules.RECLAIM[impl]
+    reset = ", `dirty` cleared" if impl in rules.DISCARD_RESETS_CHANGE_BIT else ""
     lines = ["| usage, `dirty` | new usage | content |", "|---|---|---|"]
     for (u, dirty), r in table.items():
-        keep = "to swap (`swapped` set)" if r.keep else "dropped (`swapped` clear, content 0)"
+        keep = "to swap (`swapped` set)" if r.keep else f"dropped (`swapped` clear, content 0{reset})"
         lines.append(f"| {u}, {'set' if dirty else 'clear'} | {r.u} | {keep} |")
     return "\n".join(lines)
 

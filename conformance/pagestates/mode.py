@@ -28,7 +28,7 @@ from refimpl.pagestates.machine import machine as machine_of
 from refimpl.pagestates.profile import NO_VALUE, UNUSED_ACCESSES, VARIANTS, ZERO, all_profiles
 from refimpl.pagestates.state import Page
 
-from ..driver import DEFAULT_DATABASE, RecordedEngine, marker
+from ..driver import DEFAULT_DATABASE, RecordedEngine, engine_name, marker
 from .engine import Engine
 from ..jsonlines import JsonLinesEngine
 from .judge import Verdict, claimed_state, consequence, judge
@@ -109,7 +109,7 @@ class PageStatesAdapter:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.name = getattr(engine, "name", None) or getattr(engine, "command", "engine")
+        self.name = engine_name(engine)
         self._checks = not isinstance(engine, JsonLinesEngine)
         #: A pipelined program, when the engine takes one (JSON lines: Drive.run).
         self.exchange = self._exchange if hasattr(engine, "exchange") else None

@@ -136,7 +136,8 @@ def essa_operator(
 ) -> Result:
     """Spec: ESSA(op, orc, p), on the path ``interpreted`` (one of :func:`interpreted_paths`).
     The guest's variables are left to the caller. The checks of handle_essa come first: CMMA
-    enabled (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D97)."""
+    enabled (PIC 1), the ORC (PIC 6); then the gmap walk (0x10, D97). A row that drops the
+    content discards the page, which resets its change bit ([Z5]; D347)."""
     pg = s.pages[p]
     if not profile.cmma_enabled:
         return s._replace(lastOp=_record(op, p, "OperationException", orc=orc))
@@ -160,6 +161,7 @@ def essa_operator(
         swapped=False if e.drop or resident else pg.swapped,
         data=0 if e.drop else pg.data,
         valid=pg.valid or resident,
+        keyDirty=False if e.drop else pg.keyDirty,  # a discard resets the change bit ([Z5])
     )
     return EssaState(
         _with_page(s, p, new),
@@ -329,7 +331,9 @@ def guest_writeback(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Re
 
 
 def host_reclaim(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Result:
-    """Spec: HostReclaim(p). Reclaim of a resident page (:data:`refimpl.essa.rules.RECLAIM`)."""
+    """Spec: HostReclaim(p). Reclaim of a resident page (:data:`refimpl.essa.rules.RECLAIM`); a
+    page dropped by a host of :data:`refimpl.essa.rules.DISCARD_RESETS_CHANGE_BIT` loses its change
+    bit."""
     pg = s.pages[p]
     if not pg.valid:
         return Refused("HostReclaim", p, NO_VALUE, "the page is not resident")
@@ -342,6 +346,7 @@ def host_reclaim(profile: EssaProfile, s: EssaState, p: int, _orc: int) -> Resul
         data=pg.data if keep else 0,
         usage=r.u,
         gc=rules.saved_gc(profile, pg),
+        keyDirty=pg.keyDirty and (keep or profile.impl not in rules.DISCARD_RESETS_CHANGE_BIT),
     )
     if profile.gmap:
         new = new._replace(

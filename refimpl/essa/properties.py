@@ -299,7 +299,7 @@ def GuestAccessInUseStep(profile: EssaProfile, s: EssaState, t: EssaState) -> bo
     )
 
 
-#: The loads and stores: the guest's, and a harness's bare ones (model/MCESSA.tla's BareAccess).
+#: The loads and stores: the guest's, and a harness's bare ones (spec/ESSABareInstruction.tla's BareAccess).
 ACCESS_OPS: Final = frozenset({"GuestRead", "GuestWrite", "Read", "Write"})
 
 

@@ -266,6 +266,12 @@ RECLAIM: Final[dict[str, ReclaimTable]] = {
     "KVMGmap": RECLAIM_KVM,
 }
 
+#: The Impls whose host resets the change bit of a page it discards (Spec: Paper2007Reclaim, and
+#: ESSA on a row of the effect table that drops the content, rows only the 2007 table has): a
+#: discard makes the content logically zero "and resets the reference and change bits" ([Z5];
+#: D6, D347). The KVM hosts keep the storage key: only the guest's SSKE resets the bit.
+DISCARD_RESETS_CHANGE_BIT: Final[frozenset[str]] = frozenset({"Paper2007"})
+
 
 def saved_gc(profile: EssaProfile, pg: EssaPage) -> bool:
     """Spec: SavedGC(p). When the PTE ESSA looks at goes invalid KVM saves the storage key into the

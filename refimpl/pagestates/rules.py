@@ -7,7 +7,7 @@ that state: the spec has no such step). :mod:`refimpl.pagestates.machine` adds t
 ``lastOp`` and memoises the results, so this module is written for reading, not for speed.
 
 The spec's decision operators (the ones its broken twins replace) keep their names and shapes:
-``Discardable`` is the table :data:`DISCARDABLE`, ``SSINDSucceeds``, ``PrimitiveResidency``,
+``Discardable`` is the table :data:`DISCARDABLE`, ``SSINDSucceeds``, ``PrimitiveResult``'s residency,
 ``PageInDirty``, ``AccessOutcome`` and ``Normalise`` are functions below. The names of the spec
 appear in the comments as ``Spec: Name``.
 """
@@ -80,7 +80,7 @@ def ssind_succeeds(u: str, r: str) -> bool:
 
 
 def primitive_residency(r: str, target: str) -> str:
-    """Spec: PrimitiveResidency. The guest never sets residency."""
+    """Spec: the residency PrimitiveResult reads. The guest never sets residency."""
     return r
 
 
@@ -91,11 +91,11 @@ def page_in_dirty(d: bool) -> bool:
 
 def access_outcome(profile: Profile, u: str, r: str, x: int) -> tuple[str, int]:
     """Spec: AccessOutcome, as (kind, value); kind "Wait" holds the access for the host."""
-    if u == "U":  # Spec: UnusedAccessOutcome (D9)
+    if u == "U":  # Spec: AccessOutcome on an unused page (D9)
         if profile.unused_access == ADDRESSING_EXCEPTION:
             return ("AddressingException", NO_VALUE)
         return ("Value", ZERO)
-    if is_discarded(u, r):  # Spec: DiscardedAccess
+    if is_discarded(u, r):  # Spec: AccessOutcome on a discarded page
         return ("DiscardFault", NO_VALUE)
     if r == "r":  # Spec: ResidentAccess
         return ("Value", x)

@@ -104,7 +104,7 @@ type row struct {
 	nodat    int
 	zbit     int
 	appendCB bool
-	drop     bool // content dropped: swapped cleared, content 0
+	drop     bool // content dropped: swapped cleared, content 0, dirty cleared
 	setValid bool // Paper2007 ORC 5: valid set, swapped cleared (paged in, content kept)
 }
 
@@ -294,8 +294,10 @@ func (m *machine) essa(pg, orc int, problemState, beyondMemory bool) result {
 	applyBit(&p.nodat, rw.nodat)
 	applyBit(&p.zbit, rw.zbit)
 	if rw.drop {
+		// a discard makes the content logically zero and resets the change bit (z/VM)
 		p.swapped = false
 		p.content = 0
+		p.dirty = false
 	}
 	if rw.setValid {
 		p.valid = true
@@ -343,6 +345,10 @@ func (m *machine) hostReclaim(pg int) result {
 	} else {
 		p.swapped = false
 		p.content = 0
+		if !m.isKVM() {
+			// the 2007 host's discard resets the change bit; KVM keeps the key
+			p.dirty = false
+		}
 	}
 	if m.isKVM() && m.prof.StorageKeys {
 		p.gc = p.dirty

@@ -556,9 +556,11 @@ impl Machine {
             pg.zbit = z;
         }
         if row.drop {
+            // A discard makes the content logically zero and resets the change bit (z/VM).
             self.planted.stale_frame = pg.content;
             pg.swapped = false;
             pg.content = 0;
+            pg.dirty = false;
         }
         if row.page_in {
             pg.valid = true;
@@ -652,6 +654,10 @@ impl Machine {
         pg.valid = false;
         pg.swapped = to_swap;
         pg.content = if to_swap { swap_copy } else { 0 };
+        if !to_swap && imp == Impl::Paper2007 {
+            // The 2007 host's discard resets the change bit; KVM keeps the key.
+            pg.dirty = false;
+        }
         if copy_gc {
             pg.gc = pg.dirty;
         }

@@ -1,4 +1,4 @@
-------------------- MODULE MCMemoryDowngradeCompareBroken --------------------
+------------------- MODULE MCMemoryDowngradeCompare_Twins --------------------
 (***************************************************************************)
 (* The broken twin of the comparison of incremental and bulk removal (the  *)
 (* override applies inside both instances of MemoryDowngrade).             *)

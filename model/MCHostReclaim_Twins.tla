@@ -1,10 +1,11 @@
-------------------------- MODULE MCHostReclaimBroken -------------------------
+------------------------- MODULE MCHostReclaim_Twins -------------------------
 (***************************************************************************)
-(* Broken twins of the z/VM reclaim policy: each replaces one decision     *)
-(* operator of spec/HostReclaim.tla (through a definition override in its  *)
-(* MCHostReclaim_Twin_*.cfg) with a plausible implementation mistake,     *)
-(* and must make TLC report a violation of exactly the property its cfg    *)
-(* checks (model/manifest.json records which).                             *)
+(* Broken twins of the z/VM reclaim policy: each replaces one step, or one *)
+(* decision several steps share, of spec/HostReclaim.tla (through a        *)
+(* definition override in its MCHostReclaim_Twin_*.cfg, D355) with a       *)
+(* plausible implementation mistake, and must make TLC report a violation  *)
+(* of exactly the property its cfg checks (model/manifest.json records     *)
+(* which).                                                                 *)
 (***************************************************************************)
 EXTENDS MCHostReclaim
 
@@ -16,9 +17,25 @@ AgingAfterStealKept(p) == aging
 \* for a page that is logically zero.  Caught by SlotCoherentInv.
 SlotAfterDiscardKept(p) == slot[p]
 
+\* An early write of the pages need(q) picks, allowed when allowed holds, that
+\* sets the host bit to hbit(old) and the guest's to gbit(old).
+EarlyWriteWith(p, allowed, need(_), hbit(_), gbit(_)) ==
+    /\ allowed
+    /\ LET due == SelectSeq(aging, need)
+       IN  Len(due) > 0 /\ p = due[Len(due)]
+    /\ slot' = [slot EXCEPT ![p] = data[p]]
+    /\ hchanged' = [hchanged EXCEPT ![p] = hbit(@)]
+    /\ dirty' = [dirty EXCEPT ![p] = gbit(@)]
+    /\ io' = [kind |-> "write", page |-> p]
+    /\ UNCHANGED <<usage, resid, data, intended, modified, lastOp, aging>>
+
+Cleared(b) == FALSE
+Kept(b)    == b
+
 \* An early write that is not CMMA-aware: it pre-writes every changed page of
 \* the aging list, volatile ones included.  Caught by DiscardableNeverWrittenProp.
-EarlyWriteAnyChanged(u, d) == TRUE
+NeedsEarlyWriteAnyChanged(q) == ~SlotValid(q)
+EarlyWriteAnyChanged(p) == EarlyWriteWith(p, EarlyWrites, NeedsEarlyWriteAnyChanged, Cleared, Kept)
 
 \* A host that never trusts a slot copy and writes every page it steals.
 \* Caught by ValidSlotNotRewrittenProp.
@@ -32,11 +49,27 @@ SlotValidByGuestBit(p) == slot[p] # NoValue /\ ~dirty[p]
 \* A revalidation handled as an ordinary page fault: the content is read back
 \* from the paging slot when there is one.  Caught by
 \* RevalidationPreservesContentProp.
-RevalidateFromSlot(p) == IF slot[p] # NoValue THEN "slot" ELSE "frame"
+RevalidateFromSlot(p) ==
+    /\ OnAgingList(p)
+    /\ LET fromSlot == slot[p] # NoValue
+       IN  /\ aging' = Without(aging, p)
+           /\ data' = [data EXCEPT ![p] = IF fromSlot THEN slot[p] ELSE @]
+           /\ hchanged' = [hchanged EXCEPT ![p] = IF fromSlot THEN FALSE ELSE @]
+           /\ io' = IF fromSlot THEN [kind |-> "read", page |-> p] ELSE NoIO
+    /\ UNCHANGED <<usage, resid, dirty, intended, modified, lastOp, slot>>
 
 \* A page-in that does not wait for a free frame: the host overcommits its
 \* frames.  Caught by FrameBudgetInv.
-PageInRoomAlways == TRUE
+FaultPageInWithoutRoom(p) ==
+    /\ resid[p] = "p"
+    /\ usage[p] # "U"
+    /\ resid' = [resid EXCEPT ![p] = "r"]
+    /\ data'  = [data EXCEPT ![p] = slot[p]]
+    /\ dirty' = [dirty EXCEPT ![p] = PS!PageInDirty(@)]
+    /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
+    /\ io' = [kind |-> "read", page |-> p]
+    /\ PS!Record("HostPageIn", p, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<usage, intended, modified, aging, slot>>
 
 \* A demand scan that ignores the CMMA usage: every page is a page-out
 \* candidate, taken from the bottom of the aging list.  Caught by StealOrderProp.
@@ -50,16 +83,16 @@ StealClassPByUsage(u, d) ==
 \* An early write that resets the guest's change bit, as if the host had no
 \* change bit of its own.  Caught by RefinesPageStates (the early write
 \* changes a page-state variable and is no PageStates step).
-DirtyAfterEarlyWriteCleared(d) == FALSE
+EarlyWriteClearingDirty(p) == EarlyWriteWith(p, EarlyWrites, NeedsEarlyWrite, Cleared, Cleared)
 
 \* An early write that leaves the host change bit set, as if only a page-in
 \* reset it: the copy just written is never trusted, and the page is
 \* written again when it is stolen.  Caught by WrittenSlotTrustedProp.
-HChangedAfterEarlyWriteKept(b) == b
+EarlyWriteKeepingHostBit(p) == EarlyWriteWith(p, EarlyWrites, NeedsEarlyWrite, Kept, Kept)
 
 \* A host that pre-writes pages whatever CP SET AGELIST EARLYWRITES says.
 \* Caught by EarlyWritesSettingProp.
-EarlyWritesAlways == TRUE
+EarlyWriteAlways(p) == EarlyWriteWith(p, TRUE, NeedsEarlyWrite, Cleared, Kept)
 
 \* A trial invalidation that leaves the PTE valid: the guest's touch goes
 \* through without a fault, and the page it just used stays on the aging

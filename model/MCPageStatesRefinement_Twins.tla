@@ -1,14 +1,14 @@
--------------------- MODULE MCPageStatesBrokenRefinement --------------------
+-------------------- MODULE MCPageStatesRefinement_Twins --------------------
 (***************************************************************************)
 (* The broken twin of the refinement check: a simplified machine that is  *)
 (* not a refinement of the full machine must be caught by                 *)
-(* RefinesFullMachine.  The twins of MCPageStatesBroken.tla are in scope  *)
+(* RefinesFullMachine.  The twins of MCPageStates_Twins.tla are in scope   *)
 (* too: MCPageStatesRefinement_Twin_CleanPPreserved.cfg runs its host     *)
 (* that preserves a clean P page as Sp, which only HostKeepsUsageProp      *)
 (* caught before the history variable was restricted to the paper's        *)
 (* implicit transitions.                                                   *)
 (***************************************************************************)
-EXTENDS MCPageStatesRefinement, MCPageStatesBroken
+EXTENDS MCPageStatesRefinement, MCPageStates_Twins
 
 \* A collapsed machine that folds a P request on a logically zero page into Sz
 \* ("all zero pages are alike") instead of Vz, so a discarded page stops being

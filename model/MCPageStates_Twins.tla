@@ -1,7 +1,8 @@
-------------------------- MODULE MCPageStatesBroken -------------------------
+------------------------- MODULE MCPageStates_Twins -------------------------
 (***************************************************************************)
-(* Broken twins: each replaces one decision operator of PageStates.tla    *)
-(* (through a definition override in its MCPageStates_Twin_*.cfg) with a *)
+(* Broken twins: each replaces one decision operator or step of            *)
+(* PageStates.tla (through a definition override in its                    *)
+(* MCPageStates_Twin_*.cfg, D355) with a                                   *)
 (* plausible implementation mistake.  Each must make TLC report a         *)
 (* violation of exactly the property its cfg checks; model/manifest.json  *)
 (* records which.  A property no twin can violate would prove nothing.     *)
@@ -36,26 +37,41 @@ SSINDAlwaysSucceeds(u, r) == TRUE
 
 \* A read (or write) of a discarded page that returns zero instead of faulting,
 \* as if the host had supplied a fresh zero frame.  Caught by ReadResultInv.
-DiscardedAccessReadsZero == [kind |-> "Value", value |-> 0]
+AccessOutcomeDiscardedReadsZero(u, r, x) ==
+    IF u = "U" THEN IF UnusedAccess = "AddressingException"
+                    THEN [kind |-> "AddressingException", value |-> NoValue]
+                    ELSE [kind |-> "Value", value |-> Zero]
+    ELSE IF IsDiscarded(u, r) THEN [kind |-> "Value", value |-> 0]
+    ELSE IF r = "r" THEN ResidentAccess(x)
+    ELSE [kind |-> "Wait", value |-> NoValue]
 
 \* A host that reports a discard fault for a preserved volatile page instead of
 \* paging it in.  Caught by DiscardFaultOnlyWhenDiscardedInv.
 AccessOutcomeFaultingPreserved(u, r, x) ==
-    IF u = "U" THEN UnusedAccessOutcome(r, x)
-    ELSE IF u \in {"V", "P"} /\ r \in {"p", "z"} THEN DiscardedAccess
+    IF u = "U" THEN IF UnusedAccess = "AddressingException"
+                    THEN [kind |-> "AddressingException", value |-> NoValue]
+                    ELSE [kind |-> "Value", value |-> Zero]
+    ELSE IF u \in {"V", "P"} /\ r \in {"p", "z"} THEN [kind |-> "DiscardFault", value |-> NoValue]
     ELSE IF r = "r" THEN ResidentAccess(x)
     ELSE [kind |-> "Wait", value |-> NoValue]
 
 \* A SetStable that also pages the page in: the guest setting residency.
 \* Caught by GuestKeepsResidencyProp.
-PrimitiveResidencyPagingIn(r, target) == IF target = "S" /\ r = "p" THEN "r" ELSE r
+PrimitiveResultPagingIn(p, target) ==
+    LET r == IF target = "S" /\ resid[p] = "p" THEN "r" ELSE resid[p]
+    IN  IF HostService /\ r = "p" /\ Discardable(target, dirty[p])
+        THEN Discard(target)
+        ELSE Normalise(target, r, dirty[p])
 
 \* Under "ReadsZero", an access to a resident unused page that goes to the old
 \* frame.  Caught by UnusedAccessInv.
-UnusedAccessOutcomeStale(r, x) ==
-    IF UnusedAccess = "AddressingException"
-    THEN [kind |-> "AddressingException", value |-> NoValue]
-    ELSE IF r = "r" THEN ResidentAccess(x) ELSE [kind |-> "Value", value |-> 0]
+AccessOutcomeUnusedStale(u, r, x) ==
+    IF u = "U" THEN IF UnusedAccess = "AddressingException"
+                    THEN [kind |-> "AddressingException", value |-> NoValue]
+                    ELSE IF r = "r" THEN ResidentAccess(x) ELSE [kind |-> "Value", value |-> 0]
+    ELSE IF IsDiscarded(u, r) THEN [kind |-> "DiscardFault", value |-> NoValue]
+    ELSE IF r = "r" THEN ResidentAccess(x)
+    ELSE [kind |-> "Wait", value |-> NoValue]
 
 \* A discard that records a usage code of its own ("D") for discarded pages,
 \* outside the architecture's four.  Caught by TypeOK.

@@ -1,4 +1,4 @@
-------------------------- MODULE MCBallooningBroken --------------------------
+------------------------- MODULE MCBallooning_Twins --------------------------
 (***************************************************************************)
 (* Broken twins of CMM1 ballooning: each replaces one action of            *)
 (* spec/Ballooning.tla with a copy that has one change (through a          *)

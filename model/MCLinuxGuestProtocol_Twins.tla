@@ -1,8 +1,9 @@
---------------------- MODULE MCLinuxGuestProtocolBroken ---------------------
+--------------------- MODULE MCLinuxGuestProtocol_Twins ---------------------
 (***************************************************************************)
-(* Broken twins of the Linux guest protocol: each replaces one decision    *)
-(* operator of LinuxGuestProtocol.tla (through a definition override in    *)
-(* its MCLinuxGuestProtocol_Twin_*.cfg) with a plausible mistake.  Each   *)
+(* Broken twins of the Linux guest protocol: each replaces one step of     *)
+(* LinuxGuestProtocol.tla with a copy carrying a plausible mistake, or one *)
+(* decision several steps or models share (through a definition override   *)
+(* in its MCLinuxGuestProtocol_Twin_*.cfg, D355), or adds a step.  Each    *)
 (* must make TLC report a violation of exactly the property its cfg        *)
 (* checks; model/manifest.json records which.                              *)
 (***************************************************************************)
@@ -17,17 +18,38 @@ MakeVolatileWaits == TRUE
 \* A make_volatile that does not take PG_state_change: its check and its
 \* SetVolatile are no longer atomic with respect to SetStableIfNotDiscarded.
 \* Caught by StableWhileHeldInv.
-MakeVolatileSkipsBit == FALSE
+MakeVolatileTryBitSkippingBit(x) ==
+    /\ Runs(x)
+    /\ pc[x] = "MVTry"
+    /\ SetPC(x, "MVCheck")
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+                   pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 \* A make_stable that does not wait for PG_state_change: it overtakes a
 \* make_volatile that has already checked.  Caught by StableWhileHeldInv.
-MakeStableOvertakes(p) == TRUE
+MakeStableAcquireBitOvertaking(c) ==
+    LET p == pg[Proc(c)]
+    IN  /\ Runs(Proc(c))
+        /\ pc[Proc(c)] = "MSWait"
+        /\ stateChange' = IF MakeStableTakesBit
+                          THEN [stateChange EXCEPT ![p] = @ \cup {Proc(c)}]
+                          ELSE stateChange
+        /\ SetPC(Proc(c), "MSSet")
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+                       pgDiscarded, maps, pg, ret, ref, lockHeld>>
 
 \* A find_get_page that calls make_stable before it takes its reference, and
 \* takes it (get_page) only once make_stable has returned, in a step of its own:
 \* no condition is true during SetStableIfNotDiscarded.  Caught by
 \* StableWhileHeldInv.
-RefAfterMakeStable == FALSE
+FindGetPageWithoutRef(c, p) ==
+    /\ Runs(Proc(c))
+    /\ pc[Proc(c)] = "Idle"
+    /\ inCache[p]
+    /\ ref' = [ref EXCEPT ![c] = FALSE]
+    /\ pc'  = [pc EXCEPT ![Proc(c)] = "MSWait"]
+    /\ pg'  = [pg EXCEPT ![Proc(c)] = p]
+    /\ UNCHANGED <<pageVars, ret, lockHeld>>
 GetPageAfterMakeStable(c) ==
     /\ HeldPage(c)
     /\ ~ref[c]
@@ -191,7 +213,13 @@ SpuriousDiscardSpec ==
 \* A find_get_page that returns a page that left the page cache (a discarded
 \* or truncated page, free once its last reference went).  Caught by
 \* NoUseAfterFreeProp (D195).
-FindsUncachedPage(p) == TRUE
+FindGetPageUncached(c, p) ==
+    /\ Runs(Proc(c))
+    /\ pc[Proc(c)] = "Idle"
+    /\ ref' = [ref EXCEPT ![c] = TRUE]
+    /\ pc'  = [pc EXCEPT ![Proc(c)] = "MSWait"]
+    /\ pg'  = [pg EXCEPT ![Proc(c)] = p]
+    /\ UNCHANGED <<pageVars, ret, lockHeld>>
 
 \* An interrupt that does not stop the code it interrupts: the process context
 \* of a CPU keeps running while its end-of-I/O handler runs (D192).  Caught by
@@ -200,7 +228,14 @@ RunsWhileInterrupted(x) == IF IsIrq(x) THEN IrqActive(CPUOf(x)) ELSE TRUE
 
 \* A guest that issues SetPotentialVolatile whatever the platform offers.
 \* Caught by TypeOK on a platform without P.
-VolatileUsageAlwaysP(w) == "P"
+PageSetVolatileAlwaysP(x) ==
+    LET p == pg[x]
+    IN  /\ Runs(x)
+        /\ pc[x] = "MVSet"
+        /\ usage' = [usage EXCEPT ![p] = "P"]
+        /\ SetPC(x, "MVRelease")
+        /\ UNCHANGED <<discarded, inCache, backed, dirty, io, mlocked, writable,
+                       pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 
 \* Broken twin of MakeStableCompletesProp: a make_volatile that returns without clearing
