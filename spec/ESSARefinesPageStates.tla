@@ -173,7 +173,9 @@ ReportedName(r) ==
                      CASE c = 0 -> "r" [] c = 2 -> "p" [] OTHER -> "z")
 
 \* An ESSA that was performed (not refused), by its ORC.
+\* @type: ({ op: Str, page: PAGE, orc: Int, result: Int, outcome: Str, value: Int }) => Bool;
 Performed(o) == o.orc \in ORCs /\ o.outcome \in {"Done", "Interpreted"} /\ o.page \in Pages
+\* @type: ({ op: Str, page: PAGE, orc: Int, result: Int, outcome: Str, value: Int }) => { op: Str, page: PAGE, arg: Int, outcome: Str, value: Int };
 EssaStep(o) ==
     LET p == o.page IN
     CASE o.orc = 0 -> AbsRec("Extract", p, NoValue, ReportedName(o.result), NoValue)
@@ -210,7 +212,7 @@ ConcreteStep ==
              ELSE AbsRec("HostDiscard", CHOOSE t \in Zapped : TRUE, NoValue, "Done", NoValue)
         ELSE IF o.op \in {"HostAge", "HostUnmapGmap"} THEN NoStep
         ELSE IF o.op \in {"Migrate", "HostResetCMMA"}
-        THEN IF UNCHANGED HostTruth THEN NoStep
+        THEN IF HostTruth' = HostTruth THEN NoStep   \* (UNCHANGED, which Apalache reads as an assignment)
              ELSE AbsRec(o.op, NoPage, NoValue, "Done", NoValue)
         ELSE IF Performed(o) THEN EssaStep(o)
         ELSE NoStep   \* a refused ESSA
@@ -244,8 +246,13 @@ NeedsSplit ==
 (* PageStates' ghosts, by its own rule (ApplyPrimitive, Write, ClearDirty), *)
 (* applied to the mapped step a with the mapped state before and after.    *)
 (***************************************************************************)
-Targets == [SetStable |-> "S", SetUnused |-> "U", SetVolatile |-> "V",
-            SetPotentialVolatile |-> "P", SetStableIfNotDiscarded |-> "S"]
+\* The usage each primitive asks for (a function of the op's name: a record, which TLC
+\* takes as the same value, is indexed only by a literal field in Apalache).
+Targets == [o \in {"SetStable", "SetUnused", "SetVolatile", "SetPotentialVolatile",
+                   "SetStableIfNotDiscarded"} |->
+                CASE o = "SetUnused" -> "U" [] o = "SetVolatile" -> "V"
+                  [] o = "SetPotentialVolatile" -> "P" [] OTHER -> "S"]
+\* @type: ({ op: Str, page: PAGE, arg: Int, outcome: Str, value: Int }) => Bool;
 GhostNext(a) ==
     LET p == a.page
         wasDiscarded == PS!IsDiscarded(AbsUsage[p], AbsResid[p])
@@ -265,6 +272,7 @@ GhostNext(a) ==
         ELSE UNCHANGED <<psIntended, psModified>>
 
 \* Record a mapped step: PageStates steps only; a stuttering step leaves lastOp.
+\* @type: ({ op: Str, page: PAGE, arg: Int, outcome: Str, value: Int }) => Bool;
 RecordAbs(a) ==
     /\ psLastOp' = IF a.op = "None" THEN psLastOp ELSE a
     /\ psMoved' = (a.op # "None")
@@ -303,7 +311,8 @@ DoConcrete(ConcreteNext) ==
     /\ ConcreteNext
     /\ IF split # NoPage THEN SplitStep(split, splitKind) ELSE ~NeedsSplit
     /\ split' = NoPage /\ splitKind' = "Fault"
-    /\ RecordAbs(ConcreteStep)
+    \* (named once: Apalache inlines an operator's argument at every use, a LET it keeps)
+    /\ LET a == ConcreteStep IN RecordAbs(a)
 
 AugNext(ConcreteNext) == AddSplit(ConcreteNext) \/ DoConcrete(ConcreteNext)
 
@@ -315,10 +324,11 @@ AugSpec == AugInit(Init) /\ [][AugNext(Next)]_augVars
 RefinesZVMInit == PS!Init
 \* A mapped step that is a PageStates step is that very action (Perform, a
 \* disjunct of PS!Next); any other step changes no mapped variable.
-RefinesZVMStep ==
-    [][IF psMoved'
-       THEN PS!Perform(psLastOp'.op, psLastOp'.page, psLastOp'.arg)
-       ELSE UNCHANGED psVars]_augVars
+RefinesZVMStepPred ==
+    IF psMoved'
+    THEN PS!Perform(psLastOp'.op, psLastOp'.page, psLastOp'.arg)
+    ELSE UNCHANGED psVars
+RefinesZVMStep == [][RefinesZVMStepPred]_augVars
 RefinesZVMSpec == PS!Spec
 
 \* Refinement.  MCESSARefines_Paper2007; twin MCESSARefines_Twin_UnusedKeepsCopy; the KVM

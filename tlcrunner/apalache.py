@@ -78,6 +78,7 @@ class ApalacheCheck:
     kind: str
     size: str
     about: str
+    tuning: str = ""  # Apalache's --tuning-options, e.g. "rewriter.shortCircuit=true"; "" for none
 
 
 def load_checks(path: Path) -> list[ApalacheCheck]:
@@ -89,7 +90,7 @@ def load_checks(path: Path) -> list[ApalacheCheck]:
                 name=str(item["name"]), module=str(item["module"]), cinit=str(item["cinit"]),
                 init=str(item["init"]), next=str(item["next"]), inv=str(item["inv"]),
                 length=int(item["length"]), kind=str(item["kind"]), size=str(item["size"]),
-                about=str(item.get("about", "")),
+                about=str(item.get("about", "")), tuning=str(item.get("tuning", "")),
             )  # fmt: skip
         except (KeyError, TypeError, ValueError) as exc:
             raise SystemExit(f"{path}: check {i}: missing or malformed field: {exc}") from exc
@@ -161,8 +162,9 @@ def find_java(log: Callable[[str], None]) -> Java | None:
 
 
 def command(apalache: str, check: ApalacheCheck, out_dir: Path) -> list[str]:
+    tuning = [f"--tuning-options={check.tuning}"] if check.tuning else []
     return [
-        apalache, "check",
+        apalache, "check", *tuning,
         f"--cinit={check.cinit}", f"--init={check.init}", f"--next={check.next}",
         f"--inv={check.inv}", f"--length={check.length}", f"--out-dir={out_dir}",
         check.module,
