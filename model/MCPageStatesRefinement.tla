@@ -6,6 +6,6 @@
 (* spec/PageStatesRefinesFull.tla states with its mapping and history     *)
 (* variable (AugSpec, RefinesFullMachine).                                 *)
 (***************************************************************************)
-EXTENDS MCPageStates, PageStatesRefinesFull
+EXTENDS MCPageStates, PageStatesRefinesGuestMemory
 
 =============================================================================

@@ -260,7 +260,10 @@ GhostNext(a) ==
     IN  IF a.op \in DOMAIN Targets /\ a.outcome # "Failure"
         THEN /\ psIntended' = [psIntended EXCEPT ![p] =
                                  IF Targets[a.op] = "U" THEN NoValue
-                                 ELSE IF wasDiscarded /\ ~isDiscarded THEN Zero ELSE @]
+                                 ELSE IF /\ a.op # "SetStableIfNotDiscarded"
+                                         /\ wasDiscarded /\ ~isDiscarded
+                                      THEN Zero
+                                 ELSE @]
              /\ psModified' = [psModified EXCEPT ![p] =
                                  IF Targets[a.op] = "U" \/ wasDiscarded THEN FALSE ELSE @]
         ELSE IF a.op = "Write" /\ a.outcome = "Done"

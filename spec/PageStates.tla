@@ -249,8 +249,11 @@ Record(op, p, arg, outcome, value) ==
 \* A primitive is offered only if its target usage exists in this machine
 \* (Offered): without P there is no SetPotentialVolatile.  The content the guest may
 \* expect afterwards (D10): nothing after SetUnused ("the page content is
-\* meaningless"); zero after making a discarded page usable again (the page
-\* is logically zero, D5); otherwise unchanged.
+\* meaningless"); zero after an unconditional SetStable makes a discarded page
+\* usable again (the page is logically zero, D5); otherwise unchanged.  A
+\* SetStableIfNotDiscarded that answers Success keeps what the guest is owed:
+\* its Success is the guest's word that nothing was lost (paper 3.2), so the
+\* ghost never follows the machine past a discard it answered as kept (D358).
 ApplyPrimitive(op, p, target, outcome) ==
     LET res == PrimitiveResult(p, target)
     IN  /\ usage'    = [usage EXCEPT ![p] = res.u]
@@ -259,7 +262,9 @@ ApplyPrimitive(op, p, target, outcome) ==
         /\ data'     = [data  EXCEPT ![p] = IF res.dropped THEN Zero ELSE @]
         /\ intended' = [intended EXCEPT ![p] =
                           IF target = "U" THEN NoValue
-                          ELSE IF Discarded(p) /\ ~IsDiscarded(res.u, res.r) THEN Zero
+                          ELSE IF /\ op # "SetStableIfNotDiscarded"
+                                  /\ Discarded(p) /\ ~IsDiscarded(res.u, res.r)
+                               THEN Zero
                           ELSE @]
         /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ Discarded(p) THEN FALSE ELSE @]
         /\ Record(op, p, NoValue, outcome, NoValue)

@@ -147,14 +147,16 @@ def offered(profile: Profile, target: str) -> bool:
     return target != "P" or profile.features.has_p
 
 
-def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str) -> Effect:
+def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str, op: str = "") -> Effect:
     """Spec: ApplyPrimitive."""
     res = primitive_result(profile, pg, target)
     was_discarded = is_discarded(pg.usage, pg.resid)
     if target == "U":
         intended = NO_VALUE  # "the page content is meaningless" (D10)
-    elif was_discarded and not is_discarded(res.u, res.r):
-        intended = ZERO  # a discarded page made usable again is logically zero (D5)
+    elif op != "SetStableIfNotDiscarded" and was_discarded and not is_discarded(res.u, res.r):
+        # An unconditional SetStable makes a discarded page usable again, logically zero
+        # (D5); a Success of SetStableIfNotDiscarded keeps what the guest is owed (D358).
+        intended = ZERO
     else:
         intended = pg.intended
     new = Page(
@@ -171,7 +173,7 @@ def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str) -> Ef
 def set_stable_if_not_discarded(profile: Profile, pg: Page) -> Result:
     """Spec: SetStableIfNotDiscarded. One atomic step; on failure nothing changes."""
     if ssind_succeeds(pg.usage, pg.resid):
-        return apply_primitive(profile, pg, "S", "Success")
+        return apply_primitive(profile, pg, "S", "Success", "SetStableIfNotDiscarded")
     return Effect(pg, "Failure")
 
 
