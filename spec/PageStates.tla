@@ -28,6 +28,26 @@
 (*       can be simplified in several ways") is a behaviour subset of the  *)
 (*       full machine: RefinesFullMachine of PageStatesRefinesFull.tla,    *)
 (*       with its THEOREM.                                                 *)
+(*   What the guest is owed. RefinesGuestMemory of                         *)
+(*       PageStatesRefinesGuestMemory.tla, with its THEOREM: every machine *)
+(*       here, the full one and each simplification, implements the        *)
+(*       guest's view of its memory (GuestMemory.tla), "The host may       *)
+(*       discard the page content" only where the guest gave it up (paper  *)
+(*       2), and SetStableIfNotDiscarded "only makes a page stable if it   *)
+(*       has not been discarded" (paper 3.2).                              *)
+(*                                                                         *)
+(* Why no ghost can excuse a loss.  The ghosts intended and modified (D10, *)
+(* D11) serve StableContentKeptInv and ReadResultInv.                      *)
+(* RefinesGuestMemory's mapping reads neither: the content owed is data,   *)
+(* the loss is a V or P page logically zero.  intended is written by the   *)
+(* guest's own steps and, in one case, from the discarded condition: an    *)
+(* unconditional SetStable that makes a discarded page usable owes zero    *)
+(* (D5), on a page whose loss the guest allowed                            *)
+(* (HostDiscardsOnlyDiscardableProp, and GuestMemory's Lose).              *)
+(* SetStableIfNotDiscarded's Success keeps intended (D359), so a Success   *)
+(* on a discarded page leaves intended and data apart.  modified is        *)
+(* cleared with the content of a discarded page, again only on a page the  *)
+(* guest gave up.                                                          *)
 (*                                                                         *)
 (* The other properties restate one step (PrimitiveSetsUsageProp,          *)
 (* SetStableIfNotDiscardedProp, HostKeepsUsageProp,                        *)
@@ -253,7 +273,7 @@ Record(op, p, arg, outcome, value) ==
 \* usable again (the page is logically zero, D5); otherwise unchanged.  A
 \* SetStableIfNotDiscarded that answers Success keeps what the guest is owed:
 \* its Success is the guest's word that nothing was lost (paper 3.2), so the
-\* ghost never follows the machine past a discard it answered as kept (D358).
+\* ghost never follows the machine past a discard it answered as kept (D359).
 ApplyPrimitive(op, p, target, outcome) ==
     LET res == PrimitiveResult(p, target)
     IN  /\ usage'    = [usage EXCEPT ![p] = res.u]

@@ -155,7 +155,7 @@ def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str, op: s
         intended = NO_VALUE  # "the page content is meaningless" (D10)
     elif op != "SetStableIfNotDiscarded" and was_discarded and not is_discarded(res.u, res.r):
         # An unconditional SetStable makes a discarded page usable again, logically zero
-        # (D5); a Success of SetStableIfNotDiscarded keeps what the guest is owed (D358).
+        # (D5); a Success of SetStableIfNotDiscarded keeps what the guest is owed (D359).
         intended = ZERO
     else:
         intended = pg.intended
