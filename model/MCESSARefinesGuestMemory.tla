@@ -7,6 +7,11 @@
 (***************************************************************************)
 EXTENDS MCESSARefines, ESSARefinesGuestMemory
 
+\* Spec and the bare instruction (every ORC on every page), as MCESSARefines.tla's
+\* AugInstructionSpec.
+GMAugInstructionSpec ==
+    GMAugInit(Init) /\ [][GMAugNext(InstructionNext)]_<<augVars, psShownAsP>>
+
 GMF1Spec == GMAugInit(Init) /\ [][GMAugNext(FindingNext("F1"))]_<<augVars, psShownAsP>>
 GMF2Spec == GMAugInit(Init) /\ [][GMAugNext(FindingNext("F2"))]_<<augVars, psShownAsP>>
 GMF3Spec == GMAugInit(Init) /\ [][GMAugNext(FindingNext("F3"))]_<<augVars, psShownAsP>>
