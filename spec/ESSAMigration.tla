@@ -222,10 +222,10 @@ SwitchWithCleanPage ==
 SwitchedWithStableContent ==
     lastOp.op = "Migrate" /\ \E p \in Pages : belief[p] = "S" /\ owed[p] = Written
 
-\* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMGmapNoKeys,
-\* MCESSAMigration_KVMGmapModern (MCESSAMigration_KVMClassicTwoPagesFull, deep;
-\* MCESSAMigration_KVMClassicTwoPages, two pages under RoundsSpec); twin
-\* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
+\* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMClassicNoKeys,
+\* MCESSAMigration_KVMGmapModern (MCESSAMigration_KVMGmapNoKeys and
+\* MCESSAMigration_KVMClassicTwoPagesFull, deep; MCESSAMigration_KVMClassicTwoPages, two pages
+\* under RoundsSpec); twin MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
 THEOREM (Bugs = {} /\ CMMAEnabled) => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationAppliesSentProp
                                 /\ MigrationKeepsAttributesProp /\ MigrationKeepsStableContentProp)
 \* No data loss.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMGmapModern
