@@ -419,12 +419,12 @@ THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {})
 \* MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; twin MCESSA_Twin_WriteVolatile.
 THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []UnwrittenContentKeptInv)
 \* MCESSA_KVMClassicMigration, MCESSA_KVMGmapMigration, MCESSA_KVMClassicNoKeysMigration,
-\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicCMMAOff (MCESSA_KVMClassicTwoPages, deep); twin
-\* MCESSA_Twin_Migration.  The 2007 machine does not migrate.
+\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicCMMAOff, MCESSA_KVMClassicNoKeysTwoPages
+\* (MCESSA_KVMClassicTwoPages, deep); twin MCESSA_Twin_Migration.  The 2007 machine does not migrate.
 THEOREM (Impl # "Paper2007" /\ Bugs = {}) => (Spec => MigrationKeepsStableContentProp)
 \* What the guest asked of each page survives migration.  MCESSA_KVMClassicMigration,
 \* MCESSA_KVMGmapMigration, MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicNoKeysMigration,
-\* MCESSA_KVMClassicCMMAOff (MCESSA_KVMClassicTwoPages, deep); twin
+\* MCESSA_KVMClassicCMMAOff, MCESSA_KVMClassicNoKeysTwoPages (MCESSA_KVMClassicTwoPages, deep); twin
 \* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival (incremental migration, ESSAMigration.tla).
 THEOREM (Impl # "Paper2007" /\ Bugs = {}) => (Spec => MigrationKeepsAttributesProp)
 \* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMGmapFixed,
