@@ -154,6 +154,12 @@ ReclaimSwappingUnused(p) ==
     /\ UNCHANGED GuestVars
 ReclaimSwappingUnusedSpec == Init /\ [][Next \/ \E p \in Pages : ReclaimSwappingUnused(p)]_vars
 
+\* Broken twin of GivenUpPageFreedProp: the same reclaim, a host under pressure that writes the
+\* unused pages it reclaims to swap; the slot stays taken while the guest does not use the page.
+ReclaimSwappingUnusedFairSpec ==
+    ReclaimSwappingUnusedSpec /\ InterceptedFairness
+    /\ \A p \in Pages : WF_vars(GivenUp(p) /\ (HostReclaim(p) \/ ReclaimSwappingUnused(p)))
+
 \* Broken twin of UnusedBitMarksUnusedProp (D317): KVM's MMU notifier setting _PAGE_UNUSED as it
 \* unmaps the present gmap PTE of a page in use.
 UnmapMarkingUsedPage(p) ==

@@ -17,7 +17,7 @@ MayCopyAny(p) == TRUE
 MayDiscardIgnoresChangeBit(p) == ~pinned[p] /\ usage[p] \in {"U", "V", "P"}
 
 \* A removal that never gives up: where the pages do not fit, the run waits
-\* for room that never comes.  Caught by BothRunsEndInv (the model does not
+\* for room that never comes.  Caught by NeitherRunStuckInv (the model does not
 \* check deadlock, so that the property, not TLC's check, catches it).
 GivesUpNever == FALSE
 

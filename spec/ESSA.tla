@@ -28,7 +28,11 @@
 (*       a U page raises an addressing exception" (sources 6).             *)
 (*   Progress. QueuedDiscardProcessedProp, under FairSpec: a discard       *)
 (*       queued on the CBRL is carried out, "handle_essa zaps every CBRL   *)
-(*       entry after each intercepted ESSA" (sources 2).                   *)
+(*       entry after each intercepted ESSA" (sources 2), on the            *)
+(*       intercepted path; GivenUpPageFreedProp, under HostFairSpec: a     *)
+(*       page the guest gave up ends in no frame and no swap slot, the     *)
+(*       host reclaiming memory the guest does not need (paper 2: U, "The  *)
+(*       host may discard the page content at will"; [Z1]).                *)
 (*   Refinement. ESSARefinesPageStates.tla: the 2007 model is the          *)
 (*       page-state machine in its z/VM-prototype variant                  *)
 (*       (RefinesZVMSpec); the KVM implementations' departures from it are *)
@@ -421,14 +425,38 @@ Spec == Init /\ [][Next]_vars
 (* the software path "handle_essa zaps every CBRL entry after each         *)
 (* intercepted ESSA"; sources 3.2: _essa_clear_cbrl walks the list.  So   *)
 (* the host empties the list before the guest's next ESSA on the          *)
-(* intercepted path, and at the latest when the list fills on the          *)
-(* machine's.  Fairness (weak) of HostProcessCBRL: an entry that stays    *)
-(* queued is processed.  That is the intercepted path's promise; the       *)
-(* machine's path keeps it only while the guest goes on issuing ESSAs      *)
-(* that queue (the list then fills and intercepts), which the model does  *)
-(* not oblige the guest to do.  No fairness for the guest, and none for    *)
-(* the host's other steps: reclaim, aging and migration are its choices.   *)
+(* intercepted path (InterceptedFairness: weak fairness of                 *)
+(* HostProcessCBRL, an entry that stays queued is processed), and on the   *)
+(* machine's path only when the list is full (MachineFairness: weak        *)
+(* fairness of HostProcessCBRL while the list is full, the intercept of    *)
+(* the ESSA that finds no room).  No fairness for the guest: on the        *)
+(* machine's path an entry in a list that never fills stays queued.       *)
 (***************************************************************************)
-FairSpec == Spec /\ WF_vars(HostProcessCBRL)
+InterceptedFairness == WF_vars(HostProcessCBRL)
+MachineFairness == WF_vars(Len(cbrl) = CBRLSize /\ HostProcessCBRL)
+
+(***************************************************************************)
+(* The host's side of the bargain.  Paper, section 2: U, "The host may     *)
+(* discard the page content at will"; [Z1]: CP "steals unused, volatile    *)
+(* and clean P pages first and never writes volatile pages to paging       *)
+(* storage".  A page the guest gave up is the first the host reclaims when *)
+(* it needs memory: GivenUp(p), the usage the guest set says the host may  *)
+(* drop the content (U; V as well on the 2007 machine, whose reclaim       *)
+(* discards V and clean P pages to Vz; KVM swaps V and P pages like S      *)
+(* ones, sources 2, and promises nothing of them).  PressureFairness: a    *)
+(* host short of memory, weak fairness of the reclaim of each given-up     *)
+(* page that is in a frame.  It obliges no other reclaim, and neither     *)
+(* aging, unmaps nor migration: those stay the host's choices.             *)
+(***************************************************************************)
+GivenUpUsages == IF KVM THEN {"U"} ELSE {"U", "V"}
+GivenUp(p) == usage[p] \in GivenUpUsages
+PressureFairness == \A p \in Pages : WF_vars(GivenUp(p) /\ HostReclaim(p))
+
+\* The intercepted path (classic KVM, the new gmap without the machine's
+\* interpretation, and the 2007 machine, which queues nothing).
+FairSpec == Spec /\ InterceptedFairness
+HostFairSpec == Spec /\ InterceptedFairness /\ PressureFairness
+\* The machine's path (MachineInterpretsESSA): the list is processed when full.
+MachineFairSpec == Spec /\ MachineFairness /\ PressureFairness
 
 =============================================================================

@@ -4,8 +4,9 @@
 (* docs/contract.md) are BelievedStableContentKeptInv,                     *)
 (* ModifiedPContentKeptInv, UnwrittenContentKeptInv,                       *)
 (* MigrationKeepsStableContentProp, MigrationKeepsAttributesProp,          *)
-(* GuestStableBeliefInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv and  *)
-(* QueuedDiscardProcessedProp; their THEOREMs, each under the constants    *)
+(* GuestStableBeliefInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv,     *)
+(* AddressingExceptionOnlyIfUnusedInv, QueuedDiscardProcessedProp and      *)
+(* GivenUpPageFreedProp; their THEOREMs, each under the constants          *)
 (* for which it holds, are gathered at the end of this module, naming the  *)
 (* model that checks it.  The other properties here check types and        *)
 (* bookkeeping.  The step checks, each restating what one step does, are   *)
@@ -341,6 +342,40 @@ QueuedDiscardProcessedProp ==
         Queued(p) ~> \/ lastOp.op = "HostProcessCBRL" /\ lastOp.page = p
                      \/ lastOp.op = "Migrate"
 
+(***************************************************************************)
+(* GivenUpPageFreedProp.  The point of the design: the host reclaims the   *)
+(* memory the guest does not need.  Paper, section 2: U, "The host may     *)
+(* discard the page content at will"; [Z1]: CP "steals unused, volatile    *)
+(* and clean P pages first and never writes volatile pages to paging       *)
+(* storage"; sources 2: reclaim drops a U page "not swapped", and CBRL     *)
+(* processing frees the swap slot of a page made U or Z.  A page the guest *)
+(* gave up (GivenUp, ESSA.tla) eventually costs the host neither a frame   *)
+(* nor a swap slot, unless the guest takes it back first.  Checked under   *)
+(* HostFairSpec, the intercepted path (ESSA.tla).                          *)
+(***************************************************************************)
+Unbacked(p) == ~valid[p] /\ ~swapped[p]
+GivenUpPageFreedProp == \A p \in Pages : GivenUp(p) ~> (Unbacked(p) \/ ~GivenUp(p))
+
+\* (GivenUpPageFreedProp.)  A CBRL zap frees the swap slot of a page the guest gave up (the
+\* swap-slot half of the promise, which no reclaim keeps).
+GivenUpSlotZapped == lastOp'.op = "HostProcessCBRL" /\ lastOp'.outcome = "Zapped"
+\* (GivenUpPageFreedProp.)  The 2007 host reclaims a page the guest made volatile: it discards it
+\* to Vz, with no copy on swap.
+GivenUpVolatileDiscarded == lastOp'.op = "HostReclaim" /\ usage[lastOp'.page] = "V"
+
+(***************************************************************************)
+(* GivenUpPageFreedOnceListFullProp.  The same promise on the machine's    *)
+(* path, with the fairness that path has (MachineFairSpec, ESSA.tla): the  *)
+(* machine queues the discard of a page that is not resident and the host  *)
+(* zaps it only when the list fills (sources 2: "when the list is full it  *)
+(* intercepts and handle_essa processes it").  A page the guest gave up    *)
+(* eventually costs the host neither a frame nor a swap slot, or waits     *)
+(* queued on a list that is not full, unless the guest takes it back.      *)
+(***************************************************************************)
+GivenUpPageFreedOnceListFullProp ==
+    \A p \in Pages :
+        GivenUp(p) ~> (Unbacked(p) \/ ~GivenUp(p) \/ (Queued(p) /\ Len(cbrl) < CBRLSize))
+
 \* (QueuedDiscardProcessedProp.)  The host processes an entry while another is still queued
 \* behind it: the list is worked off entry by entry.
 CBRLEntryProcessedWithMoreQueued ==
@@ -371,35 +406,50 @@ NoAgedPageReportedPreserved ==
 (* what backs it, and a finding or twin shows what the hypothesis rules    *)
 (* out.                                                                    *)
 (***************************************************************************)
-\* No data loss.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
-\* MCESSA_Finding_F7_KVMGmapStickyZero, MCESSA_Finding_F8_KVMGmapCBRLGuestAddress, MCESSA_Finding_F9_KVMGmapStaleUnusedBit.
+\* No data loss.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMGmapFixed,
+\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicModern, MCESSA_KVMClassicCMMAOff
+\* (MCESSA_KVMClassicTwoPages, deep); findings MCESSA_Finding_F7_KVMGmapStickyZero, MCESSA_Finding_F8_KVMGmapCBRLGuestAddress, MCESSA_Finding_F9_KVMGmapStaleUnusedBit.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []BelievedStableContentKeptInv)
-\* MCESSA_Paper2007, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys; findings MCESSA_Finding_F3_KVMClassic,
-\* MCESSA_Finding_F3_KVMGmap (no storage keys).
-THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {} /\ ~MachineInterpretsESSA)
+\* MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys,
+\* MCESSA_KVMGmapKeysInterpreted (the machine's path), MCESSA_KVMClassicCMMAOff; findings
+\* MCESSA_Finding_F3_KVMClassic, MCESSA_Finding_F3_KVMGmap (no storage keys).
+THEOREM ((Impl = "Paper2007" \/ StorageKeys) /\ Bugs = {})
             => (Spec => []ModifiedPContentKeptInv)
-\* MCESSA_Paper2007; twin MCESSA_Twin_WriteVolatile.
-THEOREM Impl = "Paper2007" => (Spec => []UnwrittenContentKeptInv)
-\* MCESSA_KVMClassicMigration, MCESSA_KVMGmapMigration, MCESSA_KVMClassicNoKeysMigration;
-\* twin MCESSA_Twin_Migration.
-THEOREM Bugs = {} => (Spec => MigrationKeepsStableContentProp)
+\* MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; twin MCESSA_Twin_WriteVolatile.
+THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []UnwrittenContentKeptInv)
+\* MCESSA_KVMClassicMigration, MCESSA_KVMGmapMigration, MCESSA_KVMClassicNoKeysMigration,
+\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicCMMAOff, MCESSA_KVMClassicNoKeysTwoPages
+\* (MCESSA_KVMClassicTwoPages, deep); twin MCESSA_Twin_Migration.  The 2007 machine does not migrate.
+THEOREM (Impl # "Paper2007" /\ Bugs = {}) => (Spec => MigrationKeepsStableContentProp)
 \* What the guest asked of each page survives migration.  MCESSA_KVMClassicMigration,
-\* MCESSA_KVMGmapMigration; twin MCESSAMigration_Twin_DirtyOnlyOnQueueArrival (incremental
-\* migration, ESSAMigration.tla).
-THEOREM Bugs = {} => (Spec => MigrationKeepsAttributesProp)
-\* Right answers.  MCESSA_Paper2007, MCESSA_KVMGmapFixed, MCESSA_KVMClassicModern; findings
-\* MCESSA_Finding_F1_KVMClassic, MCESSA_Finding_F1_KVMGmap (the 2007 guest on KVM), twin MCESSA_Twin_Reset.
+\* MCESSA_KVMGmapMigration, MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicNoKeysMigration,
+\* MCESSA_KVMClassicCMMAOff, MCESSA_KVMClassicNoKeysTwoPages (MCESSA_KVMClassicTwoPages, deep); twin
+\* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival (incremental migration, ESSAMigration.tla).
+THEOREM (Impl # "Paper2007" /\ Bugs = {}) => (Spec => MigrationKeepsAttributesProp)
+\* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMGmapFixed,
+\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicModern, MCESSA_KVMClassicCMMAOff
+\* (MCESSA_KVMClassicTwoPages, deep); findings MCESSA_Finding_F1_KVMClassic, MCESSA_Finding_F1_KVMGmap (the 2007 guest on KVM), twin MCESSA_Twin_Reset.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []GuestStableBeliefInv)
 \* The same models; findings MCESSA_Finding_F2_KVMClassic, MCESSA_Finding_F2_KVMGmap.
 THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
             => (Spec => []ReadReturnsOwedInv)
-\* MCESSA_Paper2007; findings MCESSA_Finding_F4_KVMClassic, MCESSA_Finding_F4_KVMGmap.
-THEOREM Impl = "Paper2007" => (Spec => []ReportedZeroReadsZeroInv)
-\* Right answers.  MCESSA_Paper2007; twin MCESSA_Twin_AddressingExceptionEverywhere.
-THEOREM Impl = "Paper2007" => (Spec => []AddressingExceptionOnlyIfUnusedInv)
-\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_Twin_CBRLStopsAtKept.
-THEOREM Bugs = {} => (FairSpec => QueuedDiscardProcessedProp)
+\* MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; findings MCESSA_Finding_F4_KVMClassic, MCESSA_Finding_F4_KVMGmap.
+THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []ReportedZeroReadsZeroInv)
+\* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; twin
+\* MCESSA_Twin_AddressingExceptionEverywhere.
+THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []AddressingExceptionOnlyIfUnusedInv)
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness (MCESSA_KVMClassicLivenessTwoPages,
+\* deep); twin MCESSA_Twin_CBRLStopsAtKept; on the machine's path MCESSA_KVMGmapMachinePathQueued.
+\* The intercepted path only: on the machine's path an entry waits until the list fills.  KVM
+\* with CMMA enabled: the 2007 machine queues nothing, and without CMMA no ESSA is carried out.
+THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ ~MachineInterpretsESSA /\ CMMAEnabled)
+            => (FairSpec => QueuedDiscardProcessedProp)
+\* Progress.  MCESSA_Paper2007GivenUpLiveness, MCESSA_KVMClassicGivenUpLiveness
+\* (MCESSA_Paper2007GivenUpLivenessTwoPages, MCESSA_KVMClassicGivenUpLivenessTwoPages, deep); twin
+\* MCESSA_Twin_GivenUpSwapped.  Not the new gmap: a page freed while no gmap PTE maps it is
+\* swapped out on reclaim (MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
+THEOREM (Impl # "KVMGmap" /\ CMMAEnabled) => (HostFairSpec => GivenUpPageFreedProp)
 
 =============================================================================

@@ -87,10 +87,13 @@ ZapContractSpec ==
                   \/ HostProcessCBRL)]_zapVars
 
 \* No data loss.  MCESSAQueuedZap_KVMClassic, MCESSAQueuedZap_KVMGmap (ESSA's own Next),
-\* MCESSAQueuedZap_KVMClassicContract, MCESSAQueuedZap_KVMGmapContract (the bare instruction); twins
+\* MCESSAQueuedZap_KVMClassicContract, MCESSAQueuedZap_KVMGmapContract (the bare instruction),
+\* MCESSAQueuedZap_KVMGmapSwitches, MCESSAQueuedZap_KVMGmapContractSwitches (the other switches;
+\* MCESSAQueuedZap_KVMClassicTwoPages, MCESSAQueuedZap_KVMClassicContractTwoPages, deep); twins
 \* MCESSAQueuedZap_Twin_StickyZero, MCESSAQueuedZap_Twin_CBRLGuestAddress (the new gmap before its S9
 \* fixes, Bugs outside the hypothesis).
-THEOREM Bugs = {} => (ZapSpec => []QueuedZapHarmlessInv)
-THEOREM Bugs = {} => (ZapContractSpec => []QueuedZapHarmlessInv)
+THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ CMMAEnabled) => (ZapSpec => []QueuedZapHarmlessInv)
+THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ CMMAEnabled)
+            => (ZapContractSpec => []QueuedZapHarmlessInv)
 
 =============================================================================

@@ -339,10 +339,11 @@ RefinesZVMStepPred ==
 RefinesZVMStep == [][RefinesZVMStepPred]_augVars
 RefinesZVMSpec == PS!Spec
 
-\* Refinement.  MCESSARefines_Paper2007; twin MCESSARefines_Twin_UnusedKeepsCopy; the KVM
+\* Refinement.  MCESSARefines_Paper2007 (MCESSARefines_Paper2007TwoPages, deep: two pages, which
+\* finding F8's kind of bug needs); twin MCESSARefines_Twin_UnusedKeepsCopy; the KVM
 \* implementations fail it, findings F1 to F4 as its counterexamples
 \* (MCESSARefines_Finding_F1_KVMClassic to MCESSARefines_Finding_F4_KVMGmap).
-THEOREM (Impl = "Paper2007" /\ ~StorageKeys /\ ~ModernGuest)
+THEOREM (Impl = "Paper2007" /\ ~StorageKeys /\ ~ModernGuest /\ CMMAEnabled)
             => (AugSpec => RefinesZVMInit /\ RefinesZVMStep /\ RefinesZVMSpec)
 
 =============================================================================

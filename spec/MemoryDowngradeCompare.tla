@@ -9,9 +9,10 @@
 (*       memory" at a time ([Z2]) ends where one request would, under      *)
 (*       MovePolicy "SlotsFirst"; SameOutcomeUnpinnedInv: under either     *)
 (*       policy when no pinned page is moved.                              *)
-(*   Progress. BothRunsEndInv: "DMD operations are expected to take time", *)
-(*       and both runs end ([Z2]); FittingRequestNotRejectedInv: a request *)
-(*       that fits is not rejected (D66).                                  *)
+(*   No deadlock (safety). NeitherRunStuckInv: "DMD operations are        *)
+(*       expected to take time", and neither run is ever stuck ([Z2]);     *)
+(*   Right answers (safety). FittingRequestNotRejectedInv: a request that  *)
+(*       fits is not rejected (D66).                                       *)
 (*                                                                         *)
 (* EachRunIsADowngradeInv checks that each copy is a correct removal (the  *)
 (* properties of MemoryDowngradeProperties.tla).                           *)
@@ -310,17 +311,19 @@ EachRunIsADowngradeInv ==
     /\ BP!CleanRejectionInv /\ IP!CleanRejectionInv
 
 (***************************************************************************)
-(* BothRunsEndInv.  [Z2]: "DMD operations are expected to take time", and  *)
-(* the measured ones all finished; a request "is rejected cleanly ... when *)
-(* there is not room enough" (D66).  Neither run is ever stuck: until both *)
-(* have ended, one of them can take a step.  With a finite state graph     *)
-(* this is what "both runs always end" needs; it does not rest on TLC's    *)
-(* deadlock check, which Finished (a stutter once both ended) would blind  *)
-(* if its guard were wrong (D174).                                         *)
+(* NeitherRunStuckInv.  [Z2]: "DMD operations are expected to take time",  *)
+(* and the measured ones all finished; a request "is rejected cleanly ...  *)
+(* when there is not room enough" (D66).  Neither run is ever stuck: until *)
+(* both have ended, one of them can take a step.  Deadlock freedom, a      *)
+(* safety property (an invariant of ENABLED), not progress: it says a step *)
+(* is possible, not that one is taken; with a finite state graph it is     *)
+(* what "both runs always end" needs of the design.  It does not rest on   *)
+(* TLC's deadlock check, which Finished (a stutter once both ended) would  *)
+(* blind if its guard were wrong (D174).                                   *)
 (***************************************************************************)
-BothRunsEndInv == ~Done => ENABLED RunStep
-\* Contract (progress).  MCMemoryDowngradeCompare_SlotsFirst; twin MCMemoryDowngradeCompare_Twin_Stuck.
-THEOREM Spec => []BothRunsEndInv
+NeitherRunStuckInv == ~Done => ENABLED RunStep
+\* Contract (no deadlock).  MCMemoryDowngradeCompare_SlotsFirst; twin MCMemoryDowngradeCompare_Twin_Stuck.
+THEOREM Spec => []NeitherRunStuckInv
 
 (***************************************************************************)
 (* FittingRequestNotRejectedInv.  A request "is rejected cleanly ... when  *)
@@ -342,7 +345,7 @@ THEOREM Spec => []BothRunsEndInv
 (***************************************************************************)
 FittingRequestNotRejectedInv ==
     (bReq.state = "rejected" /\ iReq.state = "idle") => ~IP!FitsIn(bReq.frames)
-\* Contract (progress).  MCMemoryDowngradeCompare_AnyRoomPinnedStable3 (stable pages only); twin
+\* Contract (right answers).  MCMemoryDowngradeCompare_AnyRoomPinnedStable3 (stable pages only); twin
 \* MCMemoryDowngradeCompare_Twin_SpendsPinnedFrame.
 THEOREM (MovePolicy = "AnyRoom" /\ UsageChoice = {"S"}) => (Spec => []FittingRequestNotRejectedInv)
 

@@ -218,22 +218,31 @@ OwedAcrossPrimitive ==
     /\ intended[lastOp.page] \notin {NoValue, 0}
 
 (***************************************************************************)
-(* WaitingAccessServedProp.  An access that waits for the host completes:  *)
-(* every page an access would wait on (neither resident, nor unused, nor   *)
-(* discarded) is eventually one an access completes on: resident (a value) *)
-(* or discarded (the discard fault, "If a guest accesses a Vz or Pz page,  *)
-(* the host will present a special discard fault"), or unused if the       *)
-(* guest freed it meanwhile.  Sources 6: "Sz -> Sr on first access, Sp ->  *)
-(* Sr on access"; sources 2: "a guest touching a dropped page gets a fresh *)
-(* zero page from the ordinary fault handler".  Stated from the state, not *)
-(* through AccessOutcome.  Checked under FairSpec (PageStates.tla).        *)
+(* WaitingAccessServedProp.  An access that waits for the host completes,  *)
+(* and completes the way the access needs: every page an access would wait *)
+(* on (neither resident, nor unused, nor discarded) eventually holds the   *)
+(* content it held while the access waited, in a frame (the access reads   *)
+(* it), or is discarded (the discard fault, "If a guest accesses a Vz or   *)
+(* Pz page, the host will present a special discard fault"), or unused if  *)
+(* the guest freed it meanwhile.  Sources 6: "Sz -> Sr on first access, Sp *)
+(* -> Sr on access"; sources 2: "a guest touching a dropped page gets a    *)
+(* fresh zero page from the ordinary fault handler".  FairSpec's fairness  *)
+(* says only that the host takes a step that ends the wait; that the step  *)
+(* brings back the content the page held (a fresh zero page for a zero     *)
+(* one), and not some other page state, is the promise.  Stated from the   *)
+(* state, not through AccessOutcome.  Checked under FairSpec               *)
+(* (PageStates.tla).                                                       *)
 (***************************************************************************)
 AccessWaiting(p) ==
     /\ resid[p] # "r"
     /\ usage[p] # "U"
     /\ ~(usage[p] \in {"V", "P"} /\ resid[p] = "z")
 
-WaitingAccessServedProp == \A p \in Pages : AccessWaiting(p) ~> ~AccessWaiting(p)
+WaitingAccessServedProp ==
+    \A p \in Pages, v \in Values :
+        (AccessWaiting(p) /\ data[p] = v)
+            ~> \/ resid[p] = "r" /\ data[p] = v
+               \/ ~AccessWaiting(p) /\ resid[p] # "r"
 
 \* (WaitingAccessServedProp.)  The host pages in a preserved stable page: the fault of an
 \* access that must not lose the content is served with the content.
