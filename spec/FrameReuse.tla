@@ -11,10 +11,13 @@
 (*   No data loss. OwedContentKeptInv: reuse never costs a guest its own   *)
 (*       content, S, "the host is responsible for preserving the page      *)
 (*       content" (paper 2).                                               *)
+(*   What CMMA gives the host. ResidencyBackingInv: a page holds exactly   *)
+(*       the backing its residency names, so what the guest gives up       *)
+(*       frees its frame and its saved copy, "at the same time the backing *)
+(*       storage can be freed" (paper 2, D212).                            *)
 (*                                                                         *)
-(* TypeOK, FrameBacksOnePageInv and ResidencyBackingInv (frames and saved *)
-(* copies conserved, D212) check types and bookkeeping; FrameReuse has no  *)
-(* step checks.                                                            *)
+(* TypeOK and FrameBacksOnePageInv check types and bookkeeping;            *)
+(* FrameReuse has no step checks.                                          *)
 (* FrameReuseInductive.tla proves NoCrossGuestLeakInv by an inductive      *)
 (* invariant.                                                              *)
 (***************************************************************************)
@@ -227,6 +230,9 @@ ResidencyBackingInv ==
     \A s \in Slots :
         /\ (backing[s] # NoFrame) = (resid[s] = "r")
         /\ resid[s] = "z" => saved[s] = NoGuest
+\* Contract (what CMMA gives the host).  MCFrameReuse_TwoGuests; twins MCFrameReuse_Twin_FrameKept,
+\* MCFrameReuse_Twin_StealKeepsFrame, MCFrameReuse_Twin_SavedCopyKept.
+THEOREM Spec => []ResidencyBackingInv
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

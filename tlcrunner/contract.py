@@ -502,11 +502,10 @@ def run_twin_contract(twin, contract: TwinContract, *, jar: Path, library: Path 
                       every: bool = False) -> MatrixRow:  # fmt: skip
     """The promise of ``contract`` the twin breaks first (TLC stops at the first violation), or
     with ``every`` each promise it breaks: the contract runs again without the promises found so
-    far until it holds (a run that explores the whole state graph). (TLC's -continue
-    names every violated invariant and action property in one run, but prints a trace for every
-    violating state and skips the liveness check: measured 61 s against 4 s for
-    MCPageStates_Twin_SSIND, and no verdict on a liveness twin.) A violated temporal property
-    TLC does not name is found by running the unnamed candidates one at a time."""
+    far until it holds (a run that explores the whole state graph). TLC's -continue names
+    every violated invariant and action property in one run, but prints a trace for every
+    violating state and gave no liveness verdict (D370). A violated temporal property TLC does
+    not name is found by running the unnamed candidates one at a time."""
     from .run import run_tlc
 
     cfg_text = twin.config.read_text(encoding="utf-8")
