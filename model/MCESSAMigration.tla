@@ -20,8 +20,9 @@ RoundsNext ==
     \/ MigrationSwitch
 RoundsSpec == MInit /\ [][RoundsNext]_mvars
 
-\* Broken twin of SentAttributesCurrentInv and MigrationArrivalProp: an __do_essa that sets the
-\* CMMA-dirty bit only when the ESSA queued a discard on the CBRL (ORC 1 on an unused page, which
-\* queues nothing, goes unmarked and the destination resumes with the U sent before it).
+\* Broken twin of BelievedStableContentKeptInv and MigrationKeepsAttributesProp (its two cfgs): an
+\* __do_essa that sets the CMMA-dirty bit only when the ESSA queued a discard on the CBRL (ORC 1 on
+\* an unused page, which queues nothing, goes unmarked and the destination resumes with the U sent
+\* before it).
 DirtyMarkOnlyOnQueue == EssaCarriedOut /\ Len(cbrl') > Len(cbrl)
 =============================================================================

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Contract: the promises of Ballooning.tla (its opening comment,          *)
 (* docs/contract.md) are OwedContentKeptInv, UnbackedReadsZeroInv,         *)
-(* ReleasedFrameReturnedInv, FloorInv and ShrinkMetProp; each has its      *)
+(* ReleasedFrameReturnedInv and ShrinkMetProp; each has its                *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
 (* properties here check types and bookkeeping.  The step checks, each     *)
 (* restating what one step does, are in BallooningStepChecks.tla, apart    *)
@@ -23,17 +23,6 @@ TypeOK ==
     /\ data \in [GP -> Values]
     /\ owed \in [GP -> Values \cup {NoValue}]
     /\ target \in [Guests -> 0..Size]
-
-(***************************************************************************)
-(* FloorInv.  [Z1]: "With z/VM 5.4 or APAR VM64439, VMRM has been          *)
-(* changed so that it will not ask a Linux guest to shrink below 64 MB.    *)
-(* This was the minimum recommended virtual machine size".  What VMRM asks *)
-(* a guest to keep, its size less the SHRINK target, is never below the    *)
-(* floor.                                                                  *)
-(***************************************************************************)
-FloorInv == \A g \in Guests : Size - target[g] >= Floor
-\* Contract (safety net).  MCBallooning_Safety; twin MCBallooning_Twin_NoSafetyNet.
-THEOREM Spec => []FloorInv
 
 (***************************************************************************)
 (* ReleasedFrameReturnedInv.  [Z1]: the guests "release page frames"       *)

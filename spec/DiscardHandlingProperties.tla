@@ -3,6 +3,7 @@
 (* Contract: the promises of DiscardHandling.tla (its opening comment,     *)
 (* docs/contract.md) are RemovedFromCacheAtMostOnceInv,                    *)
 (* PgDiscardedOnlyIfDiscardedInv, NotFreedWhileFaultPendingInv,            *)
+(* FreeOnlyUnreferencedInv,                                                *)
 (* DiscardedMappingRemovedProp and DiscardedPageFreedProp; each has its    *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
 (* properties here check types and bookkeeping.  The step checks, each     *)

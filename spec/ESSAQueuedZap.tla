@@ -11,8 +11,8 @@
 (***************************************************************************)
 (***************************************************************************)
 (* QueuedZapHarmlessInv: no queued zap ever lands on content the host      *)
-(* holds for the guest.  One statement of what three mechanism properties  *)
-(* of ESSAProperties.tla each guard a part of:                             *)
+(* holds for the guest.  One statement of what three step checks of       *)
+(* ESSAStepChecks.tla each guard a part of:                                *)
 (*   PteExchangeClearsZeroProp: the exchange of the PTE ESSA looks at     *)
 (*     leaves Z clear, "so that a discard queued before the exchange is    *)
 (*     never carried out on content the host holds after it" (D310);       *)
@@ -44,9 +44,8 @@
 (* they do: ZeroBitClearedProp also forbids clearing Z too early (a        *)
 (* discard not carried out, content kept that the guest gave up, D283),    *)
 (* and QueuedDiscardProp's Z clause also fixes Z on pages no zap reaches.  *)
-(* Those stay, and all three are named by refimpl/essa/properties.py and   *)
-(* the conformance judge (conformance/essa/protocol.py), so none is      *)
-(* retired.                                                                *)
+(* So all three stay, as step checks, and refimpl/essa/properties.py and   *)
+(* the conformance judge (conformance/essa/protocol.py) name each.        *)
 (***************************************************************************)
 EXTENDS ESSAProperties, ESSABareInstruction
 

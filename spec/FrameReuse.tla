@@ -11,10 +11,13 @@
 (*   No data loss. OwedContentKeptInv: reuse never costs a guest its own   *)
 (*       content, S, "the host is responsible for preserving the page      *)
 (*       content" (paper 2).                                               *)
+(*   What CMMA gives the host. ResidencyBackingInv: a page holds exactly   *)
+(*       the backing its residency names, so what the guest gives up       *)
+(*       frees its frame and its saved copy, "at the same time the backing *)
+(*       storage can be freed" (paper 2, D212).                            *)
 (*                                                                         *)
-(* TypeOK, FrameBacksOnePageInv and ResidencyBackingInv (frames and saved *)
-(* copies conserved, D212) check types and bookkeeping; FrameReuse has no  *)
-(* step checks.                                                            *)
+(* TypeOK and FrameBacksOnePageInv check types and bookkeeping;            *)
+(* FrameReuse has no step checks.                                          *)
 (* FrameReuseInductive.tla proves NoCrossGuestLeakInv by an inductive      *)
 (* invariant.                                                              *)
 (***************************************************************************)
@@ -215,10 +218,10 @@ THEOREM Spec => []OwedContentKeptInv
 (* (z): There is no associated frame or backed content"; and of a          *)
 (* preserved page that becomes Uz, "at the same time the backing storage   *)
 (* can be freed" (D212).  So a page that becomes logically zero has given  *)
-(* its frame back for reuse and its saved copy up (what the step           *)
-(* properties DiscardDropsFrameProp and DiscardDropsSavedCopyProp said,    *)
-(* which this state invariant implies in the step's new state), and a     *)
-(* page the host has paged out keeps no frame either: a frame kept by a    *)
+(* its frame back for reuse and its saved copy up (this state invariant    *)
+(* holds in every discard's new state, so no step property is needed for  *)
+(* it), and a page the host has paged out keeps no frame either: a frame   *)
+(* kept by a                                                               *)
 (* preserved page is lost to every guest, which no other property sees.    *)
 (* A resident page may or may not still have a copy (the paper does not    *)
 (* say, and z/VM keeps slot copies of resident pages, [Z3]).               *)
@@ -227,6 +230,9 @@ ResidencyBackingInv ==
     \A s \in Slots :
         /\ (backing[s] # NoFrame) = (resid[s] = "r")
         /\ resid[s] = "z" => saved[s] = NoGuest
+\* Contract (what CMMA gives the host).  MCFrameReuse_TwoGuests; twins MCFrameReuse_Twin_FrameKept,
+\* MCFrameReuse_Twin_StealKeepsFrame, MCFrameReuse_Twin_SavedCopyKept.
+THEOREM Spec => []ResidencyBackingInv
 
 \* Witnesses (model/manifest.json, D130): what each property is about, which the
 \* model that checks it must reach; a state for an invariant, a step for a Prop.

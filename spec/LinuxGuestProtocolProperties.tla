@@ -3,6 +3,7 @@
 (* Contract: the promises of LinuxGuestProtocol.tla (its opening comment,  *)
 (* docs/contract.md) are StableWhileHeldInv,                               *)
 (* PgDiscardedOnlyIfDiscardedInv, NoVolatileWhileForbiddenInv,             *)
+(* NoVolatileOnDiscardedInv,                                               *)
 (* NoUseAfterFreeProp, NoDeadlockInv, MakeVolatileEndsProp,                *)
 (* StateChangeReleasedProp and MakeStableCompletesProp; each has its       *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
@@ -207,6 +208,23 @@ NoVolatileWhileForbiddenInv ==
 \* MCLinuxGuestProtocol_Twin_ForgetsDirty, MCLinuxGuestProtocol_Twin_ForgetsWritable; finding
 \* MCLinuxGuestProtocol_Finding_F5_FlagsThenCounts (another CheckOrder).
 THEOREM CheckOrder = "Atomic" => (Spec => []NoVolatileWhileForbiddenInv)
+
+(***************************************************************************)
+(* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)
+(* page can not be made volatile" (3.1), condition 9: "The page has        *)
+(* already been discarded"; and 3.7: the discard fault handler "marks the  *)
+(* page with the PG_discarded page flag" as it removes it from the page    *)
+(* cache.  A make_volatile that has decided to set the state (step MVSet, *)
+(* under PG_state_change) never works on a page marked PG_discarded: such  *)
+(* a page is out of the page cache, and once its last reference goes it is *)
+(* freed and read again as a fresh stable page (D39), which the late       *)
+(* SetVolatile would then make volatile under its new user (D136).        *)
+(***************************************************************************)
+NoVolatileOnDiscardedInv ==
+    \A x \in Contexts : pc[x] = "MVSet" => ~pgDiscarded[pg[x]]
+\* Contract (discard only when allowed).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_NoP,
+\* MCLinuxGuestProtocol_TwoPagesDiscard; twin MCLinuxGuestProtocol_Twin_ForgetsDiscarded.
+THEOREM CheckOrder = "Atomic" => (Spec => []NoVolatileOnDiscardedInv)
 
 \* What NoVolatileWhileForbiddenInv is about (its witness, model/manifest.json):
 \* a page a user has made dirty, locked or mlocked, or truncated.

@@ -192,20 +192,6 @@ StalePageReadIn ==
 \* ... the last of the three, in the model whose users map writably and truncate.
 WritablePageReadIn == \E p \in Pages : ~inCache[p] /\ inCache'[p] /\ writable[p]
 
-(***************************************************************************)
-(* NoVolatileOnDiscardedInv.  "If any of these conditions is true, the     *)
-(* page can not be made volatile" (3.1), condition 9: "The page has        *)
-(* already been discarded"; and 3.7: the discard fault handler "marks the  *)
-(* page with the PG_discarded page flag" as it removes it from the page    *)
-(* cache.  A make_volatile that has decided to set the state (step MVSet, *)
-(* under PG_state_change) never works on a page marked PG_discarded: such  *)
-(* a page is out of the page cache, and once its last reference goes it is *)
-(* freed and read again as a fresh stable page (D39), which the late       *)
-(* SetVolatile would then make volatile under its new user (D136).        *)
-(***************************************************************************)
-NoVolatileOnDiscardedInv ==
-    \A x \in Contexts : pc[x] = "MVSet" => ~pgDiscarded[pg[x]]
-
 \* What NoVolatileOnDiscardedInv is about (its witness): a make_volatile
 \* checks a page marked PG_discarded.
 MakeVolatileChecksDiscarded == \E x \in Contexts : pc[x] = "MVCheck" /\ pgDiscarded[pg[x]]

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
 (* docs/contract.md) are OwedContentKeptInv, OfflineFrameUnusedInv,        *)
-(* CleanRejectionInv, CompletionMeansRemovedProp, UnusedHoldsNothingInv,   *)
+(* CleanRejectionInv, PinnedNeverPagedOutInv, UnusedHoldsNothingInv,       *)
 (* MemoryLimitsInv, DiscardableNotMovedProp and RequestResolvesProp; each  *)
 (* has its THEOREM beside it, naming the model that checks it.  The other  *)
 (* properties here check types and bookkeeping.  The step checks, each     *)
@@ -189,22 +189,16 @@ RequestResolvesProp ==
 THEOREM FairSpec => RequestResolvesProp
 
 (***************************************************************************)
-(* CompletionMeansRemovedProp.  [Z2]: "Before memory can be reclaimed, the *)
-(* content of that memory must be copied elsewhere ... DMD operations are  *)
-(* expected to take time".  A request is reported complete only at the    *)
-(* end of a removal that was under way, and only when every frame it names *)
-(* has been taken offline: never a request that was not made, and never   *)
-(* memory still in service (D185).  A completion reports memory taken out  *)
-(* of service, so the request named some: a "removal" of nothing is no    *)
-(* request, and reporting it complete would be a request not made (D227). *)
+(* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
+(* to which the workload pins (aka locks) pages"; a pinned page is locked  *)
+(* in real memory, so it can be moved only by copying.  A pinned page is   *)
+(* always in a frame, never in a paging slot (D63).                        *)
 (***************************************************************************)
-CompletionMeansRemovedProp ==
-    [][req.state # "completed" /\ req'.state = "completed" =>
-          /\ req.state = "active"
-          /\ req'.frames # {}
-          /\ \A f \in req'.frames : ~online'[f]]_vars
-\* Contract (no data loss).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_CompletesEarly.
-THEOREM Spec => CompletionMeansRemovedProp
+PinnedNeverPagedOutInv ==
+    \A p \in Pages : pinned[p] => (frame[p] # NoFrame /\ ~paged[p])
+\* Contract (no data loss).  MCMemoryDowngrade_Safety, MCMemoryDowngrade_Rejection; twin
+\* MCMemoryDowngrade_Twin_PagesOutPinned.
+THEOREM Spec => []PinnedNeverPagedOutInv
 
 \* What CompletionMeansRemovedProp is about (its witness, a step): a request
 \* completes.

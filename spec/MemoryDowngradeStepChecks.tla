@@ -40,15 +40,6 @@ UnusedPageDropped ==
     \E p \in Pages : usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]
 
 (***************************************************************************)
-(* PinnedNeverPagedOutInv.  [Z2]: performance depends on "the extent       *)
-(* to which the workload pins (aka locks) pages"; a pinned page is locked  *)
-(* in real memory, so it can be moved only by copying.  A pinned page is   *)
-(* always in a frame, never in a paging slot (D63).                        *)
-(***************************************************************************)
-PinnedNeverPagedOutInv ==
-    \A p \in Pages : pinned[p] => (frame[p] # NoFrame /\ ~paged[p])
-
-(***************************************************************************)
 (* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
 (* (nothing half-done, every frame back in service)" (D66): the            *)
 (* frames back in service are the request's.  A frame an earlier request   *)
@@ -67,5 +58,22 @@ RejectedBesideOfflineFrame ==
 
 \* (PinnedNeverPagedOutInv.)  A pinned page in a frame a request is taking offline.
 PinnedPageInRemovedFrame == \E p \in Pages : pinned[p] /\ req.state = "active" /\ frame[p] \in req.frames
+
+
+(***************************************************************************)
+(* CompletionMeansRemovedProp.  [Z2]: "Before memory can be reclaimed, the *)
+(* content of that memory must be copied elsewhere ... DMD operations are  *)
+(* expected to take time".  A request is reported complete only at the    *)
+(* end of a removal that was under way, and only when every frame it names *)
+(* has been taken offline: never a request that was not made, and never   *)
+(* memory still in service (D185).  A completion reports memory taken out  *)
+(* of service, so the request named some: a "removal" of nothing is no    *)
+(* request, and reporting it complete would be a request not made (D227). *)
+(***************************************************************************)
+CompletionMeansRemovedProp ==
+    [][req.state # "completed" /\ req'.state = "completed" =>
+          /\ req.state = "active"
+          /\ req'.frames # {}
+          /\ \A f \in req'.frames : ~online'[f]]_vars
 
 =============================================================================

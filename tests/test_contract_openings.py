@@ -6,6 +6,7 @@ contract."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -62,3 +63,48 @@ def test_the_opening_reader_sees_through_a_renamed_property(tmp_path: Path) -> N
     assert opening is not None
     assert "NoDataLostInv" in contract.property_names(opening[1])
     assert "NoDataLostInv" not in contract.intent_names()
+
+
+def _own_theorems() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for t in contract.all_theorems():
+        out[t.module] |= contract.property_names(t.formula) - contract.PROOF_AIDS
+    return out
+
+
+def test_every_module_states_exactly_its_theorems() -> None:
+    """Every module with THEOREMs states, in its own contract comment (the opening list, or a
+    Properties module's "Contract: the promises of ... are ..." sentence), exactly the properties
+    its THEOREMs state: no more, no fewer."""
+    wrong = {}
+    for module, names in sorted(_own_theorems().items()):
+        stated = contract.contract_statement(SPEC / f"{module}.tla")
+        if stated != names:
+            wrong[module] = {"no THEOREM": sorted((stated or set()) - names),
+                             "not stated": sorted(names - (stated or set()))}  # fmt: skip
+    assert not wrong, f"contract comments that are not the module's THEOREMs: {wrong}"
+
+
+def test_every_machine_opening_lists_its_contract() -> None:
+    """A machine module (one whose THEOREMs are in its Properties module) lists every promise
+    of its Properties module, and nothing that is not the THEOREM of a module built on it."""
+    from tlcrunner.mutate import module_closure
+
+    own = _own_theorems()
+    closure = module_closure([SPEC])
+    wrong = {}
+    for path in sorted(SPEC.glob("*.tla")):
+        if path.stem in own:
+            continue
+        opening = contract.opening_contract(path)
+        if opening is None:
+            continue
+        listed = contract.property_names(opening[1]) - contract.PROOF_AIDS
+        props = "PageStateProperties" if path.stem == "PageStates" else f"{path.stem}Properties"
+        built_on = {m for m, reach in closure.items() if path.stem in reach}
+        named = set(re.findall(r"(\w+)\.tla", opening[0]))  # "HostProgressProp of X.tla"
+        allowed = set().union(*(own.get(m, set()) for m in built_on | named))
+        missing, stray = own.get(props, set()) - listed, listed - allowed
+        if missing or stray:
+            wrong[path.stem] = {"missing": sorted(missing), "no THEOREM": sorted(stray)}
+    assert not wrong, f"machine openings that are not their contract: {wrong}"

@@ -197,7 +197,8 @@ class Table:
     def __init__(self, entries: list[ModelEntry], out: TextIO, extra: int = 0) -> None:
         """``extra``: room for a suffix of the names (a witness row's)."""
         self.out = out
-        self.w_name = max([5, *(len(e.name) + (extra if e.witnesses else 0) for e in entries)])
+        self.w_name = max([5, *(len(e.name) + (extra if e.witnesses or e.is_twin else 0)
+                                 for e in entries)])  # fmt: skip
         self.w_exp = max([8, *(len(str(e.expect)) for e in entries)])
         self.w_vio = max([8, *(len(e.expect.prop or "") for e in entries)])
 
@@ -263,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--traces", action="store_true",
                         help="print the counterexample of every violation, not only of the "
                              "models that are not as expected")  # fmt: skip
+    parser.add_argument("--no-intent", action="store_true",
+                        help="do not run the broken twins against their contract alone (the "
+                        "runs that show each twin breaks a promise, docs/contract.md)")  # fmt: skip
     parser.add_argument("--no-witnesses", action="store_true",
                         help="do not run the models' witnesses (the runs that show each "
                         "property's states are reached, D130)")  # fmt: skip
@@ -314,7 +318,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
 
     from .witness import SUFFIX, check_witnesses  # here: witness builds on this module
 
-    table = Table(entries, out, extra=len(SUFFIX))
+    from .contract import INTENT_SUFFIX, check_twin_intent
+
+    table = Table(entries, out, extra=max(len(SUFFIX), len(INTENT_SUFFIX)))
     table.header()
     rows: list[Row] = []
     complete = False
@@ -339,6 +345,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                 table.row(row)
                 if entry.witnesses and not args.no_witnesses:
                     rows.append(check_witnesses(entry, jar=jar, library=library))
+                    table.row(rows[-1])
+                if entry.is_twin and not args.no_intent and options is None:
+                    rows.append(check_twin_intent(entry, manifest.entries, jar=jar, library=library))
                     table.row(rows[-1])
             complete = True
     except KeyboardInterrupt:
@@ -368,13 +377,18 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     good = sum(r.as_expected for r in rows)
     bad = len(rows) - good
     witnessed = [r for r in rows if r.name.endswith(SUFFIX)]
+    intent = [r for r in rows if r.name.endswith(INTENT_SUFFIX)]
     if not complete:
         print(f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
               f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
               f"and {own}", file=out, flush=True)  # fmt: skip
         return exitcodes.INTERRUPTED
     w_good = sum(r.as_expected for r in witnessed)
-    print(f"models: {good - w_good} as expected, {bad - len(witnessed) + w_good} not"
+    i_good = sum(r.as_expected for r in intent)
+    extra_good, extra = w_good + i_good, len(witnessed) + len(intent)
+    print(f"models: {good - extra_good} as expected, {bad - extra + extra_good} not"
           + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
-             f"{len(witnessed) - w_good} not" if witnessed else ""), file=out, flush=True)
+             f"{len(witnessed) - w_good} not" if witnessed else "")
+          + (f"; {len(intent)} twins by their contract alone: {i_good} as recorded, "
+             f"{len(intent) - i_good} not" if intent else ""), file=out, flush=True)
     return exitcodes.FAILED if bad else exitcodes.OK

@@ -1,20 +1,31 @@
-"""The contract table: every THEOREM of spec/ with the promise it states and what checks it.
+"""The contract: every THEOREM of spec/ with the promise it states and what checks it, and every
+broken twin against the contract alone.
 
 Each spec module states its intent properties as THEOREMs (docs/contract.md), each under a comment
 that names the promise ("No data loss.", "Contract (progress).") and the models whose .cfg checks
 it, with the twin or finding that fails it. This module reads them back out of the TLA+ text and
-renders one Markdown table, the one README.md shows between its ``contract`` markers
-(tests/test_contract_table.py checks that the README holds what this renders)::
+renders one Markdown table, the one docs/contract.md shows between its ``contract`` markers; and
+the matrix of every broken twin against the promises it breaks, between its ``matrix`` markers,
+as model/manifest.json records it (``breaks``, ``step detail``). tests/test_contract_table.py
+and tests/test_contract_matrix.py check that docs/contract.md holds what this renders::
 
     python -m tlcrunner.contract            # print the table
-    python -m tlcrunner.contract --write    # rewrite README.md's block
-    python -m tlcrunner.contract --counts   # the checked properties per module, by kind
+    python -m tlcrunner.contract --write    # rewrite docs/contract.md's two blocks
+    python -m tlcrunner.contract --counts   # the distinct checked properties by class, and per module
+    python -m tlcrunner.contract --matrix --record   # run every twin against its contract alone
 
 Every property a model checks is of one kind (docs/contract.md): **intent** when a THEOREM of spec/
 names it (the contract; a refinement is intent too, and ``kind`` tells it apart as
-``refinement``), **step** when it is defined in a ``*StepChecks`` module (what one step does,
-apart from the contract), else **bookkeeping** (types, ghost records, proof aids such as an
-inductive invariant). The mutation tooling classes its kills by these kinds (docs/mutation.md).
+``refinement``), unless its definition restates one step (``RESTATES_A_STEP``); **step** when it is
+defined in a ``*StepChecks`` module (what one step does, apart from the contract), else
+**bookkeeping** (types, ghost records, proof aids such as an inductive invariant). A step check
+whose definition is a promise, not yet THEOREM-backed, is listed in ``PROMISE_WITHOUT_THEOREM``
+and counted as intent. The mutation tooling classes its kills by these kinds (docs/mutation.md).
+
+A broken twin is judged by its contract alone (``twin_contract``): the THEOREM-backed properties
+and refinements its spec's models check, in the twin's own machine. ``check`` runs each twin that
+way after the twin itself and fails when it breaks no promise the manifest records, unless the
+manifest marks it "step detail" with its reason.
 """
 
 from __future__ import annotations
@@ -25,6 +36,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from .tool_output import is_source_location
 
 REPO: Final = Path(__file__).resolve().parents[1]
 SPEC: Final = REPO / "spec"
@@ -150,6 +163,29 @@ def opening_contract(path: Path) -> tuple[str, str] | None:
     return _one_line(" ".join(whole)), _one_line(" ".join(promises))
 
 
+def contract_statement(path: Path, spec: Path = SPEC) -> set[str] | None:
+    """The promises a module's own contract comment states: the list of its opening contract
+    (or, with no list, the names of the whole opening: an inductive module names its key
+    invariant in a sentence); or, for a ``<Spec>Properties`` module, the names its "Contract: the
+    promises of <Spec>.tla ... are A, B and C;" sentence gives, "the promises of X.tla" standing
+    for X's list. None when the module states no contract."""
+    opening = opening_contract(path)
+    if opening is not None:
+        whole, listed = opening
+        return property_names(listed or whole) - PROOF_AIDS
+    lines = path.read_text(encoding="utf-8").splitlines()[:40]
+    box = _one_line(" ".join(line[2:-2] for line in lines if line.startswith("(*") and line.endswith("*)")
+                             and not line.startswith("(**")))  # fmt: skip
+    m = re.search(r"Contract: the promises of \S+ \(its opening comment, docs/contract\.md\) are (.*?);", box)
+    if m is None:
+        return None
+    names = property_names(m.group(1))
+    for other in re.findall(r"the promises of (\w+)\.tla", m.group(1)):
+        props = "PageStateProperties" if other == "PageStates" else f"{other}Properties"
+        names |= {n for t in theorems(spec / f"{props}.tla") for n in property_names(t.formula)}
+    return names - PROOF_AIDS
+
+
 def intent_names(spec: Path = SPEC) -> frozenset[str]:
     """Every property some THEOREM of ``spec`` names (the contract), proof aids left out."""
     names = {n for p in sorted(spec.glob("*.tla")) for t in theorems(p)
@@ -170,9 +206,36 @@ def defining_modules(folders: tuple[Path, ...] = (SPEC, MODEL)) -> dict[str, lis
     return out
 
 
+#: THEOREM-named properties whose definition restates one step (the review's reading of each
+#: definition): they are step checks whatever module holds them, and no twin is judged by them.
+#: Each entry goes once its module moves the property to its ``*StepChecks`` module and drops
+#: the THEOREM (a test fails while an entry is no longer needed).
+RESTATES_A_STEP: Final = {
+    "MigrationAppliesSentProp": "MigrationSwitch's own assignment: the destination resumes with "
+                                "what was last sent",
+    "MigrationKeepsStableContentProp": "MigratedContent is Readable letter for letter: the "
+                                       "migration step's content, restated",
+    "MigrationKeepsAttributesProp": "under ESSA's own Spec, Migrate's UNCHANGED usage and N",
+}
+#: Step checks that are promises (the guest relies on them; each rests on a source sentence):
+#: intent by their definition, not yet THEOREM-backed because their module belongs to the
+#: guest-memory refinement or to ESSA's hypotheses. Counted as intent; a twin is judged by the
+#: contract, THEOREMs only, so these do not excuse a twin. Each entry goes once its THEOREM exists.
+PROMISE_WITHOUT_THEOREM: Final = {
+    "SetStableIfNotDiscardedProp": 'paper 3.2: SetStableIfNotDiscarded "only makes a page stable '
+                                   'if it has not been discarded": the guest learns of a loss',
+    "StableIfNotDiscardedProp": "the same answer of ESSA's 2007 SET_STABLE_IF_NOT_DISCARDED "
+                                "(KVM fails it: F1)",
+    "UnusedNotSwappedProp": 'paper 2: U "at will": an unused page is never written to swap, '
+                            "what CMMA saves",
+}
+
+
 @dataclass(frozen=True)
 class Kinds:
-    """The kind of every property, read from a spec folder (``of``)."""
+    """The kind of every property, read from a spec folder (``of``): a THEOREM names it (intent
+    or refinement) unless its definition restates a step (``RESTATES_A_STEP``); a
+    ``*StepChecks`` module defines it (step); else bookkeeping."""
 
     intent: frozenset[str]
     steps: frozenset[str]
@@ -182,7 +245,8 @@ class Kinds:
         steps = {n for f in spec.glob("*StepChecks.tla")
                  for n in _DEFINITION.findall(f.read_text(encoding="utf-8"))
                  if n.endswith(("Inv", "Prop"))}  # fmt: skip
-        return cls(intent_names(spec), frozenset(steps))
+        intent = intent_names(spec)
+        return cls(intent - RESTATES_A_STEP.keys(), frozenset(steps | (intent & RESTATES_A_STEP.keys())))
 
     def kind(self, name: str) -> str:
         if name in self.intent:
@@ -190,6 +254,40 @@ class Kinds:
         if name in self.steps:
             return STEP
         return BOOKKEEPING
+
+    def reading(self, name: str) -> str:
+        """The class the definition gives: a step check that is a promise reads as intent."""
+        return INTENT if name in PROMISE_WITHOUT_THEOREM else self.kind(name)
+
+
+def checked_properties(model: Path = MODEL) -> set[str]:
+    """Every property some model's .cfg checks."""
+    from .cfg import checked_names
+
+    checked: set[str] = set()
+    for cfg in sorted(model.glob("*.cfg")):
+        names = checked_names(cfg.read_text(encoding="utf-8"))
+        checked |= {*names.invariants, *names.properties}
+    return checked
+
+
+def distinct_counts(spec: Path = SPEC, model: Path = MODEL) -> dict[str, list[str]]:
+    """The distinct properties some model checks and spec/ defines, by class as their definitions
+    read (a name defined in several modules counts once)."""
+    kinds, where = Kinds.of(spec), defining_modules((spec,))
+    out: dict[str, list[str]] = {INTENT: [], REFINEMENT: [], STEP: [], BOOKKEEPING: []}
+    for name in sorted(checked_properties(model)):
+        if name in where:
+            out[kinds.reading(name)].append(name)
+    return out
+
+
+def render_distinct(table: dict[str, list[str]]) -> str:
+    rows = ["| class | distinct properties |", "|---|---|"]
+    for k, names in table.items():
+        rows.append(f"| {k} | {len(names)} |")
+    rows.append(f"| all | {sum(len(v) for v in table.values())} |")
+    return "\n".join(rows) + "\n"
 
 
 def counts(spec: Path = SPEC, model: Path = MODEL) -> dict[str, dict[str, int]]:
@@ -237,28 +335,394 @@ def render() -> str:
     return "\n".join(rows) + "\n"
 
 
+# --- the twin x promise matrix --------------------------------------------------------------
+
+_CFG_KEYWORD: Final = re.compile(r"^(CONSTANTS?|SPECIFICATION|INIT|NEXT|SYMMETRY|VIEW|INVARIANTS?|"
+                                 r"PROPERTY|PROPERTIES|CONSTRAINTS?|ACTION_CONSTRAINTS?|"
+                                 r"CHECK_DEADLOCK|ALIAS)\b", re.M)  # fmt: skip
+_TEMPORAL: Final = re.compile(r"<>|~>|\bWF_|\bSF_")
+
+
+def cfg_settings(cfg_text: str) -> tuple[str, frozenset[str]]:
+    """A .cfg's SPECIFICATION (or INIT/NEXT) and its constant assignments ("X = v", "X <- Y"),
+    comments left out: what makes two models the same machine."""
+    text = re.sub(r"\\\*[^\n]*", "", cfg_text)
+    spec = " ".join(re.findall(r"^(?:SPECIFICATION|INIT|NEXT)\s+(\S+)", text, re.M))
+    constants: set[str] = set()
+    for m in re.finditer(r"^CONSTANTS?\b(.*?)(?=^[A-Z_]+\b|\Z)", text, re.M | re.S):
+        for line in m.group(1).splitlines():
+            if line.strip():
+                constants.add(re.sub(r"\s+", " ", line.strip()))
+    return spec, frozenset(constants)
+
+
+def definition_bodies(folders: tuple[Path, ...] = (SPEC, MODEL)) -> dict[str, str]:
+    """Each definition at the start of a line, with the indented lines that follow it (its
+    body as the modules write it); a name defined in several modules (a restatement,
+    ``PSP!WaitingAccessServedProp``) has all its bodies, one after the other."""
+    out: dict[str, str] = {}
+    for folder in folders:
+        for f in sorted(folder.glob("*.tla")):
+            lines = f.read_text(encoding="utf-8").splitlines()
+            for i, line in enumerate(lines):
+                m = _DEFINITION.match(line)
+                if not m:
+                    continue
+                body = [line]
+                for nxt in lines[i + 1:]:
+                    if nxt and not nxt[0].isspace():
+                        break
+                    body.append(nxt)
+                out[m.group(1)] = (out.get(m.group(1), "") + "\n" + "\n".join(body)).strip()
+    return out
+
+
+def is_temporal(name: str, bodies: dict[str, str]) -> bool:
+    """A property TLC checks as liveness (it names none when one fails): a refinement (its
+    machine's Spec may carry fairness) or a definition with <>, ~>, WF_ or SF_."""
+    return name.startswith("Refines") or bool(_TEMPORAL.search(bodies.get(name, "")))
+
+
+@dataclass(frozen=True)
+class TwinContract:
+    """What a broken twin is run against: the promises of its spec, in its own .cfg's machine."""
+
+    invariants: tuple[str, ...]
+    properties: tuple[str, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.invariants + self.properties
+
+    def config(self, cfg_text: str, only: tuple[str, ...] | None = None) -> str:
+        """The twin's .cfg with this contract (or the ``only`` part of it) in place of what it
+        checks, deadlock not looked for."""
+        from .mutate import _CHECKED_SECTIONS
+
+        inv = [n for n in self.invariants if only is None or n in only]
+        prop = [n for n in self.properties if only is None or n in only]
+        text = _CHECKED_SECTIONS.sub("", cfg_text).rstrip("\n") + "\nCHECK_DEADLOCK FALSE\n"
+        if inv:
+            text += "INVARIANTS\n" + "".join(f"    {n}\n" for n in inv)
+        if prop:
+            text += "PROPERTIES\n" + "".join(f"    {n}\n" for n in prop)
+        return text
+
+
+def _conflicts(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two models' constants name different machines: a constant both set to a different name,
+    string or Boolean (Impl, Variant, StorageKeys...). Sets and numbers are bounds (Pages,
+    Values, CBRLSize), and a twin checks a promise under its own bounds."""
+    def values(cs: frozenset[str]) -> dict[str, str]:
+        out = {}
+        for c in cs:
+            m = re.match(r"(\w+)\s*(=|<-)\s*(.*)$", c)
+            if m and m.group(2) == "=" and not re.match(r"[{\d]", m.group(3)):
+                out[m.group(1)] = m.group(3)
+        return out
+    va, vb = values(a), values(b)
+    return any(va[k] != vb[k] for k in va.keys() & vb.keys())
+
+
+def twin_contract(twin, entries, kinds: Kinds, bodies: dict[str, str]) -> TwinContract:
+    """The promises a broken twin (a manifest entry) is judged by: the THEOREM-backed properties
+    and refinements the models of its spec check that hold (same MC module, or the module its
+    ``_Twins`` module extends), taken from those whose machine is closest to the twin's (the most
+    constant assignments in common; a temporal property only from a model with the twin's own
+    SPECIFICATION, since fairness is the specification's), and the twin's own property when it
+    is a promise. Step checks and bookkeeping are left out."""
+    from .cfg import checked_names
+
+    own_spec, own_constants = cfg_settings(twin.config.read_text(encoding="utf-8"))
+    base = twin.module.stem.removesuffix("_Twins")
+    family = [e for e in entries if e.expect.kind == "holds"
+              and e.module.stem in (twin.module.stem, base)]  # fmt: skip
+    compatible, scored = [], []
+    for e in family:
+        spec, constants = cfg_settings(e.config.read_text(encoding="utf-8"))
+        same = spec == own_spec
+        scored.append((len(constants & own_constants), same, e))
+        if not _conflicts(constants, own_constants):
+            compatible.append((same, e))
+    if not compatible:  # no model of its spec shares its machine: the closest ones
+        best = max((s for s, _, _ in scored), default=-1)
+        compatible = [(same, e) for s, same, e in scored if s == best]
+    wanted = (INTENT, REFINEMENT)
+    invariants: list[str] = []
+    properties: list[str] = []
+    for same, e in [(True, twin)] + compatible:
+        names = checked_names(e.config.read_text(encoding="utf-8"))
+        for n in names.invariants:
+            if kinds.kind(n) in wanted and n not in invariants:
+                invariants.append(n)
+        for n in names.properties:
+            if kinds.kind(n) in wanted and n not in properties and (same or not is_temporal(n, bodies)):
+                properties.append(n)
+    return TwinContract(tuple(invariants), tuple(properties))
+
+
+def _violations(raw: str, contract: TwinContract) -> tuple[set[str], bool]:
+    """The properties a run's output names as violated (every one with -continue), source
+    locations attributed to the contract's one refinement, and whether a temporal property
+    TLC did not name failed."""
+    from .tool_output import MSG_TEMPORAL, _VIOLATED, parse_messages
+
+    messages, _ = parse_messages(raw)
+    named: set[str] = set()
+    unnamed_temporal = False
+    refinements = [n for n in contract.properties if n.startswith("Refines")]
+    for m in messages:
+        if m.code == MSG_TEMPORAL:
+            unnamed_temporal = True
+        pattern = _VIOLATED.get(m.code)
+        if pattern and (vm := pattern.search(m.text)):
+            name = vm.group(1)
+            if is_source_location(name):
+                if len(refinements) == 1:
+                    named.add(refinements[0])
+                else:
+                    unnamed_temporal = True
+            else:
+                named.add(name)
+    return named, unnamed_temporal
+
+
+@dataclass
+class MatrixRow:
+    name: str
+    contract: tuple[str, ...]
+    breaks: tuple[str, ...]
+    runs: int
+    seconds: float
+    note: str = ""
+
+
+def run_twin_contract(twin, contract: TwinContract, *, jar: Path, library: Path | None,
+                      bodies: dict[str, str], tmp: Path, timeout: float = 300.0,
+                      every: bool = False) -> MatrixRow:  # fmt: skip
+    """The promise of ``contract`` the twin breaks first (TLC stops at the first violation), or
+    with ``every`` each promise it breaks: the contract runs again without the promises found so
+    far until it holds (a run that explores the whole state graph). TLC's -continue names
+    every violated invariant and action property in one run, but prints a trace for every
+    violating state and gave no liveness verdict (D370). A violated temporal property TLC does
+    not name is found by running the unnamed candidates one at a time."""
+    from .run import run_tlc
+
+    cfg_text = twin.config.read_text(encoding="utf-8")
+    row = MatrixRow(twin.name, contract.names, (), 0, 0.0)
+    if not contract.names:
+        row.note = "no promise of its spec is checked in its machine"
+        return row
+
+    def run(only: tuple[str, ...]) -> tuple[set[str], bool, str]:
+        config = tmp / f"intent-{twin.config.name}"
+        config.write_text(contract.config(cfg_text, only), encoding="utf-8")
+        result = run_tlc(twin.module, config, jar=jar, library=library, workers=1,
+                         timeout=timeout, short=True)  # fmt: skip
+        row.runs += 1
+        row.seconds += result.seconds
+        named, temporal = _violations(result.raw_output, TwinContract(
+            tuple(n for n in contract.invariants if n in only),
+            tuple(n for n in contract.properties if n in only)))
+        if result.violated and not is_source_location(result.violated):
+            named.add(result.violated)
+        problem = ""
+        if result.outcome.value in ("parse error", "evaluation error", "other error", "timeout",
+                                    "assumption violated", "no initial states"):  # fmt: skip
+            problem = f"{result.outcome.value}: {(result.tool.error or '').strip().splitlines()[:1]}"
+        return named, temporal, problem
+
+    broken: set[str] = set()
+    left = contract.names
+    while left:
+        named, temporal, problem = run(left)
+        if problem:
+            row.note = problem
+            break
+        if not named and temporal:
+            candidates = [n for n in left if n in contract.properties and is_temporal(n, bodies)]
+            if len(candidates) == 1:
+                named = {candidates[0]}
+            else:
+                for n in candidates:
+                    alone, temporal_alone, _ = run((n,))
+                    if alone or temporal_alone:
+                        named = {n}
+                        break
+        if not named:
+            break
+        broken |= named
+        left = tuple(n for n in left if n not in broken)
+        if not every:
+            break
+    row.breaks = tuple(sorted(broken))
+    return row
+
+
+#: The suffix of the row ``check`` prints for a twin's contract-alone run.
+INTENT_SUFFIX: Final = " (intent)"
+
+
+def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
+    """The runner's row for a broken twin judged by its contract alone (``check`` runs it after
+    the twin): as expected when the manifest marks the twin "step detail", or when the contract
+    alone fails and the promise TLC names first is one the manifest records in ``breaks``. A twin
+    with neither is caught only by a step check or bookkeeping: the build fails until its missing
+    promise is stated from the sources or it is marked a step detail with its reason."""
+    import tempfile
+
+    from .check import Row
+
+    name = twin.name + INTENT_SUFFIX
+    expected = "breaks " + (", ".join(twin.breaks or ()) or "a promise")
+
+    def row(ok: bool, note: str, seconds: float = 0.0, violated: str | None = None) -> Row:
+        return Row(name=name, expected=expected, result="as recorded" if ok else "not as recorded",
+                   outcome_ok=ok, pins_ok=True, violated=violated, distinct=None, depth=None,
+                   seconds=seconds, notes=[note] if note else [])  # fmt: skip
+
+    if twin.step_detail:
+        return row(True, f"step detail: {twin.step_detail}")
+    if not twin.breaks:
+        return row(False, "caught only by a step check or bookkeeping: state the missing promise "
+                   'from the sources, or mark the twin "step detail" with its reason')  # fmt: skip
+    bodies = definition_bodies()
+    contract = twin_contract(twin, entries, Kinds.of(library or SPEC), bodies)
+    with tempfile.TemporaryDirectory(prefix="intent-") as tmp:
+        result = run_twin_contract(twin, contract, jar=jar, library=library, bodies=bodies,
+                                   tmp=Path(tmp), timeout=twin.timeout)  # fmt: skip
+    first = result.breaks[0] if len(result.breaks) == 1 else None
+    if result.note:
+        return row(False, result.note, result.seconds)
+    if first is None or first not in twin.breaks:
+        got = ", ".join(result.breaks) or "no promise"
+        return row(False, f"the contract alone now breaks {got}; rerun `python -m tlcrunner.contract "
+                   f"--matrix --record --models {twin.name}`", result.seconds)  # fmt: skip
+    return row(True, "", result.seconds, first)
+
+
+MATRIX_BEGIN, MATRIX_END = "<!-- matrix: begin -->\n", "<!-- matrix: end -->\n"
+CONTRACT_DOC: Final = REPO / "docs" / "contract.md"
+
+
+def render_matrix(entries) -> str:
+    """The twin x promise matrix as model/manifest.json records it (``breaks``, ``step
+    detail``): one row per broken twin, the promises its contract alone fails."""
+    twins = [e for e in entries if e.is_twin]
+    rows = ["| broken twin | the property it was written for | promises its contract alone breaks |",
+            "|---|---|---|"]  # fmt: skip
+    caught = detail = missing = 0
+    for e in twins:
+        if e.breaks:
+            caught += 1
+            what = ", ".join(e.breaks)
+        elif e.step_detail:
+            detail += 1
+            what = f"none; step detail: {e.step_detail}"
+        else:
+            missing += 1
+            what = "**none**"
+        rows.append(f"| {e.name.removeprefix('MC')} | {e.expect.prop} | {what.replace('|', '/')} |")
+    head = (f"{len(twins)} broken twins: {caught} caught by a promise alone, {detail} marked step "
+            f"detail, {missing} caught by nothing but a step check or bookkeeping.\n\n")
+    return head + "\n".join(rows) + "\n"
+
+
+def replace_block(text: str, begin: str, end: str, block: str) -> str:
+    start, stop = text.index(begin) + len(begin), text.index(end)
+    return text[:start] + block + text[stop:]
+
+
+def matrix_main(names: str | None, write: bool, every: bool = False) -> int:
+    """``--matrix``: run every broken twin (or those named) against its contract alone and
+    record what it breaks in model/manifest.json."""
+    import fnmatch
+    import tempfile
+    import time
+
+    from .check import _jar, default_library
+    from .locations import default_manifest
+    from .manifest import load_manifest, write_fields
+
+    manifest = load_manifest(default_manifest())
+    kinds, bodies = Kinds.of(), definition_bodies()
+    jar, library = _jar(None), default_library(manifest)
+    patterns = [p for p in (names or "*").split(",") if p]
+    twins = [e for e in manifest.entries
+             if e.is_twin and any(fnmatch.fnmatchcase(e.name, p) for p in patterns)]  # fmt: skip
+    started = time.monotonic()
+    fields: dict[str, dict[str, object]] = {}
+    runs = 0
+    with tempfile.TemporaryDirectory(prefix="matrix-") as tmp:
+        for twin in twins:
+            contract = twin_contract(twin, manifest.entries, kinds, bodies)
+            row = run_twin_contract(twin, contract, jar=jar, library=library, bodies=bodies,
+                                    tmp=Path(tmp), every=every)  # fmt: skip
+            runs += row.runs
+            print(f"{row.name}: {', '.join(row.breaks) or '-'} ({row.runs} runs, "
+                  f"{row.seconds:.1f} s){'; ' + row.note if row.note else ''}", flush=True)
+            if not row.note.startswith(("parse error", "timeout", "evaluation error")):
+                fields[twin.name] = {"breaks": list(row.breaks)}
+    print(f"{len(twins)} twins, {runs} TLC runs, {time.monotonic() - started:.0f} s; "
+          f"{sum(bool(f['breaks']) for f in fields.values())} caught by a promise alone")
+    if write:
+        write_fields(manifest.path, fields)
+        print(f"recorded in {manifest.path}")
+    return 0
+
+
 def readme_block(text: str) -> str:
+    """The generated block between ``BEGIN`` and ``END`` of a text (docs/contract.md's table)."""
     start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
     return text[start:end]
 
 
+def matrix_block(text: str) -> str:
+    start, end = text.index(MATRIX_BEGIN) + len(MATRIX_BEGIN), text.index(MATRIX_END)
+    return text[start:end]
+
+
+def write_contract_doc() -> None:
+    """Rewrite docs/contract.md's two generated blocks: the THEOREM table and the matrix."""
+    from .locations import default_manifest
+    from .manifest import load_manifest
+
+    text = CONTRACT_DOC.read_text(encoding="utf-8")
+    text = replace_block(text, BEGIN, END, render())
+    text = replace_block(text, MATRIX_BEGIN, MATRIX_END,
+                         render_matrix(load_manifest(default_manifest()).entries))  # fmt: skip
+    CONTRACT_DOC.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tlcrunner.contract", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="rewrite README.md's contract block")
+    parser.add_argument("--write", action="store_true",
+                        help="rewrite docs/contract.md's THEOREM table and twin matrix (the "
+                        "matrix as model/manifest.json records it)")  # fmt: skip
     parser.add_argument("--counts", action="store_true",
                         help="print the checked properties per module by kind (docs/contract.md)")
+    parser.add_argument("--matrix", action="store_true",
+                        help="run every broken twin against its contract alone (TLC, one at a "
+                        "time) and print what each breaks; with --record, write it into "
+                        "model/manifest.json")  # fmt: skip
+    parser.add_argument("--models", metavar="GLOBS", help="with --matrix: only these twins")
+    parser.add_argument("--record", action="store_true", help="with --matrix: record in the manifest")
+    parser.add_argument("--every", action="store_true",
+                        help="with --matrix: every promise a twin breaks, not only the first "
+                        "(one run per promise found, the last exploring the whole graph)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.matrix:
+        return matrix_main(args.models, args.record, args.every)
     if args.counts:
-        sys.stdout.write(render_counts(counts()))
+        sys.stdout.write(render_distinct(distinct_counts()) + "\nBy module (a name defined in "
+                         "several modules counts in each):\n\n" + render_counts(counts()))
         return 0
     table = render()
     if not args.write:
         sys.stdout.write(table)
         return 0
-    text = README.read_text(encoding="utf-8")
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
-    README.write_text(text[:start] + table + text[end:], encoding="utf-8")
-    print(f"wrote the contract table of {README}")
+    write_contract_doc()
+    print(f"wrote the contract table and the twin matrix of {CONTRACT_DOC}")
     return 0
 
 

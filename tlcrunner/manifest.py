@@ -13,9 +13,14 @@ Format (paths relative to the manifest's directory)::
        "workers": 1,                    optional, default 1; an integer or "auto"
        "timeout": 300,                  optional, seconds
        "about": "one line",
-       "witnesses": {"P": "W", ...}}    optional: for property P the model checks, W names the
-    ],                                    states (an Inv) or steps (a Prop) P is about, which
+       "witnesses": {"P": "W", ...},    optional: for property P the model checks, W names the
+                                          states (an Inv) or steps (a Prop) P is about, which
                                           this model must reach (tlcrunner.witness, D130)
+       "breaks": ["P", ...],            a broken twin only: the promises (THEOREM-backed
+                                          properties and refinements) its contract alone
+                                          fails (tlcrunner.contract --matrix; docs/contract.md)
+       "step detail": "one line"}       a broken twin only: why no promise is broken (a free
+    ],                                    choice the judge and the refimpl equality pin)
      "environment": ["OfferedSteps"]}   optional: the definitions that only choose which of the
                                           spec's steps a model offers (configuration, D259);
                                           `make mutate` leaves them alone
@@ -38,9 +43,9 @@ DEFAULT_TIMEOUT_S = {"ci": 300.0, "deep": 3600.0}
 # The order fields are written in by --update-pins, so the file's diffs stay small.
 KEY_ORDER = (
     "name", "module", "config", "expect", "distinct", "depth", "size", "workers", "timeout",
-    "about", "witnesses",
+    "about", "witnesses", "breaks", "step detail",
 )  # fmt: skip
-_REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout", "witnesses"}
+_REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout", "witnesses", "breaks", "step detail"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _PROPERTY = re.compile(r"[A-Za-z_][A-Za-z0-9_!]*")
 # A witness: an operator name, optionally @ the variable tuple a step witness is judged on.
@@ -75,6 +80,16 @@ class ModelEntry:
     #: (property, operator): the TLA+ operator naming the states or steps the property is
     #: about, in manifest order (a tuple, so that an entry stays hashable; D130)
     witnesses: tuple[tuple[str, str], ...] = ()
+    #: a broken twin's promises its contract alone fails (None: not recorded)
+    breaks: tuple[str, ...] | None = None
+    #: a broken twin that breaks no promise: the free choice it changes
+    step_detail: str = ""
+
+    @property
+    def is_twin(self) -> bool:
+        """A broken twin (D355): a plausible mistake the contract must catch. Findings (a real
+        implementation's departure) and scenarios are not twins."""
+        return "_Twin_" in self.name and self.expect.kind == "violates"
 
 
 @dataclass(frozen=True)
@@ -207,6 +222,16 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
     if witnesses and size != "ci":
         raise bad("witnesses", 'expected only on a model of size "ci" (witnesses run in CI)')
 
+    breaks = item.get("breaks")
+    if breaks is not None and (not isinstance(breaks, list) or not all(
+            isinstance(n, str) and _PROPERTY.fullmatch(n) for n in breaks)):
+        raise bad("breaks", "expected a list of property names")
+    step_detail = item.get("step detail", "")
+    if not isinstance(step_detail, str) or "\n" in step_detail:
+        raise bad("step detail", "expected one line")
+    if (breaks is not None or step_detail) and expect.kind != "violates":
+        raise bad("breaks", 'expected only on a broken twin (expect "violates ...")')
+
     return ModelEntry(
         name=name,
         module=files["module"],
@@ -219,7 +244,32 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
         timeout=float(timeout),
         about=about,
         witnesses=tuple(witnesses.items()),
+        breaks=None if breaks is None else tuple(breaks),
+        step_detail=step_detail,
     )
+
+
+def write_fields(path: Path, fields: dict[str, dict[str, Any]]) -> None:
+    """Set the given fields of the named models (a value None removes the field), rewriting the
+    file canonically as :func:`write_pins` does."""
+    path = Path(path)
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    for item in raw["models"]:
+        for key, value in fields.get(item["name"], {}).items():
+            if value is None:
+                item.pop(key, None)
+            else:
+                item[key] = value
+    _write(path, raw)
+
+
+def _write(path: Path, raw: dict[str, Any]) -> None:
+    ordered = {k: raw[k] for k in ("environment",) if k in raw}
+    ordered["models"] = [{k: item[k] for k in KEY_ORDER if k in item} for item in raw["models"]]
+    text = json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
 
 
 def write_pins(path: Path, pins: dict[str, tuple[int | None, int | None]]) -> None:

@@ -1,0 +1,74 @@
+"""Every broken twin is caught by the contract alone (docs/contract.md): the manifest records, for
+each twin, the promises its contract alone breaks (``breaks``, written by ``python -m
+tlcrunner.contract --matrix --record``), or marks it ``"step detail"`` with the free choice it
+changes; docs/contract.md's matrix is what the manifest records. None of this runs TLC: ``check``
+verifies each record when it runs the twin (its ``(intent)`` row)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlcrunner import contract
+from tlcrunner.manifest import ManifestError, load_manifest
+
+REPO = Path(__file__).resolve().parents[1]
+MANIFEST = REPO / "model" / "manifest.json"
+
+
+def test_the_matrix_in_the_docs_is_what_the_manifest_records() -> None:
+    text = contract.CONTRACT_DOC.read_text(encoding="utf-8")
+    rendered = contract.render_matrix(load_manifest(MANIFEST).entries)
+    assert contract.matrix_block(text) == rendered, "run `python -m tlcrunner.contract --write`"
+
+
+def test_every_twin_breaks_a_recorded_promise_or_is_a_step_detail() -> None:
+    """The build's rule: a twin caught only by a step check or bookkeeping fails, unless the
+    manifest marks it a step detail with its one-line reason."""
+    entries = load_manifest(MANIFEST).entries
+    kinds = contract.Kinds.of()
+    bad = []
+    for e in entries:
+        if not e.is_twin:
+            continue
+        if e.step_detail:
+            assert not e.breaks, f"{e.name}: breaks a promise and is marked step detail"
+            assert len(e.step_detail) > 20, f"{e.name}: a step detail needs its reason"
+            continue
+        if not e.breaks:
+            bad.append(e.name)
+            continue
+        for name in e.breaks:
+            assert kinds.kind(name) in (contract.INTENT, contract.REFINEMENT), (
+                f"{e.name} records {name}, which is not a promise (a THEOREM-backed property)")
+    assert not bad, ("twins caught only by a step check or bookkeeping (state the missing promise "
+                     f'from the sources, or mark them "step detail" with the reason): {bad}')
+
+
+def test_a_twins_contract_is_its_specs_promises_in_its_own_machine() -> None:
+    entries = load_manifest(MANIFEST).entries
+    by = {e.name: e for e in entries}
+    kinds, bodies = contract.Kinds.of(), contract.definition_bodies()
+    ssind = contract.twin_contract(by["MCPageStates_Twin_SSIND"], entries, kinds, bodies)
+    assert "StableContentKeptInv" in ssind.invariants
+    assert "SetStableIfNotDiscardedProp" not in ssind.names  # a step check, no THEOREM
+    assert "TypeOK" not in ssind.names
+    # a liveness twin keeps the liveness promise of a model with its own specification
+    nozero = contract.twin_contract(by["MCPageStates_Twin_NoZeroFill"], entries, kinds, bodies)
+    assert "WaitingAccessServedProp" in nozero.properties
+    text = nozero.config(by["MCPageStates_Twin_NoZeroFill"].config.read_text(encoding="utf-8"))
+    assert "HostZeroFill <- HostZeroFillMissing" in text and "CHECK_DEADLOCK FALSE" in text
+
+
+def test_the_manifest_takes_breaks_only_on_a_twin(tmp_path: Path) -> None:
+    text = MANIFEST.read_text(encoding="utf-8").replace(
+        '"name": "MCPageStates_Full",', '"name": "MCPageStates_Full", "breaks": ["X"],', 1)
+    bad = tmp_path / "model" / "manifest.json"
+    bad.parent.mkdir()
+    bad.write_text(text, encoding="utf-8")
+    for f in (REPO / "model").iterdir():
+        if f.suffix in (".tla", ".cfg"):
+            (bad.parent / f.name).symlink_to(f)
+    with pytest.raises(ManifestError, match="only on a broken twin"):
+        load_manifest(bad)
