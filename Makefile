@@ -24,8 +24,12 @@ $(STAMP): pyproject.toml
 tlc: venv
 	$(PY) -m tlcrunner.fetch
 
+# make check runs the models side by side on every core (at most 4), longest first, a model's
+# witnesses in its own run; outside CI (CI unset) a model unchanged since an as-expected run is
+# not run again (--cache, .cache/check: the key covers every file it reads, its manifest entry
+# and TLC). A fresh clone, or `rm -rf .cache/check`, runs everything.
 check: venv tlc
-	$(PY) -m tlcrunner check --size all $(if $(MODELS),--models '$(MODELS)')
+	$(PY) -m tlcrunner check --size all $(if $(CI),,--cache) $(if $(MODELS),--models '$(MODELS)')
 
 # TEST_JOBS pytest-xdist workers run the tests side by side (each TLC model is one JVM, one
 # worker); TEST_JOBS=0 runs them in this process. -v names every test as it finishes (the
