@@ -220,18 +220,31 @@ class Table:
         )  # fmt: skip
 
 
+#: The pictures of the findings' counterexamples (docs/findings.md), in a checkout.
+FINDING_PICTURES = Path(__file__).resolve().parents[1] / "docs" / "findings"
+
+
 def check_model(entry: ModelEntry, *, jar: Path, library: Path | None,
                 witnesses: bool = True) -> list[Row]:
     """One model's rows: the model's, then (when it has witnesses and ``witnesses``) its
-    witnesses', from the same TLC run when the model is expected to hold (D410)."""
+    witnesses', from the same TLC run when the model is expected to hold (D410). A finding's
+    model is not as expected when its committed picture is not what its counterexample draws
+    (D413)."""
+    from .findings import picture_drift
     from .witness import check_with_witnesses, check_witnesses
 
     if not (entry.witnesses and witnesses):
-        return [check_entry(entry, jar=jar, library=library)]
-    if entry.expect.kind == "holds":
-        return check_with_witnesses(entry, jar=jar, library=library)
-    return [check_entry(entry, jar=jar, library=library),
-            check_witnesses(entry, jar=jar, library=library)]  # fmt: skip
+        rows = [check_entry(entry, jar=jar, library=library)]
+    elif entry.expect.kind == "holds":
+        rows = check_with_witnesses(entry, jar=jar, library=library)
+    else:
+        rows = [check_entry(entry, jar=jar, library=library),
+                check_witnesses(entry, jar=jar, library=library)]  # fmt: skip
+    drift = picture_drift(entry, rows[0], FINDING_PICTURES) if rows[0].as_expected else ""
+    if drift:
+        rows[0].outcome_ok = False
+        rows[0].notes.append(drift)
+    return rows
 
 
 def _check_all(entries: list[ModelEntry], args: argparse.Namespace, jar: Path,

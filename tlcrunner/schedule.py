@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .check import Row
+from .check import FINDING_PICTURES, Row
 from .fetch import PINNED_SHA256
 from .locations import CHECKOUT, in_checkout, user_cache_dir
 from .manifest import ModelEntry
@@ -34,7 +34,8 @@ from .process import sessions_stopped
 from .results import write_atomically
 
 #: The runner's files whose code decides a row: a change to one of them invalidates every entry.
-RUNNER_FILES = ("check.py", "run.py", "tool_output.py", "witness.py", "cfg.py", "schedule.py")
+RUNNER_FILES = ("check.py", "run.py", "tool_output.py", "witness.py", "cfg.py", "schedule.py",
+                "findings.py", "finding_pictures.py")
 #: Seconds of an unmeasured model: a JVM start, then the distinct states at a rate TLC reaches
 #: on these specs with one worker (docs/checking.md: 1,700-3,900 distinct states per second).
 JVM_START_S = 2.0
@@ -103,7 +104,9 @@ def cache_key(entry: ModelEntry, library: Path | None) -> str:
               "timeout": entry.timeout, "witnesses": entry.witnesses}  # fmt: skip
     digest.update(json.dumps(fields, sort_keys=True).encode())
     here = Path(__file__).resolve().parent
-    for path in [*(here / f for f in RUNNER_FILES), *dependencies(entry, library)]:
+    picture = FINDING_PICTURES / f"{entry.name}.svg"  # a finding's run checks its picture too
+    for path in [*(here / f for f in RUNNER_FILES), *dependencies(entry, library),
+                 *([picture] if picture.is_file() else [])]:  # fmt: skip
         digest.update(f"\n{path.name}\n".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

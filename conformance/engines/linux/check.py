@@ -14,7 +14,7 @@ for every constant set, and print one table (Markdown, as the README quotes it).
    the TLA+ trace module under ``--out``/<profile>/).
 
 Everything printed on stdout is deterministic (fixed seeds, no timings), so the README's section
-"Test the Linux kernel's ESSA" is this output (tests/test_kernel_check.py checks it).
+"Test the Linux kernel's ESSA" is this output (``--check-readme`` checks it; CI passes it).
 
 Each distinct divergence (the diverging request and the fields that differ) is printed once,
 with the profiles it shows under, and its step in the kernel's terms (the PTE and PGSTE before
