@@ -117,6 +117,9 @@ def check_loop(models: str | None, runs: int) -> dict[str, Any]:
         "witness runs": round(sum(r["seconds"] for r in witness_runs), 1),
     }
     top = sorted(tlc_runs, key=lambda r: -r["seconds"])[:10]
+    if models:
+        result["command"] = result["command"].replace(models, f"<{len(models.split(','))} names>")
+    result["command"] = result["command"].replace(PY, "python").replace(f" --json {json_out}", "")
     return {**result, "phases": phases,
             "detail": {"TLC runs": len(tlc_runs), "models": len([r for r in rows if ":" not in r["name"]]),
                        "cached": len(rows) - len(tlc_runs), "one-state run s": round(jvm, 2),
@@ -252,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             print("kernel-gmap: not measured (no --gmap-src, a 7.x tree)")
             continue
         result = loops[loop]()
-        save(loop + (f" ({args.models})" if loop == "check" and args.models else ""), result)
+        subset = f" ({len(args.models.split(','))} models named)" if args.models else ""
+        save(loop + (subset if loop == "check" else ""), result)
         print(f"{loop}: exit {result['exit']}, {result['wall']} s wall, {result['cpu']} s CPU, "
               f"load {result['load_start']} -> {result['load_end']}; "
               + ", ".join(f"{k} {v}" for k, v in result["phases"].items()), flush=True)

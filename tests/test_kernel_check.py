@@ -45,6 +45,12 @@ def test_the_reference_itself_is_identified_and_passes_every_profile(tmp_path: P
     assert {r.classify for r in rows if r.profile.cbrl_size == 1} == {"matches"}
     assert {r.classify for r in rows if r.profile.cbrl_size == 2} == {"not run"}
     assert not any(tmp_path.iterdir()), "nothing to reproduce"
+    # a pass says what it covered, and how to go further
+    last = check.summary("6.12", "KVMClassic", c, rows, [])
+    assert last.startswith("kernel-check: Linux 6.12 conforms to KVMClassic: 16 profiles, ")
+    assert ", 0 divergences; scope: 16 profiles, pages 2, CBRL sizes 1, 2, " in last
+    assert "transitions of the reference graphs covered (16 of 16 profiles' graphs whole" in last
+    assert last.endswith("; more: KERNEL_CHECK_FLAGS='--profile thorough'")
 
 
 def test_a_two_page_bug_is_reported_with_the_drivers_reproducers(tmp_path: Path) -> None:
