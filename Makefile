@@ -24,8 +24,12 @@ $(STAMP): pyproject.toml
 tlc: venv
 	$(PY) -m tlcrunner.fetch
 
+# make check runs the models side by side on every core (at most 4), longest first, a model's
+# witnesses in its own run; outside CI (CI unset) a model unchanged since an as-expected run is
+# not run again (--cache, .cache/check: the key covers every file it reads, its manifest entry
+# and TLC). A fresh clone, or `rm -rf .cache/check`, runs everything.
 check: venv tlc
-	$(PY) -m tlcrunner check --size all $(if $(MODELS),--models '$(MODELS)')
+	$(PY) -m tlcrunner check --size all $(if $(CI),,--cache) $(if $(MODELS),--models '$(MODELS)')
 
 # TEST_JOBS pytest-xdist workers run the tests side by side (each TLC model is one JVM, one
 # worker); TEST_JOBS=0 runs them in this process. -v names every test as it finishes (the
@@ -124,8 +128,16 @@ mypy: venv
 
 # Benchmarks: they print figures (medians of several runs) and check nothing; each writes
 # results/bench-*.json. BENCH_RUNS sets the runs per model-checking figure.
+# LOOPS: the users' loops bench/loops_bench.py times, wall and CPU and where the time goes
+# (by default every one: a whole `make check` and CI take most of an hour of CPU each run;
+# `make bench LOOPS=run` times one, `LOOPS=` none); docs/loops.md is rewritten from
+# results/bench-loops.json. KERNEL_GMAP_SRC: the 7.x tree of the kernel-gmap loop (else skipped).
 BENCH_RUNS ?= 3
+LOOPS ?= check ci kernel-classic kernel-gmap run classify
+KERNEL_GMAP_SRC ?=
 bench: venv tlc engines
+	$(if $(LOOPS),$(PY) bench/loops_bench.py --runs $(BENCH_RUNS) $(foreach l,$(LOOPS),--loop $(l)) $(if $(KERNEL_GMAP_SRC),--gmap-src '$(KERNEL_GMAP_SRC)'))
+	$(if $(LOOPS),$(PY) bench/report.py --loops-doc docs/loops.md > /dev/null)
 	$(PY) bench/refimpl_bench.py
 	$(PY) bench/conformance_bench.py
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)

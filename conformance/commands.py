@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, engine_name, report, save
-from .search import Budget, covers, search
+from .search import Budget, covers, scope, search
 from .machines import Mode
 from .protocol import EngineFault
 from .tlc import MODULE
@@ -178,7 +178,8 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float) -> str:
         text += f"; first: {first_divergence(mode, first.error)}"
         if also:
             text += f" (also under {also} other profile{'s' if also != 1 else ''})"
-    return text
+    ran = [p for p in profiles if id(p) not in skipped]
+    return text + "; " + scope(ran, outcomes)
 
 
 def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:

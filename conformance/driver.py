@@ -299,6 +299,11 @@ class Outcome:
     seconds: float
     error: Any = None  # Divergence | Fault here; the PageStates mode's errors in runner.Outcome
     note: str = ""
+    #: a coverage tour that passed: the transitions (edges) of the reference's graph it took,
+    #: and whether that graph is the whole graph within the budget's depth (else a quick tour's
+    #: shallow graph, or one cut by the bound on edges)
+    edges: int | None = None
+    whole: bool = False
 
     @property
     def passed(self) -> bool:

@@ -265,7 +265,48 @@ def run_cover(drive: Drive[Any, Any, Any, Any], graph: Graph, walks: Sequence[Se
         return _outcome(drive, "cover", start, steps0, "diverged", error=smaller or err,
                         note=f"found by {drive.label}, shrunk" if smaller else NOT_REPRODUCED)
     return _outcome(drive, "cover", start, steps0, "passed",
-                    note=f"{len(walks)} walks of {edges} steps")  # fmt: skip
+                    note=f"{len(walks)} walks of {edges} steps", edges=len(graph.edges),
+                    whole=graph.complete)  # fmt: skip
+
+
+def _constant(profile: Any, name: str) -> Any:
+    """A constant of a profile, or of the profile a connection wraps (PageStates' Connected)."""
+    value = getattr(profile, name, None)
+    return value if value is not None else getattr(getattr(profile, "profile", None), name, None)
+
+
+def _sizes(values: set[Any]) -> str:
+    shown = sorted(v for v in values if v is not None)
+    return "-" if not shown else str(shown[0]) if len(shown) == 1 else ", ".join(map(str, shown))
+
+
+def scope(profiles: Sequence[Any], outcomes: Sequence[Outcome] = (),
+          more: str | None = None) -> str:  # fmt: skip
+    """What a verdict covered, for a summary line (so that a pass is not read as more): the
+    profiles, their pages and CBRL sizes, the reference graph's transitions the coverage tours
+    took (whole graphs, to the budget's depth, and quick tours' shallow ones), and the options
+    that reach further (``more``; by default run's: a third page, a third CBRL slot)."""
+    ran = list({id(p): p for p in profiles}.values())
+    pages = {_constant(p, "pages") for p in ran}
+    slots = {_constant(p, "cbrl_size") for p in ran}
+    if more is None:
+        more = ", ".join([f"--pages {max((n for n in pages if n), default=2) + 1}",
+                          *([f"--cbrl-size {max(n for n in slots if n) + 1}"]
+                            if any(slots) else []), "--profile thorough"])  # fmt: skip
+    text = (f"scope: {len(ran)} profile{'s' if len(ran) != 1 else ''}, pages {_sizes(pages)}"
+            + (f", CBRL sizes {_sizes(slots)}" if any(slots) else ""))  # fmt: skip
+    best: dict[int, Outcome] = {}
+    for o in outcomes:
+        if o.edges is not None and o.passed:
+            b = best.get(id(o.profile))
+            if b is None or (o.whole, o.edges) > (b.whole, b.edges or 0):
+                best[id(o.profile)] = o
+    if best:
+        whole = [o for o in best.values() if o.whole and o.drive == "cover"]
+        text += (f", {sum(o.edges or 0 for o in best.values()):,} transitions of the reference "
+                 f"graphs covered ({len(whole)} of {len(ran)} profiles' graphs whole to the "
+                 f"budget's depth, {len(best) - len(whole)} by a quick tour only)")  # fmt: skip
+    return text + (f"; more: {more}" if more else "")
 
 
 def swarm_programs(requests: Sequence[Any], kind: Callable[[Any], Hashable], steps: int,

@@ -30,6 +30,23 @@ def test_a_results_file_is_reported(tmp_path: Path) -> None:
     assert "| one page, full machine | 12,345 |" in proc.stdout
 
 
+def test_the_loops_are_reported_and_written(tmp_path: Path) -> None:
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "bench-loops.json").write_text(json.dumps({"check": {
+        "command": "python -m tlcrunner check --size all", "exit": 0, "wall": 512.3, "cpu": 980.1,
+        "load_start": "0.1, 0.2, 0.3", "load_end": "2.0, 1.5, 1.0", "at": "2026-11-28T09:00:00+00:00",
+        "cpus": 2, "phases": {"set-up": 1.2, "JVM start": 300.0, "state space": 600.0},
+        "detail": {"TLC runs": 295}, "top": [["MCBig", 120.5, 580609]]}}))  # fmt: skip
+    proc = subprocess.run([sys.executable, str(REPORT), "--loops-doc", "loops.md"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    row = ("| check | `python -m tlcrunner check --size all` | 0 | 512.3 | 980.1 | 0.1, 0.2, 0.3; "
+           "2.0, 1.5, 1.0 | set-up 1.2; JVM start 300.0; state space 600.0 |")
+    assert row in proc.stdout
+    doc = (tmp_path / "loops.md").read_text()
+    assert row in doc and "| MCBig | 120.5 | 580609 |" in doc
+
+
 def test_mutate_runs_are_merged_mutant_by_mutant(tmp_path: Path) -> None:
     """A whole-catalogue run, then a re-run of the mutant it left caught only by pins, are one
     table: the last file naming a mutant wins, the equivalents listed now count as equivalent, a

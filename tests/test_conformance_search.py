@@ -10,6 +10,7 @@ change of the code on a loaded 2-core machine (the graphs enumerated).
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import pytest
@@ -132,7 +133,29 @@ def test_the_summary_of_a_conforming_run() -> None:
     last = out.getvalue().rstrip().splitlines()[-1]
     assert code == 0
     assert last.startswith("SUMMARY: conforms: 1 profile checked, ")
-    assert last.endswith(", 0 distinct divergences")
+    assert ", 0 distinct divergences; scope: 1 profile, pages 2, CBRL sizes 2, " in last
+    # the whole graph within the budget's depth was toured: the pass says how much that is
+    assert re.search(r", [\d,]+ transitions of the reference graphs covered \(1 of 1 profiles' "
+                     r"graphs whole to the budget's depth, 0 by a quick tour only\)", last), last
+    assert last.endswith("; more: --pages 3, --cbrl-size 3, --profile thorough")
+
+
+def test_the_scope_names_what_the_tours_covered() -> None:
+    from conformance.driver import Outcome
+    from conformance.search import scope
+    from refimpl.essa import EssaProfile
+
+    one = EssaProfile("KVMClassic", cbrl_size=1, pages=2)
+    two = EssaProfile("KVMClassic", cbrl_size=2, pages=2)
+    outcomes = [Outcome("passed", "quick tour", one, 10, 0.1, edges=40),
+                Outcome("passed", "cover", one, 900, 1.0, edges=700, whole=True),
+                Outcome("passed", "quick tour", two, 10, 0.1, edges=50),
+                Outcome("diverged", "cover", two, 20, 0.1)]  # fmt: skip
+    assert scope([one, two], outcomes) == (
+        "scope: 2 profiles, pages 2, CBRL sizes 1, 2, 750 transitions of the reference graphs "
+        "covered (1 of 2 profiles' graphs whole to the budget's depth, 1 by a quick tour only); "
+        "more: --pages 3, --cbrl-size 3, --profile thorough")  # fmt: skip
+    assert scope([one], more="--pages 3") == "scope: 1 profile, pages 2, CBRL sizes 1; more: --pages 3"
 
 
 def test_distinct_and_summary_are_machine_independent() -> None:

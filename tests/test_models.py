@@ -1,4 +1,5 @@
-"""Every CI-sized model in model/manifest.json, through the same code path as `make check`."""
+"""Every CI-sized model in model/manifest.json, through the same code path as `make check`: a
+model with witnesses checks them in the same TLC run (D410)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tlcrunner.check import check_entry, default_library
+from tlcrunner.check import check_model, default_library
 from tlcrunner.manifest import Manifest, ManifestError, ModelEntry, load_manifest
-from tlcrunner.witness import SUFFIX, check_witnesses
 
 MANIFEST = Path(__file__).resolve().parents[1] / "model" / "manifest.json"
 
@@ -34,18 +34,7 @@ _PARAMS = [pytest.param(e, id=e.name) for e in _ENTRIES] or [pytest.param(None, 
 def test_model_as_expected(entry: ModelEntry | None, tlc_jar: Path) -> None:
     if entry is None or _MANIFEST is None:
         pytest.fail(_PROBLEM, pytrace=False)
-    row = check_entry(entry, jar=tlc_jar, library=default_library(_MANIFEST))
-    if not row.as_expected:
-        pytest.fail(f"{entry.name} (expected {entry.expect}): {row.note}", pytrace=False)
-
-
-# Each CI model's witnesses, one TLC run per model, beside the models under pytest-xdist (D130).
-_WITNESSED = [pytest.param(e, id=e.name + SUFFIX) for e in _ENTRIES if e.witnesses]
-
-
-@pytest.mark.parametrize("entry", _WITNESSED)
-def test_witnesses_reached(entry: ModelEntry, tlc_jar: Path) -> None:
-    assert _MANIFEST is not None
-    row = check_witnesses(entry, jar=tlc_jar, library=default_library(_MANIFEST))
-    if not row.as_expected:
-        pytest.fail(f"{row.name}: {row.note}", pytrace=False)
+    rows = check_model(entry, jar=tlc_jar, library=default_library(_MANIFEST))
+    bad = [f"{r.name} (expected {r.expected}): {r.note}" for r in rows if not r.as_expected]
+    if bad:
+        pytest.fail("; ".join(bad), pytrace=False)

@@ -19,7 +19,8 @@ from tlcrunner.cfg import checked_names
 from tlcrunner.check import default_library
 from tlcrunner.manifest import ManifestError, ModelEntry, load_manifest
 from tlcrunner.witness import (
-    check_witnesses, is_state_property, witness_config, witness_module,
+    check_with_witnesses, check_witnesses, folded_config, is_state_property, witness_config,
+    witness_module, without_witness_reports,
 )  # fmt: skip
 
 MANIFEST = Path(__file__).resolve().parents[1] / "model" / "manifest.json"
@@ -103,6 +104,46 @@ def test_witness_run_reports_reached_and_missing(tmp_path: Path, tlc_jar: Path) 
     row = check_witnesses(missing, jar=tlc_jar, library=None)
     assert not row.as_expected
     assert "never reached (vacuous here): SmallInv" in row.note
+
+
+def test_folded_run_judges_the_model_and_reaches_the_witnesses(tmp_path: Path, tlc_jar: Path) -> None:
+    """One run checks the model and its witnesses (D410): the model's pins are the whole state
+    space's, the witnesses' reports do not count as the model's violations."""
+    cfg = "SPECIFICATION Spec\nINVARIANT SmallInv\nPROPERTY StepProp\nCHECK_DEADLOCK FALSE\n"
+    e = dataclasses.replace(
+        _entry(tmp_path, cfg, (("SmallInv", "AtThree"), ("StepProp", "StepToFive"))),
+        distinct=6, depth=6)  # fmt: skip
+    assert "INVARIANT SmallInv" in folded_config(e) and "W__AllSeen" not in folded_config(e)
+    model, witnesses = check_with_witnesses(e, jar=tlc_jar, library=None)
+    assert model.as_expected and (model.distinct, model.depth) == (6, 6), model.note
+    assert witnesses.as_expected and witnesses.result == "reached 2", witnesses.note
+    model, witnesses = check_with_witnesses(
+        dataclasses.replace(e, witnesses=(("SmallInv", "AtNine"),)), jar=tlc_jar, library=None)
+    assert model.as_expected and not witnesses.as_expected
+    assert "never reached (vacuous here): SmallInv" in witnesses.note
+
+
+def test_folded_run_still_reports_the_models_own_violation(tmp_path: Path, tlc_jar: Path) -> None:
+    cfg = "SPECIFICATION Spec\nINVARIANT SmallInv\nCHECK_DEADLOCK FALSE\n"
+    e = dataclasses.replace(_entry(tmp_path, cfg, (("SmallInv", "AtThree"),)), distinct=6, depth=6)
+    e.module.write_text(e.module.read_text().replace("x <= 5", "x <= 3"), encoding="utf-8")
+    model, witnesses = check_with_witnesses(e, jar=tlc_jar, library=None)
+    assert not model.as_expected and model.violated == "SmallInv"
+    assert [s.state["x"] for s in model.trace] == ["0", "1", "2", "3", "4"]
+    assert witnesses.as_expected
+
+
+def test_witness_reports_are_taken_out_of_the_output() -> None:
+    def msg(code: int, cls: int, text: str) -> str:
+        return f"@!@!@STARTMSG {code}:{cls} @!@!@\n{text}\n@!@!@ENDMSG {code} @!@!@\n"
+
+    own = msg(2110, 1, "Invariant SmallInv is violated.") + msg(2121, 1, "The behavior up to this point is:") + msg(2217, 4, "1: <Initial predicate>\nx = 0")
+    witness = msg(2110, 1, "Invariant W__1 is violated.") + msg(2121, 1, "The behavior up to this point is:") + msg(2217, 4, "1: <Initial predicate>\nx = 0")
+    step = msg(2112, 1, "Action property W__2 is violated.") + msg(2217, 4, "1: <Initial predicate>\nx = 0")
+    done = msg(2193, 0, "Model checking completed. No error has been found.")
+    assert without_witness_reports(witness + step + done) == done
+    assert without_witness_reports(witness + own + step + done) == own + done
+    assert without_witness_reports(own + witness + own + done) == own + done
 
 
 def test_witness_run_reports_an_error(tmp_path: Path, tlc_jar: Path) -> None:

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from . import exitcodes
@@ -220,6 +221,70 @@ class Table:
         )  # fmt: skip
 
 
+#: The pictures of the findings' counterexamples (docs/findings.md), in a checkout.
+FINDING_PICTURES = Path(__file__).resolve().parents[1] / "docs" / "findings"
+
+
+def check_model(entry: ModelEntry, *, jar: Path, library: Path | None,
+                witnesses: bool = True, intent_of: list[ModelEntry] | None = None) -> list[Row]:
+    """One model's rows: the model's, then (when it has witnesses and ``witnesses``) its
+    witnesses', from the same TLC run when the model is expected to hold (D410). A finding's
+    model is not as expected when its committed picture is not what its counterexample draws
+    (D413). With ``intent_of`` (the manifest's entries), a broken twin's rows end with its run
+    against its contract alone (D370)."""
+    from .findings import picture_drift
+    from .witness import check_with_witnesses, check_witnesses
+
+    if not (entry.witnesses and witnesses):
+        rows = [check_entry(entry, jar=jar, library=library)]
+    elif entry.expect.kind == "holds":
+        rows = check_with_witnesses(entry, jar=jar, library=library)
+    else:
+        rows = [check_entry(entry, jar=jar, library=library),
+                check_witnesses(entry, jar=jar, library=library)]  # fmt: skip
+    drift = picture_drift(entry, rows[0], FINDING_PICTURES) if rows[0].as_expected else ""
+    if drift:
+        rows[0].outcome_ok = False
+        rows[0].notes.append(drift)
+    if intent_of is not None and entry.is_twin:
+        from .contract import check_twin_intent
+
+        rows.append(check_twin_intent(entry, intent_of, jar=jar, library=library))
+    return rows
+
+
+def _check_all(entries: list[ModelEntry], args: argparse.Namespace, jar: Path,
+               library: Path | None, options: Any,
+               manifest_entries: list[ModelEntry]) -> Iterator[list[Row]]:
+    """Each entry's rows as it finishes: on the distributed fleet one at a time, else
+    ``--jobs`` at once, longest first, each from the cache with ``--cache`` (D411, D412)."""
+    from . import distributed, schedule
+
+    if options is not None:
+        for entry in entries:
+            row, _ = distributed.check_entry(
+                entry, jar=jar, library=library, options=options,
+                announce=lambda line: print(f"  {line}", file=sys.stderr, flush=True),
+            )  # fmt: skip
+            yield [row]
+        return
+    at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    def work(entry: ModelEntry) -> list[Row]:
+        key = schedule.cache_key(entry, library) if args.cache else ""
+        cached = schedule.cached_rows(key) if key else None
+        if cached is not None:
+            return cached
+        rows = check_model(entry, jar=jar, library=library, witnesses=not args.no_witnesses,
+                           intent_of=None if args.no_intent else manifest_entries)
+        if key and not args.update_pins:
+            schedule.store_rows(key, rows, at)
+        return rows
+
+    order = schedule.longest_first(entries, schedule.recorded_seconds())
+    yield from schedule.run_side_by_side(order, work, args.jobs)
+
+
 def _jar(given: Path | None) -> Path:
     """--jar as given, else the cached jar, downloaded and verified on first use (so a pip
     install can check models with no separate step)."""
@@ -270,9 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-witnesses", action="store_true",
                         help="do not run the models' witnesses (the runs that show each "
                         "property's states are reached, D130)")  # fmt: skip
-    from . import distributed  # here: distributed builds on this module
+    from . import distributed, schedule  # here: they build on this module
 
     distributed.add_arguments(parser)
+    schedule.add_arguments(parser)
     return parser
 
 
@@ -316,9 +382,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         return exitcodes.INTERRUPTED
     library = default_library(manifest)
 
-    from .witness import SUFFIX, check_witnesses  # here: witness builds on this module
-
-    from .contract import INTENT_SUFFIX, check_twin_intent
+    from . import schedule
+    from .contract import INTENT_SUFFIX
+    from .witness import SUFFIX  # here: witness builds on this module
 
     table = Table(entries, out, extra=max(len(SUFFIX), len(INTENT_SUFFIX)))
     table.header()
@@ -326,14 +392,9 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     complete = False
     try:
         with sigterm_as_interrupt():
-            for entry in entries:
-                if options is not None:
-                    row, _ = distributed.check_entry(
-                        entry, jar=jar, library=library, options=options,
-                        announce=lambda line: print(f"  {line}", file=sys.stderr, flush=True),
-                    )  # fmt: skip
-                else:
-                    row = check_entry(entry, jar=jar, library=library)
+            for entry_rows in _check_all(entries, args, jar, library, options, manifest.entries):
+                row = entry_rows[0]
+                entry = next(e for e in entries if e.name == row.name)
                 if args.update_pins and row.outcome_ok and not row.pins_ok:
                     row.notes = [n for n in row.notes if "!= pinned" not in n]
                     row.notes.append(
@@ -341,17 +402,19 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                         f"depth {_show(entry.depth)} -> {_show(row.depth)}"
                     )
                     row.pins_ok = True
-                rows.append(row)
-                table.row(row)
-                if entry.witnesses and not args.no_witnesses:
-                    rows.append(check_witnesses(entry, jar=jar, library=library))
-                    table.row(rows[-1])
-                if entry.is_twin and not args.no_intent and options is None:
-                    rows.append(check_twin_intent(entry, manifest.entries, jar=jar, library=library))
-                    table.row(rows[-1])
+                for one in entry_rows:
+                    rows.append(one)
+                    table.row(one)
             complete = True
     except KeyboardInterrupt:
         pass  # TLC was ended by run_in_session (or the distributed fleet); keep what finished
+    order = {e.name: i for i, e in enumerate(entries)}
+    def base(name: str) -> str:
+        return name.removesuffix(SUFFIX).removesuffix(INTENT_SUFFIX)
+
+    rows.sort(key=lambda one: (order[base(one.name)], one.name.endswith(SUFFIX),
+                               one.name.endswith(INTENT_SUFFIX)))  # fmt: skip
+    schedule.record_seconds(rows)
 
     if args.update_pins:
         by_name = {r.name: r for r in rows}

@@ -375,6 +375,23 @@ def picture(f: Finding, name: str, trace: list[TraceStep], violated: str, impl: 
     return draw(title, subtitle, steps, ("guest", "host"))
 
 
+def picture_drift(entry: Any, row: Any, pictures: Path) -> str:
+    """For a finding's model: why its committed picture (``pictures``/<name>.svg) is not what
+    this run's counterexample draws ("" when it is, or when the model is no finding's, or the
+    picture is not there, as in an installed package). The run that checks the model checks its
+    picture, so no second run is needed for it."""
+    finding = next((f for f in FINDINGS if entry.name in f.models), None)
+    committed = pictures / f"{entry.name}.svg"
+    if finding is None or not committed.is_file() or not row.trace:
+        return ""
+    impl = _impl(entry) if finding.table else None
+    drawn = picture(finding, entry.name, row.trace, str(row.violated), impl, row.back_to_state,
+                    row.stuttering)  # fmt: skip
+    if drawn == committed.read_text(encoding="utf-8"):
+        return ""
+    return f"{committed} is not what this counterexample draws: run `make findings`"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tlcrunner findings")
     parser.add_argument("--out", type=Path, default=Path("docs/findings.md"))

@@ -36,6 +36,27 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
         pass  # already gone, and reaped below
 
 
+#: The sessions :func:`run_in_session` is waiting on, from any thread: a run of several models
+#: side by side waits in worker threads, which no signal reaches, so the main thread ends them
+#: with :func:`kill_all_sessions` when it is interrupted.
+_LIVE: set[subprocess.Popen[str]] = set()
+_LIVE_LOCK = threading.Lock()
+_STOPPED = threading.Event()
+
+
+def sessions_stopped(stop: bool) -> None:
+    """With ``stop``, kill every session :func:`run_in_session` is waiting on (their waits then
+    return) and any it starts from now on; without, let sessions run again."""
+    if not stop:
+        _STOPPED.clear()
+        return
+    _STOPPED.set()
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for proc in live:
+        _kill_group(proc)
+
+
 def run_in_session(command: list[str], *, cwd: Path, timeout: float | None) -> Finished:
     """Run ``command`` in a new session, capturing its output as text.
 
@@ -47,6 +68,10 @@ def run_in_session(command: list[str], *, cwd: Path, timeout: float | None) -> F
         command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL, text=True, start_new_session=True,
     )  # fmt: skip
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    if _STOPPED.is_set():
+        _kill_group(proc)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -57,6 +82,9 @@ def run_in_session(command: list[str], *, cwd: Path, timeout: float | None) -> F
         _kill_group(proc)
         proc.wait()
         raise
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     return Finished(stdout, stderr, proc.returncode, False)
 
 

@@ -8,12 +8,19 @@ describing what the property is about: a state predicate for an invariant (a nam
 "this model reaches such a state (takes such a step)", checked by TLC as a violation: the
 invariant ``~W`` (the property ``[][~W]_vars``) must be violated.
 
-All witnesses of one model run in one TLC process (D130): a generated module extends the model's
-module and checks, with ``-continue``, one invariant (or action property) per witness that is
-violated only the first time its state is reached (a TLC register records it), so TLC reports each
-witness once with its trace, and stops (``TLCSet("exit", TRUE)``) as soon as every witness has
-been seen. A witness never seen is a property the model checks vacuously; the run then goes on to
-the end of the state space, which costs what the model itself costs.
+All witnesses of one model are checked in one TLC process (D130): a generated module extends the
+model's module and checks, with ``-continue``, one invariant (or action property) per witness that
+is violated only the first time its state is reached (a TLC register records it), so TLC reports
+each witness once with its trace. A witness never seen is a property the model checks vacuously.
+
+``make check`` and the test suite check the witnesses in the run that checks the model
+(:func:`check_with_witnesses`, D410): the model's own .cfg, its invariants and properties
+included, plus the witnesses; ``-continue`` goes on past each witness's report, so the run still
+explores the whole state space and its outcome, distinct states and depth are the model's
+(the witnesses' reports are taken out of TLC's output before it is judged). A witness reported
+there was reached in the very state graph whose properties hold. :func:`check_witnesses` runs them
+alone, with no property of the model and stopping (``TLCSet("exit", TRUE)``) as soon as every
+witness has been seen: for a model whose own run is not wanted (a mutant's, tlcrunner.mutate).
 
 A step witness is judged on the steps that change ``vars`` (every spec module's tuple of its
 variables), or, written ``Op@allVars``, those that change the tuple named after the ``@`` (for a
@@ -22,18 +29,21 @@ module whose ``vars`` leaves some variables out, as HostReclaim's leaves its pol
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .check import Row
+from .check import Row, judge, not_run
 from .manifest import ModelEntry
-from .run import TlcSetupError, run_tlc
+from .run import TlcSetupError, attribute_violation, run_tlc
 from .tool_output import (
-    _ERROR_CLASSES, _ERROR_KIND, MSG_ACTION_PROPERTY, MSG_INVARIANT, MSG_INVARIANT_INITIAL,
-    Outcome, ToolResult,
+    _ERROR_CLASSES, _ERROR_KIND, MSG_ACTION_PROPERTY, MSG_BACK_TO_STATE, MSG_BEHAVIOR_HEADER,
+    MSG_COUNTEREXAMPLE_HEADER, MSG_INVARIANT, MSG_INVARIANT_INITIAL, MSG_PROPERTY_INITIAL, MSG_STATE,
+    MSG_STUTTERING,
+    Outcome, ToolResult, parse_tool_output,
 )
 
 #: What a witness run's row is named: the model's name and this suffix.
@@ -57,8 +67,9 @@ def module_name(entry: ModelEntry) -> str:
     return "Witnesses_" + re.sub(r"[^A-Za-z0-9_]", "_", entry.name)
 
 
-def witness_module(entry: ModelEntry) -> str:
-    """The generated module: the model's module, and one checked formula per witness."""
+def witness_module(entry: ModelEntry, *, stop_when_all_seen: bool = True) -> str:
+    """The generated module: the model's module, and one checked formula per witness;
+    ``stop_when_all_seen``: and W__AllSeen, which ends the run once every witness was seen."""
     lines = [
         f"---- MODULE {module_name(entry)} ----",
         f"EXTENDS {entry.module.stem}, TLC",
@@ -76,7 +87,8 @@ def witness_module(entry: ModelEntry) -> str:
             formula = f"[][{formula}]_{subscript or 'vars'}"
         lines.append(f"W__{i} == {formula}  \\* {prop}")
     seen = " /\\ ".join(f"TLCGet({i}) = TRUE" for i in range(1, n + 1))
-    lines.append(f'W__AllSeen == ({seen}) => TLCSet("exit", TRUE)')
+    if stop_when_all_seen:
+        lines.append(f'W__AllSeen == ({seen}) => TLCSet("exit", TRUE)')
     lines.append("====")
     return "\n".join(lines) + "\n"
 
@@ -85,14 +97,61 @@ def witness_config(entry: ModelEntry) -> str:
     """The model's .cfg without what it checks (its invariants and properties are checked by
     the model's own run; deadlock is not looked for), with the witnesses to check instead."""
     text = _SECTIONS.sub("", entry.config.read_text(encoding="utf-8"))
+    return text + "\nCHECK_DEADLOCK FALSE" + _witness_sections(entry, extra_invariants=("W__AllSeen",))
+
+
+def _witness_sections(entry: ModelEntry, *, extra_invariants: tuple[str, ...] = ()) -> str:
+    """The .cfg sections that check the witnesses: W__i as an INVARIANT or a PROPERTY."""
     invariants = [f"W__{i}" for i, (p, _) in enumerate(entry.witnesses, 1) if is_state_property(p)]
     properties = [f"W__{i}" for i, (p, _) in enumerate(entry.witnesses, 1) if not is_state_property(p)]
-    text += "\nCHECK_DEADLOCK FALSE\nINVARIANTS\n" + "".join(
-        f"    {w}\n" for w in [*invariants, "W__AllSeen"]
-    )
+    text = "\nINVARIANTS\n" + "".join(f"    {w}\n" for w in [*invariants, *extra_invariants])
     if properties:
         text += "PROPERTIES\n" + "".join(f"    {w}\n" for w in properties)
     return text
+
+
+def folded_config(entry: ModelEntry) -> str:
+    """The model's own .cfg, everything it checks kept, and the witnesses besides (TLC reads
+    the INVARIANTS and PROPERTIES sections it finds, all of them)."""
+    return entry.config.read_text(encoding="utf-8") + _witness_sections(entry)
+
+
+#: The top-level messages that belong to a reported witness: its violation, then the trace.
+_TRACE_CODES = frozenset({MSG_BEHAVIOR_HEADER, MSG_COUNTEREXAMPLE_HEADER, MSG_STATE,
+                          MSG_STUTTERING, MSG_BACK_TO_STATE})  # fmt: skip
+_REPORT_CODES = frozenset({MSG_INVARIANT, MSG_INVARIANT_INITIAL, MSG_ACTION_PROPERTY,
+                           MSG_PROPERTY_INITIAL})  # fmt: skip
+_MARKER = re.compile(r"@!@!@(START|END)MSG (\d+)(?::\d+)? @!@!@\n?")
+_A_WITNESS = re.compile(r"^(?:Invariant|Action property) W__\d+ is violated")
+
+
+def without_witness_reports(raw_output: str) -> str:
+    """TLC's output with each witness's report (its message and the trace after it) taken out,
+    and every report of the model's own after its first, so what is left is what a run of the
+    model alone, without ``-continue``, would have reported (but its statistics: those of the
+    whole state space)."""
+    spans: list[tuple[int, int, int, bool]] = []  # (start, end, code, a witness's report)
+    depth, start, code = 0, 0, 0
+    for m in _MARKER.finditer(raw_output):
+        if m.group(1) == "START":
+            if depth == 0:
+                start, code = m.start(), int(m.group(2))
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                body = raw_output[start:m.start()].split("@!@!@", 2)[-1].lstrip()
+                spans.append((start, m.end(), code, _A_WITNESS.match(body) is not None))
+    keep, pos, dropping, own = [], 0, False, 0
+    for s, e, c, witness in spans:
+        if c in _REPORT_CODES and not witness:
+            own += 1
+        dropping = witness or (c in _REPORT_CODES and own > 1) or (dropping and c in _TRACE_CODES)
+        if dropping:
+            keep.append(raw_output[pos:s])
+            pos = e
+    keep.append(raw_output[pos:])
+    return "".join(keep)
 
 
 @dataclass(frozen=True)
@@ -166,3 +225,47 @@ def check_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None) -> Ro
         outcome_ok=ok, pins_ok=True, violated=None, distinct=None, depth=None,
         seconds=result.seconds, notes=notes, error=result.error,
     )  # fmt: skip
+
+
+def check_with_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None) -> list[Row]:
+    """The model's row and its witnesses' row, from one TLC run that checks both (D410): the
+    model's .cfg with the witnesses added, run with ``-continue``. The model is judged on TLC's
+    output without the witnesses' reports; the witnesses' row says which were reported."""
+    folders = [entry.module.parent, *([library] if library is not None else [])]
+    expected = f"reaches {len(entry.witnesses)}"
+    with tempfile.TemporaryDirectory(prefix="tlcrunner-model-") as tmp:
+        module = Path(tmp) / f"{module_name(entry)}.tla"
+        config = Path(tmp) / f"{module_name(entry)}.cfg"
+        module.write_text(witness_module(entry, stop_when_all_seen=False), encoding="utf-8")
+        config.write_text(folded_config(entry), encoding="utf-8")
+        try:
+            run = run_tlc(
+                module, config, jar=jar, library=folders, workers=entry.workers,
+                timeout=entry.timeout, extra_args=("-continue",), short=entry.size == "ci",
+            )  # fmt: skip
+        except TlcSetupError as exc:
+            return [not_run(entry, str(exc)), Row(
+                name=entry.name + SUFFIX, expected=expected, result="not run", outcome_ok=False,
+                pins_ok=True, violated=None, distinct=None, depth=None, seconds=0.0,
+                notes=[str(exc)], error=str(exc))]  # fmt: skip
+    tool = parse_tool_output(without_witness_reports(run.raw_output), run.exit_code)
+    if run.outcome is Outcome.TIMEOUT:
+        tool = dataclasses.replace(tool, outcome=Outcome.TIMEOUT, error=run.tool.error)
+    violated, note = attribute_violation(
+        tool, entry.config.read_text(encoding="utf-8"), entry.config.name)  # fmt: skip
+    model = judge(entry, dataclasses.replace(run, tool=tool, violated=violated, note=note))
+    seen = reported(run.raw_output, entry)
+    missing = tuple(p for p, _ in entry.witnesses if p not in seen)
+    stopped = tool.outcome in (Outcome.TIMEOUT, Outcome.NOT_RUN, Outcome.NO_STATES,
+                               Outcome.PARSE_ERROR, Outcome.EVAL_ERROR, Outcome.OTHER_ERROR)  # fmt: skip
+    notes = ["in the model's run"]
+    if missing:
+        notes.append("never reached (vacuous here): " + ", ".join(missing))
+    if stopped:
+        notes.append(f"the model's run did not finish: {tool.outcome}")
+    witnesses = Row(
+        name=entry.name + SUFFIX, expected=expected, result=f"reached {len(seen)}",
+        outcome_ok=not missing and not stopped, pins_ok=True, violated=None, distinct=None,
+        depth=None, seconds=0.0, notes=notes, error=str(tool.outcome) if stopped else "",
+    )  # fmt: skip
+    return [model, witnesses]

@@ -35,6 +35,7 @@ from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 
 from ..driver import Divergence, Drive, Fault, run_programs
 from ..driver import report as fault_text
+from ..search import scope
 from ..exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from .cli import add_profile_options, essa_engine, essa_request_of
 from .mode import ESSA_DRIVER, _conflict
@@ -292,7 +293,7 @@ def summary_line(c: Classification, seconds: float) -> str:
         text += (f"; first: {ESSA_DRIVER.short_name(v.profile)} {d.sequence} step {d.step} "
                  f"({d.request.describe()}): "
                  f"{', '.join(d.expected.differences(d.observed))} differ")  # fmt: skip
-    return text
+    return text + "; " + scope([v.profile for v in ran], more="--pages 3")
 
 
 __all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict", "check_profile",

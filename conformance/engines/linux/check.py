@@ -14,7 +14,7 @@ for every constant set, and print one table (Markdown, as the README quotes it).
    the TLA+ trace module under ``--out``/<profile>/).
 
 Everything printed on stdout is deterministic (fixed seeds, no timings), so the README's section
-"Test the Linux kernel's ESSA" is this output (tests/test_kernel_check.py checks it).
+"Test the Linux kernel's ESSA" is this output (``--check-readme`` checks it; CI passes it).
 
 Each distinct divergence (the diverging request and the fields that differ) is printed once,
 with the profiles it shows under, and its step in the kernel's terms (the PTE and PGSTE before
@@ -47,7 +47,7 @@ from typing import Any, Final, TextIO
 
 from conformance.essa.classify import Classification, classify, sequences
 from conformance.driver import Divergence, Drive, Fault, Outcome, report
-from conformance.search import Budget, search
+from conformance.search import Budget, scope, search
 from conformance.essa.cli import read_essa_trace
 from conformance.essa import (
     ESSA_DRIVER, EssaEngine, EssaJsonLinesEngine, EssaProfileRequest, EssaReply, EssaRequest,
@@ -440,7 +440,8 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
 
 def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
             found: Sequence[Finding]) -> str:
-    """The last line kernel-check prints: the verdict in one sentence."""
+    """The last line kernel-check prints: the verdict in one sentence; a pass then says its scope
+    (D414), a divergence is the kernel's whatever else was covered."""
     if found:
         diverged = sum(1 for r in rows if r.diverged)
         distinct = f" ({len(found)} distinct divergences)" if len(found) > 1 else ""
@@ -448,9 +449,11 @@ def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
                 f"{found[0].headline()}")  # fmt: skip
     steps = sum(o.steps for r in rows for o in (*r.outcomes, *r.migration))
     steps += sum(v.steps for v in c.verdicts if v.profile.impl == impl and not v.profile.bugs)
+    covered = scope([r.profile for r in rows], [o for r in rows for o in r.outcomes],
+                    more="KERNEL_CHECK_FLAGS='--profile thorough'")  # fmt: skip
     return (f"kernel-check: Linux {kernel} conforms to {impl}: {len(rows)} "
             f"profile{'s' if len(rows) != 1 else ''}, "
-            f"{steps} steps, 0 divergences")  # fmt: skip
+            f"{steps} steps, 0 divergences; {covered}")  # fmt: skip
 
 
 def parse_only(text: str) -> EssaProfileRequest:
