@@ -147,11 +147,13 @@ def recorded_seconds() -> dict[str, float]:
 def record_seconds(rows: Iterable[Row]) -> None:
     """Each model's seconds (its row's, its witnesses' and a twin's run against its contract
     alone, added up), for the next run's order."""
+    from .contract import INTENT_SUFFIX
+
     seconds = recorded_seconds()
     this_run: dict[str, float] = {}
     for r in rows:
         if r.seconds > 0:
-            name = r.name.split(":")[0]
+            name = r.name.removesuffix(INTENT_SUFFIX).split(":")[0]
             this_run[name] = this_run.get(name, 0.0) + r.seconds
     seconds.update({name: round(s, 1) for name, s in this_run.items()})
     write_atomically(cache_dir() / "seconds.json", dict(sorted(seconds.items())))
