@@ -322,10 +322,11 @@ def _ok(r: object) -> VMMState | None:
     return r[0] if isinstance(r, tuple) and len(r) == 2 and isinstance(r[1], str) else r  # type: ignore[return-value]
 
 
-def next_steps(profile: EssaProfile, layout: Layout, s: VMMState,
-               hooks: Hooks = HOOKS) -> Iterator[tuple[str, VMMState]]:  # fmt: skip
-    """Spec: VMMNext \\/ the model's guest (MCESSAMigrationVMM's VMMGuestNext: ORC 1 and 2 on
-    every page and CBRL processing), labelled as TLC labels them."""
+def next_steps(profile: EssaProfile, layout: Layout, s: VMMState, hooks: Hooks = HOOKS,
+               slot_changes: bool = False) -> Iterator[tuple[str, VMMState]]:  # fmt: skip
+    """Spec: model/MCESSAMigrationVMM.tla's VMMRoundsNext (with ``slot_changes`` VMMNext) and
+    its guest VMMGuestNext (ORC 1 and 2 on every page, CBRL processing), labelled as TLC labels
+    them."""
     for label, r in (("VMMStart", migration_start(layout, s, hooks)), ("VMMStop", migration_stop(s)),
                      ("VMMSwitch", migration_switch(profile, layout, s, hooks))):  # fmt: skip
         t = _ok(r)
@@ -337,8 +338,10 @@ def next_steps(profile: EssaProfile, layout: Layout, s: VMMState,
             yield "Peek", _ok(peek(layout, s, g, c, hooks))  # type: ignore[misc]
     for sl in layout.slots:
         for label, r in (("SlotDelete", slot_delete(layout, s, sl)),
-                         *(("SlotCreate", slot_create(layout, s, sl, log)) for log in (False, True)),
-                         *(("SlotLogging", slot_logging(layout, s, sl, log)) for log in (False, True))):  # fmt: skip
+                         *(("SlotCreate", slot_create(layout, s, sl, log))
+                           for log in (False, True) if slot_changes),
+                         *(("SlotLogging", slot_logging(layout, s, sl, log))
+                           for log in (False, True) if slot_changes)):  # fmt: skip
             t = _ok(r)
             if t is not None:
                 yield label, t
@@ -403,19 +406,23 @@ def model_layout(pages: int, **kw: object) -> Layout:
                   frozenset({0, 1}), **kw)  # type: ignore[arg-type]
 
 
-def _model(layout: Layout) -> GraphModel[EssaProfile, VMMState]:
+def _model(layout: Layout, hooks: Hooks) -> GraphModel[EssaProfile, VMMState]:
+    def steps(profile: EssaProfile, s: VMMState) -> Iterator[tuple[str, VMMState]]:
+        return ((lbl, t) for lbl, t in next_steps(profile, layout, s, hooks) if t is not None)
+
     def successors(profile: EssaProfile) -> Successors[VMMState]:
-        return functools.partial(lambda p, s: ((lbl, t) for lbl, t in next_steps(p, layout, s)
-                                                if t is not None), profile)  # fmt: skip
+        return functools.partial(steps, profile)
 
     return GraphModel("VMMRoundsSpec", None, successors)
 
 
-def package(layout: Layout) -> MachinePackage[EssaProfile, VMMState]:
-    """The VMM machine over ``layout``."""
+def package(layout: Layout, hooks: Hooks = HOOKS) -> MachinePackage[EssaProfile, VMMState]:
+    """The VMM machine over ``layout`` (model/MCESSAMigrationVMM.tla's VMMRoundsSpec: every
+    request but the creation of memslots and the change of their logging, which
+    :func:`next_steps` also takes and the model's layouts never enable)."""
     return MachinePackage[EssaProfile, VMMState](
         name="ESSAMigrationVMM", spec_module="ESSAMigrationVMM", graph_module="MCEssaMigrationVMMGraph",
         constants=CONSTANTS, profile_type=EssaProfile, init=lambda profile: init(profile, layout),
-        graph_models={"Spec": _model(layout)}, reader=VMMStateReader,
+        graph_models={"Spec": _model(layout, hooks)}, reader=VMMStateReader,
         show=Presenter(show, _edge, _row), properties=PropertySet[EssaProfile, VMMState]({}, {}),
     )  # fmt: skip
