@@ -27,6 +27,18 @@ VMMRoundsNext ==
     \/ \E s \in Slots : SlotDelete(s)
 VMMRoundsSpec == VMMInit /\ [][VMMRoundsNext \/ VMMGuestNext]_allVars
 
+\* Start, stop and peeks: what a peek reads and leaves.
+VMMPeekNext ==
+    \/ VMMStart \/ VMMStop
+    \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Peek(g, c)
+VMMPeekSpec == VMMInit /\ [][VMMPeekNext \/ VMMGuestNext]_allVars
+
+\* Start, stop, restart, GETs, the switch and the destination migrating on.
+VMMDeliveryNext ==
+    \/ VMMStart \/ VMMStop \/ VMMSwitch
+    \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Get(g, c)
+VMMDeliverySpec == VMMInit /\ [][VMMDeliveryNext \/ VMMGuestNext]_allVars
+
 \* Start, batched GETs and the switch (the peeks and stops of VMMRoundsSpec left out).
 VMMBatchNext ==
     \/ VMMStart \/ VMMSwitch

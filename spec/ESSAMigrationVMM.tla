@@ -437,15 +437,16 @@ SecondSwitch == lastOp'.op = "Migrate" /\ migrated /\ \E p \in Pages : usage[p] 
 SentAfterEssaVMM ==
     migrating /\ \E p \in Pages : InSlot(p) /\ ~cmmaDirty[p] /\ sentUsage[p] # "S"
 
-\* Peek is read-only.  MCESSAMigrationVMM_KVMClassic; twins MCESSAMigration_Twin_PeekClears,
-\* MCESSAMigration_Twin_PeekStuck.
+\* Peek is read-only.  MCESSAMigrationVMM_KVMClassicPeek, MCESSAMigrationVMM_KVMClassicAll; twins
+\* MCESSAMigration_Twin_PeekClears, MCESSAMigration_Twin_PeekStuck.
 THEOREM VMMSpec => PeekChangesNothingProp /\ PeekReportsCurrentProp
-\* Remaining.  MCESSAMigrationVMM_KVMClassic, MCESSAMigrationVMM_KVMClassicThreePages,
-\* MCESSAMigrationVMM_KVMClassicSlots (D423); twin MCESSAMigration_Twin_CountsCleanPages; finding
-\* MCESSAMigrationVMM_Finding_F12_SlotDelete (Linux 6.12).
+\* Remaining.  MCESSAMigrationVMM_KVMClassic, MCESSAMigrationVMM_KVMClassicSlots,
+\* MCESSAMigrationVMM_KVMClassicAll, MCESSAMigrationVMM_KVMClassicThreePages (D423); twin
+\* MCESSAMigration_Twin_CountsCleanPages; finding MCESSAMigrationVMM_Finding_F12_SlotDelete
+\* (Linux 6.12).
 THEOREM SlotDeleteFix => (VMMSpec => RemainingIsDirtyCountProp)
-\* Delivery.  MCESSAMigrationVMM_KVMClassic, MCESSAMigrationVMM_KVMClassicSlots; twins
-\* MCESSAMigration_Twin_RestartUnmarked, MCESSAMigration_Twin_DestinationNoUsesCmm,
-\* MCESSAMigration_Twin_GetClearsGap.
+\* Delivery.  MCESSAMigrationVMM_KVMClassic, MCESSAMigrationVMM_KVMClassicSlots,
+\* MCESSAMigrationVMM_KVMClassicAll; twins MCESSAMigration_Twin_RestartUnmarked,
+\* MCESSAMigration_Twin_DestinationNoUsesCmm, MCESSAMigration_Twin_GetClearsGap.
 THEOREM Bugs = {} => (VMMSpec => AttributesDeliveredProp /\ []NoStaleArrivalInv)
 =============================================================================
