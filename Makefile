@@ -79,7 +79,8 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 # Exits 1 on a divergence (--report-only: 0), 3 when the harness cannot be built.
 # KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: docs/kernel.md's table is what this run prints),
 # --report-only, --profile thorough (run's thorough hypothesis sizes; quick by default), --no-memo
-# (D121), --jobs N. The maintainer's loop (conformance/engines/linux/README.md):
+# (D121), --jobs N, --fail-fast (stop at the first constant set that diverges). A request the kernel's
+# code does not answer within KERNEL_CHECK_REQUEST_TIMEOUT seconds (60) is a hang: exit 3. The maintainer's loop (conformance/engines/linux/README.md):
 #   ONLY=StorageKeys=1,Facility147=1,CBRLSize=1,CMMAEnabled=1   one constant set
 #   REPLAY=.cache/kernel-check/run/<profile>/trace.jsonl          a saved trace on the kernel again
 #   COMPARE=/path/to/base/linux                                    before/after: KERNEL_SRC against it

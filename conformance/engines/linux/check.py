@@ -298,26 +298,51 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
 def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
                    examples: int = EXAMPLES, max_steps: int = MAX_STEPS, seed: int = SEED,
                    tlc: bool = False, memo: bool = True, only: EssaProfileRequest | None = None,
+                   fail_fast: bool = False,
                    ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """:func:`check` with the kernel's harness, one constant set at a time in ``jobs`` worker
     processes (each with its own harness): the same classify and run, profile by profile, as one
     :func:`check` does them, merged in profile order. Also returns the engines' counters and the
-    seconds of each phase, summed over the workers (each a wall clock)."""
+    seconds of each phase, summed over the workers (each a wall clock). With ``fail_fast`` the
+    first constant set that diverges ends the run: no constant set is started after it, and
+    the workers still running are stopped (their sets are left out of the table)."""
     impl = IMPL[harness]
     fixed = fixed_request(impl, only)
     profiles = ESSA_DRIVER.profiles(fixed, PAGES)
     task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
                              tlc, memo)  # fmt: skip
+    def diverged(result: tuple[Classification, list[Row], Any, Any]) -> bool:
+        return any(r.errors for r in result[1])
+
     if jobs <= 1 or len(profiles) <= 1:
-        results = [task(p) for p in profiles]
-    else:
+        results = []
+        for p in profiles:
+            results.append(task(p))
+            if fail_fast and diverged(results[-1]):
+                break
+    elif not fail_fast:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
             results = pool.map(task, profiles, chunksize=1)
+    else:
+        done: dict[int, tuple[Classification, list[Row], Any, Any]] = {}
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
+            for i, result in pool.imap_unordered(functools.partial(_indexed, task),
+                                                 enumerate(profiles), chunksize=1):  # fmt: skip
+                done[i] = result
+                if diverged(result):
+                    pool.terminate()
+                    break
+        results = [done[i] for i in sorted(done)]
     verdicts = tuple(v for c, _, _, _ in results for v in c.verdicts)
     rows = [r for _, rs, _, _ in results for r in rs]
     counters = {k: sum(n[k] for _, _, n, _ in results) for k in ("sent", "round_trips", "memoized")}
     phases = {k: sum(t.get(k, 0.0) for *_, t in results) for k in ("classify", "run", "migration")}
     return Classification(results[0][0].engine, verdicts), rows, counters, phases
+
+
+def _indexed(task: Callable[[EssaProfile], Any], item: tuple[int, EssaProfile]) -> tuple[int, Any]:
+    """``task`` of an enumerated profile, with its index (results come back in any order)."""
+    return item[0], task(item[1])
 
 
 class WorkerFault(Exception):
@@ -511,6 +536,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="confirm each divergence's TLA+ trace with TLC (adds timings)")
     parser.add_argument("--json-lines", action="store_true",
                         help="classify over JSON lines (python -m conformance.engines.linux)")
+    parser.add_argument("--fail-fast", action="store_true",
+                        help="stop at the first constant set that diverges (the report shows the "
+                             "sets run until then)")
     parser.add_argument("--report-only", action="store_true",
                         help="exit 0 on divergences (they are still reported)")
     parser.add_argument("--strict", action="store_true",
@@ -568,7 +596,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
             t1 = time.monotonic()
             c, rows, counters, phases = check_parallel(
                 built, args.harness, args.out, jobs=args.jobs, examples=examples,
-                max_steps=max_steps, tlc=args.tlc, memo=not args.no_memo, only=args.only)  # fmt: skip
+                max_steps=max_steps, tlc=args.tlc, memo=not args.no_memo, only=args.only,
+                fail_fast=args.fail_fast)  # fmt: skip
             timings["classify and run"] = time.monotonic() - t1
         found = findings(rows)
         for f in found:

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernel's bit operations and atomics, on one thread. */
+#include "kernel_bitops.h"
+
 #define CONFIG_PGSTE 1
 #define __s390x__ 1
 
@@ -72,14 +75,6 @@ typedef int spinlock_t;
 #define srcu_read_lock(s) ((void)(s), 0)
 #define srcu_read_unlock(s, i) do { (void)(s); (void)(i); } while (0)
 #define VCPU_EVENT(vcpu, level, ...) do { (void)(vcpu); } while (0)
-typedef struct { long counter; } atomic_t;
-#define atomic_inc(a) ((a)->counter++)
-#define atomic_dec(a) ((a)->counter--)
-typedef atomic_t atomic64_t;
-#define atomic64_inc(a) ((a)->counter++)
-#define atomic64_dec(a) ((a)->counter--)
-#define atomic64_read(a) ((a)->counter)
-#define atomic64_set(a, v) ((a)->counter = (v))
 /* The PGSTE lock bit is taken by an atomic OR that returns the old value. */
 static inline unsigned long __atomic64_or_barrier(unsigned long bits, unsigned long *ptr)
 {
@@ -183,34 +178,7 @@ int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end
 #define phys_to_virt(x) ((void *)(uintptr_t)(x))
 /* The second dirty bitmap: the harness's memslot has only the second half (the first is x86's). */
 #define kvm_second_dirty_bitmap(ms) ((ms)->dirty_bitmap)
-#define BITS_PER_LONG 64
 #define kvm_dirty_bitmap_bytes(ms) ((((ms)->npages + BITS_PER_LONG - 1) / BITS_PER_LONG) * 8)
-/* The bit operations of asm/bitops.h and lib/find_bit.c, on one thread. */
-static inline int test_and_set_bit(unsigned long nr, unsigned long *addr)
-{
-	unsigned long bit = 1UL << (nr % 64), old = addr[nr / 64];
-	addr[nr / 64] = old | bit;
-	return (old & bit) != 0;
-}
-static inline int test_and_clear_bit(unsigned long nr, unsigned long *addr)
-{
-	unsigned long bit = 1UL << (nr % 64), old = addr[nr / 64];
-	addr[nr / 64] = old & ~bit;
-	return (old & bit) != 0;
-}
-static inline int test_bit(unsigned long nr, const unsigned long *addr)
-{
-	return (addr[nr / 64] >> (nr % 64)) & 1;
-}
-static inline unsigned long find_next_bit(const unsigned long *addr, unsigned long size,
-					  unsigned long offset)
-{
-	for (; offset < size; offset++)
-		if (test_bit(offset, addr))
-			return offset;
-	return size;
-}
-#define find_first_bit(addr, size) find_next_bit(addr, size, 0)
 /* KVM's memslots: the one slot (kvm_memslots, kvm_for_each_memslot, ____gfn_to_memslot with
  * approx, the red-black tree's rb_first, rb_last, rb_next). */
 #define kvm_memslots(kvm) (&(kvm)->slots)

@@ -19,7 +19,11 @@ per new sequence instead of one per request. ``memo=False`` sends every request.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeAlias
@@ -32,6 +36,71 @@ from conformance.protocol import EngineFault, Unsupported
 from refimpl.essa import EssaProfile
 
 from .kernels import HARNESSES, Built, build
+
+#: Seconds the harness may take over one answer (a request, or a batch's next answer) before the
+#: step is taken to hang: a lock never released, a loop that never ends in the kernel's code. A
+#: request takes milliseconds under qemu-s390x; a loaded machine stays far below this.
+REQUEST_TIMEOUT: Final = float(os.environ.get("KERNEL_CHECK_REQUEST_TIMEOUT", "60"))
+
+
+class _Watchdog:
+    """Stops the harness when an answer it owes is late: ``arm(what)`` before a blocking read,
+    ``disarm()`` after it. One thread per engine, asleep while nothing is owed. When it fires
+    it kills the harness's process group, so the read returns end of file and :meth:`fault`
+    names what was owed."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._cond = threading.Condition()
+        self._deadline: float | None = None
+        self._what = ""
+        self._pid: int | None = None
+        self.fired: str | None = None
+        self._thread: threading.Thread | None = None
+
+    def watch(self, pid: int | None) -> None:
+        with self._cond:
+            self._pid, self.fired = pid, None
+
+    def arm(self, what: str) -> None:
+        with self._cond:
+            self._deadline, self._what = time.monotonic() + self.timeout, what
+            if self._thread is None:  # started on demand; it ends after a while of nothing owed
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="kernel-check watchdog")  # fmt: skip
+                self._thread.start()
+            self._cond.notify()
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._deadline = None
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                if self._deadline is None:
+                    if not self._cond.wait(5.0) and self._deadline is None:
+                        self._thread = None
+                        return
+                    continue
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self.fired, self._deadline = self._what, None
+                if self._pid is not None:
+                    try:
+                        os.killpg(self._pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+
+    def fault(self) -> EngineFault | None:
+        """The hang, if the watchdog stopped the harness."""
+        if self.fired is None:
+            return None
+        return EngineFault("hang", f"the kernel's code did not answer {self.fired} within "
+                           f"{self.timeout:g} s (a lock never released, or a loop that never "
+                           "ends); the harness was stopped")  # fmt: skip
 
 #: The Impl each harness implements (announced in the hello: reported, not trusted).
 IMPL: Final = {"classic": "KVMClassic", "gmap": "KVMGmap"}
@@ -133,6 +202,21 @@ class KernelEssaEngine:
         #: Requests the harness ran (replays included), requests answered from the trie, and
         #: the writes to the harness that waited for its answers.
         self.sent = self.memoized = self.round_trips = 0
+        self._dog = _Watchdog(REQUEST_TIMEOUT)
+
+    def _readline(self, what: str) -> str:
+        """The harness's next line, within the request timeout; a hang is an EngineFault."""
+        assert self._proc is not None and self._proc.stdout, "hello first"
+        self._dog.arm(what)
+        try:
+            answer = self._proc.stdout.readline()
+        finally:
+            self._dog.disarm()
+        if not answer:
+            hang = self._dog.fault()
+            if hang is not None:
+                raise hang
+        return answer
 
     def _send(self, line: str) -> str:
         assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
@@ -140,7 +224,7 @@ class KernelEssaEngine:
         try:
             self._proc.stdin.write(line + "\n")
             self._proc.stdin.flush()
-            answer = self._proc.stdout.readline()
+            answer = self._readline(repr(line))
         except (BrokenPipeError, OSError) as exc:
             raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
         if not answer:
@@ -156,7 +240,7 @@ class KernelEssaEngine:
         try:
             self._proc.stdin.write("".join(line + "\n" for line in lines))
             self._proc.stdin.flush()
-            answers = [self._proc.stdout.readline() for _ in lines]
+            answers = [self._readline(repr(line)) for line in lines]
         except (BrokenPipeError, OSError) as exc:
             raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
         if not all(answers):
@@ -180,8 +264,11 @@ class KernelEssaEngine:
         if self.harness == "gmap":
             chosen = chosen.merged(EssaProfileRequest(prebuilt_page_tables=False,
                                                       machine_interprets_essa=False))  # fmt: skip
+        # a session of its own: a hang's watchdog stops the harness and all it started (qemu)
         self._proc = subprocess.Popen(self.built.command, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True)  # fmt: skip
+                                      stdout=subprocess.PIPE, text=True,
+                                      start_new_session=True)  # fmt: skip
+        self._dog.watch(self._proc.pid)
         self.pages = chosen.pages or 1
         cmma = chosen.cmma_enabled is not False
         answer = self._send(f"hello {int(bool(chosen.storage_keys))} "
@@ -271,7 +358,7 @@ class KernelEssaEngine:
 
         def read_one() -> None:
             entry = flight.popleft()
-            answer = stdout.readline()
+            answer = self._readline("the next request of a batch" if entry is None else repr(entry[1]))
             if not answer:
                 raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll() if self._proc else None})")
             if entry is None:
@@ -443,7 +530,7 @@ class KernelEssaEngine:
         self._proc.stdin.write("explain\n")
         self._proc.stdin.flush()
         got = []
-        while (line := self._proc.stdout.readline()) and line.strip() != "end":
+        while (line := self._readline("explain")) and line.strip() != "end":
             got.append(line.rstrip("\n"))
         if not line:
             raise EngineFault("crash", "the kernel harness exited during explain")
@@ -452,9 +539,17 @@ class KernelEssaEngine:
 
     def close(self) -> None:
         if self._proc is not None:
+            self._dog.watch(None)
             if self._proc.stdin:
-                self._proc.stdin.close()
-            self._proc.wait(timeout=10)
+                try:
+                    self._proc.stdin.close()
+                except OSError:  # the harness was stopped (a hang): nothing to flush to
+                    pass
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
             if self._proc.stdout:
                 self._proc.stdout.close()
             self._proc = None

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernel's bit operations and atomics, on one thread. */
+#include "kernel_bitops.h"
+
 #define __s390x__ 1
 
 typedef uint8_t u8;
@@ -75,10 +78,8 @@ typedef struct { unsigned long val; } swp_entry_t;
 typedef int spinlock_t;
 typedef int rwlock_t;
 typedef struct { int refs; } refcount_t;
-typedef struct { long counter; } atomic64_t;
 struct list_head { struct list_head *next, *prev; };
 struct radix_tree_root { void *rnode; };
-#define atomic64_inc(a) ((a)->counter++)
 /* The PGSTE lock bit and the PTE's unused bit are set by an atomic OR (one thread here). */
 static inline unsigned long __atomic64_or_barrier(unsigned long bits, unsigned long *ptr)
 {
@@ -91,8 +92,6 @@ static inline unsigned long __atomic64_or_barrier(unsigned long bits, unsigned l
 #define arch_try_cmpxchg(ptr, oldp, new) ({ \
 	__typeof__(*(ptr)) _cur = *(ptr); bool _ok = _cur == *(oldp); \
 	if (_ok) *(ptr) = (new); else *(oldp) = _cur; _ok; })
-static inline int test_bit(long nr, const unsigned long *addr) { return (*addr >> nr) & 1; }
-static inline void set_bit(long nr, unsigned long *addr) { *addr |= 1UL << nr; }
 
 /* Memory: user space addresses stand for the kernel's, and physical is virtual. */
 #define virt_to_phys(p) ((unsigned long)(uintptr_t)(p))

@@ -436,6 +436,8 @@ def source(harness: Harness, tree: Path, notes: list[str] | None = None) -> str:
 
 #: What every harness that traces compiles before its host model (harness_trace.h's header).
 TRACE_H: Final = HERE / "harness_trace.h"
+#: The kernel's common bit operations and atomics, which both harnesses' stubs include.
+BITOPS_H: Final = HERE / "kernel_bitops.h"
 
 #: The compiler's options: -finstrument-functions for a harness that traces the kernel
 #: functions a step runs (every entry and exit, inlined ones included, calls its hooks).
@@ -477,8 +479,9 @@ def _build(name: str, kernel_src: str | None, notes: list[str]) -> Built:
     kernel = version(tree)
     text = source(harness, tree, notes)
     flags = [*CFLAGS, *(TRACE_CFLAGS if harness.trace else ())]
-    # the stubs are #included by path: their text goes into the key too
-    digest = hashlib.sha256("\0".join([text, harness.stubs.read_text(), CC, *flags]).encode()
+    # the stubs are #included by path (and include kernel_bitops.h): their text goes into the key
+    digest = hashlib.sha256("\0".join([text, harness.stubs.read_text(), BITOPS_H.read_text(), CC,
+                                       *flags]).encode()
                             ).hexdigest()[:16]  # fmt: skip
     out = CACHE / kernel / f"{name}-{digest}"
     binary = out / f"essa-{name}"
