@@ -4,7 +4,7 @@ package is built from.
 Every directory with an ``__init__.py`` under tlcrunner/, refimpl/ and conformance/ is a package
 (setuptools' find_packages), so a new subpackage travels without an edit here; spec/ and model/
 travel as the package data packages ``tlcrunner.data.spec`` and ``tlcrunner.data.model``
-(pyproject.toml maps their directories). The build writes ``tlcrunner/COMMIT``, which ``cmma-spec
+(pyproject.toml maps their directories). The build writes the file ``COMMIT`` into the built tlcrunner package, which ``cmma-spec
 --version`` reads in an installed package (:mod:`tlcrunner.version`).
 """
 

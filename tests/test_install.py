@@ -8,7 +8,7 @@ and subcommand answers ``--help``, ``check`` finds the packaged specs and models
 the user's cache folder (a copy of the verified jar, so no download), and ``conformance run``
 checks an engine of each machine. The wheel is installed without its dependencies (hypothesis,
 itf-py), which the fresh environment takes from this test's own environment by one ``.pth`` line,
-so the test needs no package index. About 30 s (the figure the README gives for the tests).
+so the test needs no package index. About a minute on two busy cores.
 """
 
 from __future__ import annotations

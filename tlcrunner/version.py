@@ -1,7 +1,7 @@
 """``cmma-spec --version``: the package's version and the commit it was built from.
 
 In a checkout the commit is git's HEAD there, marked when the work tree has uncommitted changes.
-An installed package carries the commit of the sources it was built from in ``tlcrunner/COMMIT``
+An installed package carries the commit of the sources it was built from in the file ``COMMIT`` beside this module
 (setup.py writes it at build time: git's HEAD of the sources, else the ``COMMIT`` file the
 sources carry, else ``unknown``).
 """
