@@ -15,7 +15,8 @@ implementation an ESSA engine is. The commands are :mod:`conformance.commands`'.
 Exit status: 0 the engine conforms (or the trace is a behaviour of the spec); 1 a divergence;
 2 bad command line or malformed trace file; 3 the engine broke the protocol (malformed reply,
 crash, hang); 4 nothing was checked (no profile the engine runs, no mutant named, or TLC could
-not run).
+not run); 130 or 143 ``run`` interrupted by SIGINT or SIGTERM (:mod:`conformance.interrupt`). The
+table of every command's statuses: docs/conformance.md, "Exit statuses".
 """
 
 from __future__ import annotations
@@ -142,9 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Each option of a machine's profile (its dest), with the machines it applies to: a mode's
-#: own options, and those of the mode it takes its options from (``options_from``).
 def _machine_options() -> dict[str, list[str]]:
+    """Each option of a machine's profile (its dest), with the machines it applies to: a mode's
+    own options, and those of the mode it takes its options from (``options_from``)."""
     own: dict[str, list[str]] = {}
     for name, mode in MACHINES.items():
         p = argparse.ArgumentParser(add_help=False)
@@ -221,12 +222,13 @@ def _engine_problem(command: str) -> str | None:
     return None
 
 
-class _HoldSummary(io.TextIOBase):
+class _HoldSummary(io.StringIO):
     """``out``, except that a line starting ``SUMMARY:`` is held back (:attr:`held`): ``run``
     without ``--machine`` tries the default mode first, and only the run that decides prints
     its summary line."""
 
     def __init__(self, out: TextIO) -> None:
+        super().__init__()
         self.out, self.partial, self.held = out, "", ""
 
     def write(self, text: str) -> int:

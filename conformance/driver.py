@@ -439,7 +439,7 @@ def run_hypothesis(
     return _outcome(drive, "hypothesis", start, steps0, "passed", note=f"{examples} examples")
 
 
-def _unless_signalled(text: str) -> None:
+def _unless_signalled(text: object) -> None:
     """Hypothesis's messages, except after a signal: its "reproduce this failure with @seed"
     for the KeyboardInterrupt a signal raises would name a failure there is not."""
     if signalled() is None:
