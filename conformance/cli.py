@@ -15,12 +15,17 @@ implementation an ESSA engine is. The commands are :mod:`conformance.commands`'.
 Exit status: 0 the engine conforms (or the trace is a behaviour of the spec); 1 a divergence;
 2 bad command line or malformed trace file; 3 the engine broke the protocol (malformed reply,
 crash, hang); 4 nothing was checked (no profile the engine runs, no mutant named, or TLC could
-not run).
+not run); 130 or 143 ``run`` interrupted by SIGINT or SIGTERM (:mod:`conformance.interrupt`). The
+table of every command's statuses: docs/conformance.md, "Exit statuses".
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import shlex
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -138,6 +143,112 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _machine_options() -> dict[str, list[str]]:
+    """Each option of a machine's profile (its dest), with the machines it applies to: a mode's
+    own options, and those of the mode it takes its options from (``options_from``)."""
+    own: dict[str, list[str]] = {}
+    for name, mode in MACHINES.items():
+        p = argparse.ArgumentParser(add_help=False)
+        mode.add_options(p)
+        own[name] = list(dict.fromkeys(a.dest for a in p._actions))
+    owners: dict[str, list[str]] = {}
+    for name, mode in MACHINES.items():
+        for dest in own[getattr(mode, "options_from", name)]:
+            owners.setdefault(dest, []).append(name)
+    return owners
+
+
+def _misapplied(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """An option given that does not apply to the machine the command runs (``--machine``, else
+    the default), as the error's sentence; None when every option given applies. Ignoring it
+    would check another profile than the one asked for and call that a verdict."""
+    machine = getattr(args, "machine", None) or DEFAULT_MACHINE
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    sub = commands.choices[args.command]
+    flags: dict[str, str] = {}
+    defaults: dict[str, object] = {}  # the first action's (argparse's get_default skips None)
+    for a in sub._actions:
+        if a.option_strings and a.dest not in flags:
+            flags[a.dest], defaults[a.dest] = a.option_strings[0], a.default
+    for dest, machines in _machine_options().items():
+        if machine in machines or dest not in flags:
+            continue
+        if getattr(args, dest, None) != defaults[dest]:
+            which = " or ".join(f"--machine {m}" for m in machines)
+            return (f"{flags[dest]} applies to {which}, not to {machine}: add {which.split(' or ')[0]}"
+                    f" to check that profile, or leave {flags[dest]} out")  # fmt: skip
+    return None
+
+
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    """A number out of range, or an engine command that cannot run, as the error's sentence
+    naming the fix; None when there is none."""
+    for option, dest, least in (("--pages", "pages", 1), ("--cbrl-size", "cbrl_size", 1),
+                                ("--examples", "examples", 0), ("--steps", "steps", 1),
+                                ("--walk", "walk", 0), ("--swarm", "swarm", 0),
+                                ("--depth", "depth", 0), ("--cover-edges", "cover_edges", -1)):  # fmt: skip
+        value = getattr(args, dest, None)
+        if value is not None and value < least:
+            return f"{option} must be at least {least}, not {value}"
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout > 0:
+        return f"--timeout must be a positive number of seconds, not {timeout}"
+    command = getattr(args, "engine", None)
+    return None if command is None else _engine_problem(command)
+
+
+def _engine_problem(command: str) -> str | None:
+    """Why the engine command cannot be started (its program missing, not executable), naming
+    the fix; None when it can."""
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        return f"--engine {command!r}: not a command line ({exc})"
+    if not words:
+        return "--engine: empty command line"
+    program = words[0]
+    if "/" not in program:
+        if shutil.which(program) is None:
+            return (f"--engine: {program!r} is not a command on PATH: give the engine's path "
+                    f"(e.g. ./{program})")  # fmt: skip
+        return None
+    path = Path(program)
+    if not path.exists():
+        where = "" if path.is_absolute() else f" (relative to {Path.cwd()})"
+        return f"--engine: {program} does not exist{where}: build the engine or give its path"
+    if path.is_dir() or not os.access(path, os.X_OK):
+        return f"--engine: {program} is not an executable file: chmod +x {program}, or give the " \
+            "program that runs it (e.g. --engine \"python3 engine.py\")"  # fmt: skip
+    return None
+
+
+class _HoldSummary(io.StringIO):
+    """``out``, except that a line starting ``SUMMARY:`` is held back (:attr:`held`): ``run``
+    without ``--machine`` tries the default mode first, and only the run that decides prints
+    its summary line."""
+
+    def __init__(self, out: TextIO) -> None:
+        super().__init__()
+        self.out, self.partial, self.held = out, "", ""
+
+    def write(self, text: str) -> int:
+        self.partial += text
+        while "\n" in self.partial:
+            line, self.partial = self.partial.split("\n", 1)
+            if line.startswith("SUMMARY:"):
+                self.held = line + "\n"
+            else:
+                self.out.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def release(self) -> None:
+        self.out.write(self.partial + self.held)
+        self.partial = self.held = ""
+
+
 def _guess(args: argparse.Namespace, out: TextIO) -> str | None:
     """The machine other than the default whose hello the engine answers, said on ``out`` (for
     ``run`` without ``--machine``); None: none does."""
@@ -154,12 +265,13 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     """The command line; ``out`` and ``err_out`` default to the current stdout and stderr."""
     out = out if out is not None else sys.stdout
     err_out = err_out if err_out is not None else sys.stderr
-    args = build_parser().parse_args(argv)
-    if getattr(args, "pages", None) is not None and args.pages < 1:
-        print("error: --pages must be positive", file=err_out)
-        return EXIT_USAGE
-    if getattr(args, "cbrl_size", None) is not None and args.cbrl_size < 1:
-        print("error: --cbrl-size must be positive", file=err_out)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    problem = _usage_problem(args)
+    if problem is None and args.command in COMMANDS:
+        problem = _misapplied(parser, args)
+    if problem is not None:
+        print(f"error: {problem}", file=err_out)
         return EXIT_USAGE
     if args.command in MACHINE_COMMANDS:
         mode, _, _, command = MACHINE_COMMANDS[args.command]
@@ -168,10 +280,15 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
     guess = machine is None and args.command == "run"
     if guess and args.engine_class is not None:
         machine = _guess(args, out)  # an in-process engine tells by its hello's signature: ask first
-    code = COMMANDS[args.command](MACHINES[machine or DEFAULT_MACHINE], args, out, err_out)
-    if guess and machine is None and code in (EXIT_NOTHING, EXIT_USAGE):
-        # A JSON-lines engine of another mode answers the default mode's hello Unsupported.
-        other = _guess(args, out)
-        if other is not None:
-            code = COMMANDS["run"](MACHINES[other], args, out, err_out)
-    return code
+    if not (guess and machine is None):
+        return COMMANDS[args.command](MACHINES[machine or DEFAULT_MACHINE], args, out, err_out)
+    # A JSON-lines engine of another mode answers the default mode's hello Unsupported: then
+    # that mode's run decides, and the default mode's summary line is dropped.
+    first = _HoldSummary(out)
+    code = COMMANDS["run"](MACHINES[DEFAULT_MACHINE], args, first, err_out)
+    other = _guess(args, first) if code in (EXIT_NOTHING, EXIT_USAGE) else None
+    if other is None:
+        first.release()
+        return code
+    first.partial = first.held = ""
+    return COMMANDS["run"](MACHINES[other], args, out, err_out)

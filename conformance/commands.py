@@ -10,6 +10,7 @@ line or input file, 3 engine fault, 4 nothing checked.
 from __future__ import annotations
 
 import argparse
+import signal
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,9 @@ from .search import Budget, covers, scope, search
 from .machines import Mode
 from .protocol import EngineFault
 from .tlc import MODULE
+from tlcrunner.outputs import unwritable
+
+from .interrupt import exit_status, interruptible, signalled
 from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 
 
@@ -43,10 +47,9 @@ def report_failure(mode: Mode, error: Divergence | Fault, engine: str, out_dir: 
     print(text, file=out)
     if isinstance(error, Fault) and error.where == "hello":
         return EXIT_FAULT  # no step yet: nothing to replay
-    saved = save(mode, out_dir, text, error, engine)
     module, config = mode.trace_module(error.profile, _steps(error))
-    (saved.directory / f"{MODULE}.tla").write_text(module, encoding="utf-8")
-    (saved.directory / f"{MODULE}.cfg").write_text(config, encoding="utf-8")
+    saved = save(mode, out_dir, text, error, engine,
+                 extra={f"{MODULE}.tla": module, f"{MODULE}.cfg": config})  # fmt: skip
     print(f"saved: {saved.report}, {saved.jsonl}, {saved.itf}, "
           f"{saved.directory / MODULE}.tla (+ .cfg)", file=out)  # fmt: skip
     print(f"replay: python -m conformance validate --machine {mode.name} {saved.jsonl}", file=out)
@@ -67,6 +70,11 @@ def confirm_with_tlc(mode: Mode, profile: Any, steps: list[tuple[Any, Any]],
         verdict = mode.check_with_tlc(profile, steps)
     except (TlcSetupError, OSError) as exc:
         print(f"TLC not run: {exc}", file=out)
+        return False
+    except KeyboardInterrupt:  # TLC was ended and its folders removed (tlcrunner.process)
+        name = signal_name()
+        print(f"TLC stopped by {name}: the divergence stands as the reference implementation "
+              "found it, not confirmed by TLC", file=out)  # fmt: skip
         return False
     print(_verdict_text(mode, verdict, len(steps)), file=out)
     return bool(verdict.stuck_at == len(steps))
@@ -149,9 +157,16 @@ def first_divergence(mode: Mode, error: Divergence | Fault) -> str:
             f"{', '.join(last.differs)} differ")  # fmt: skip
 
 
-def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float) -> str:
+def signal_name() -> str:
+    """The signal that interrupted ``run`` (SIGINT when none was recorded)."""
+    return signal.Signals(signalled() or signal.SIGINT).name
+
+
+def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float,
+                 interrupted: bool = False) -> str:  # fmt: skip
     """The one line ``run`` ends with: the verdict, the profiles checked, the steps, the
-    distinct divergences and the first of them."""
+    distinct divergences and the first of them; INTERRUPTED when a signal stopped the search
+    before it found one (what it found before stands)."""
     profiles = list({id(o.profile): o.profile for o in outcomes}.values())
     skipped = {id(o.profile) for o in outcomes if o.status == "skipped"}
     checked = len(profiles) - len(skipped)
@@ -159,12 +174,15 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float) -> str:
     groups = distinct(mode, outcomes)
     faults = [o for o in outcomes if isinstance(o.error, Fault)]
     verdict = ("ENGINE FAULT" if faults else "DIVERGES" if groups
+               else f"INTERRUPTED by {signal_name()}" if interrupted
                else "nothing checked" if not checked else "conforms")  # fmt: skip
     searched = {id(o.profile) for o in outcomes if o.drive not in ("replay", "quick tour")}
     searched |= {id(o.profile) for o in outcomes if o.status not in ("passed", "skipped")
                  and o.drive != "replay"}  # fmt: skip
     replayed = len({id(o.profile) for o in outcomes if o.drive == "replay"} - searched)
     notes = [f"{len(skipped)} skipped"] if skipped else []
+    if interrupted and (faults or groups):
+        notes.append(f"interrupted by {signal_name()}")
     if replayed:
         notes.append(f"{replayed} searched no further than the quick tour and a replay of the "
                      "first divergence")
@@ -186,13 +204,37 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
     """``run``: hello, then on every profile asked for the tour, hypothesis, the swarm walk and
     the uniform walk the budget says; each distinct divergence reported once; one summary
     line."""
+    with interruptible():
+        return _run(mode, args, out, err_out)
+
+
+def unwritable_outputs(mode: Mode, args: argparse.Namespace) -> list[str]:
+    """``run``'s outputs that cannot be written (--out, the example database), each as a
+    sentence naming the option."""
+    database = None if args.no_database else (args.database or mode.database)
+    return [f"{option}: {why}" for option, path in (("--out", args.out), ("--database", database))
+            if path is not None and (why := unwritable(path, directory=True)) is not None]  # fmt: skip
+
+
+def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     start = time.monotonic()
+    for problem in unwritable_outputs(mode, args):
+        print(f"error: {problem}; nothing was checked", file=err_out)
+        return EXIT_USAGE
     try:
         engine = mode.engine(args)
     except ValueError as exc:
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
     database = None if args.no_database else (args.database or mode.database)
+    found: list[Outcome] = []  # what the search found, kept if a signal stops it
+
+    def progress(o: Outcome) -> None:
+        found.append(o)
+        if not args.quiet:
+            print(_line(mode, o), file=out, flush=True)
+
+    interrupted = False
     try:
         try:
             profiles, headline = mode.profiles_of(args, engine)
@@ -202,10 +244,11 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
         budget = budget_of(mode, args, getattr(profiles[0], "impl", None) if profiles else None)
         print(f"{headline}; budget per profile: {budget.describe(covers(mode))}", file=out,
               flush=True)  # fmt: skip
-        outcomes = search(
-            mode, engine, profiles, budget, seed=args.seed, database=database,
-            progress=None if args.quiet else lambda o: print(_line(mode, o), file=out, flush=True),
-        )  # fmt: skip
+        outcomes = search(mode, engine, profiles, budget, seed=args.seed, database=database,
+                          progress=progress)  # fmt: skip
+    except KeyboardInterrupt:
+        interrupted, outcomes = True, found
+        print(f"interrupted by {signal_name()}: the search stopped", file=out)
     except EngineFault as exc:
         print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
         print(f"SUMMARY: ENGINE FAULT at hello: {exc.message}", file=out)
@@ -231,12 +274,15 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
             print(f"the same divergence under {len(under)} profiles: "
                   f"{', '.join(mode.short_name(p) for p in under)}; its report:", file=out)  # fmt: skip
         code = report_failure(mode, o.error, name, args.out, out,
-                              tlc=not args.no_tlc and n == 0)  # fmt: skip
+                              tlc=not args.no_tlc and n == 0 and not interrupted)  # fmt: skip
         print(file=out)
     for o in faults:
         assert isinstance(o.error, Fault)
         code = report_failure(mode, o.error, name, args.out, out, tlc=False)
-    if not faults and not groups:
+    if not faults and not groups and (interrupted or signalled() is not None):
+        interrupted = True
+        code = exit_status()
+    elif not faults and not groups:
         if len(skipped) == len(outcomes):
             print("nothing checked: the engine runs none of the profiles asked for", file=out)
             code = EXIT_NOTHING
@@ -244,7 +290,8 @@ def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) 
             asked = len({id(o.profile) for o in outcomes})
             print("conforms" + (f" (on {asked - len(skipped)} of {asked} profiles)" if skipped
                                 else ""), file=out)  # fmt: skip
-    print(summary_line(mode, outcomes, time.monotonic() - start), file=out)
+    print(summary_line(mode, outcomes, time.monotonic() - start,
+                       interrupted or signalled() is not None), file=out)  # fmt: skip
     return code
 
 

@@ -20,9 +20,13 @@ The engine is anything with ``hello``, ``reset``, ``step(request) -> reply`` and
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import random
+import re
+import shutil
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,6 +40,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
+from hypothesis.reporting import default as default_reporter, with_reporter
+
+from .interrupt import signalled, stop_if_signalled
 from .protocol import EngineFault, Unsupported
 
 P = TypeVar("P")
@@ -170,6 +177,8 @@ class Drive(Generic[P, S, Q, R]):
     def __init__(self, machine: DriverMachine, engine: Any, profile: P) -> None:
         adapt = getattr(machine, "adapt", None)  # the machine's engine adapter, if it has one
         self.machine, self.profile = machine, profile
+        #: The engine as given (its name keys the example database, :func:`engine_key`).
+        self.source = engine
         self.engine = adapt(engine) if adapt is not None else engine
         self.state = machine.init(profile)
         self.steps: list[StepRecord[S, Q, R]] = []
@@ -188,6 +197,7 @@ class Drive(Generic[P, S, Q, R]):
     def step(self, request: Q, replies: Iterator[Any] | None = None) -> R:
         """Send ``request`` (or take its reply from ``replies``, a pipelined program's) and
         judge the reply against the oracle's."""
+        stop_if_signalled()
         m = self.machine
         before = self.state
         after, expected = m.oracle(self.profile, before, request)
@@ -395,10 +405,12 @@ def run_hypothesis(
             found.append(err)
             raise
 
-    # The database's key: one per machine and profile (hypothesis's default, the test's digest,
-    # is the same for every drive).
+    # The database's key: one per machine, engine and profile (hypothesis's default, the test's
+    # digest, is the same for every drive), so that one engine's passing run never deletes
+    # another engine's saved failing example.
     check._hypothesis_internal_database_key = (  # type: ignore[attr-defined]
-        f"conformance:{m.name}:{m.short_name(drive.profile)}".encode())
+        f"conformance:{m.name}:{engine_key(engine_name(drive.source))}:"
+        f"{m.short_name(drive.profile)}".encode())
     test: Callable[[], None] = check
     if seed is not None and database is None:
         test = hypothesis_seed(seed)(check)
@@ -406,7 +418,8 @@ def run_hypothesis(
         # @hypothesis.seed switches the database off; set the seed as it does, keeping it.
         check._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
     try:
-        test()
+        with with_reporter(_unless_signalled):
+            test()
     except StopDrive as stop:
         return _outcome(drive, "hypothesis", start, steps0, "fault", error=stop.error)
     except Flaky:
@@ -429,6 +442,13 @@ def run_hypothesis(
         return _outcome(drive, "hypothesis", start, steps0, "diverged", error=smaller or err,
                         note=note)  # fmt: skip
     return _outcome(drive, "hypothesis", start, steps0, "passed", note=f"{examples} examples")
+
+
+def _unless_signalled(text: object) -> None:
+    """Hypothesis's messages, except after a signal: its "reproduce this failure with @seed"
+    for the KeyboardInterrupt a signal raises would name a failure there is not."""
+    if signalled() is None:
+        default_reporter(text)
 
 
 NOT_REPRODUCED = (
@@ -582,19 +602,43 @@ def _itf(value: Any) -> Any:
     raise TypeError(f"no ITF encoding for {value!r}")
 
 
-def save(machine: DriverMachine, directory: Path, text: str,
-         error: Divergence | Fault, engine: str = "") -> Saved:  # fmt: skip
+def engine_key(name: str) -> str:
+    """The folder an engine's reports are kept in: its name (:func:`engine_name`) made a file
+    name, cut to 40 characters, and 8 hex digits of its digest, so that two engines never share
+    one (``build-cmma-engine-3f2a9c1d`` for ``./build/cmma-engine``)."""
+    slug = re.sub(r"[^A-Za-z0-9._]+", "-", name).strip("-.")
+    if len(slug) > 40:  # the end names the program; cut at a word
+        slug = slug[-40:].partition("-")[2] or slug[-40:]
+    slug = slug.strip("-.") or "engine"
+    return f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+def report_dir(machine: DriverMachine, directory: Path, profile: Any, engine: str) -> Path:
+    """Where :func:`save` keeps a report: ``directory``/<engine key>/<profile>/."""
+    return directory / engine_key(engine) / machine.short_name(profile)
+
+
+def save(machine: DriverMachine, directory: Path, text: str, error: Divergence | Fault,
+         engine: str = "", extra: dict[str, str] | None = None) -> Saved:  # fmt: skip
     """The report and the engine's trace (its requests and replies, up to the last one it gave)
-    as JSON lines and ITF, in ``directory``/<profile>/. The header's ``meta`` names the engine
-    and what went wrong."""
-    where = directory / machine.short_name(error.profile)
-    where.mkdir(parents=True, exist_ok=True)
-    report_path = where / "report.txt"
-    report_path.write_text(text, encoding="utf-8")
+    as JSON lines and ITF, with the ``extra`` files (name: text), in :func:`report_dir`: one
+    folder per engine and profile, so that no other engine's run overwrites it. The files are
+    written in a fresh folder that then replaces the old one whole, so a report never mixes two
+    runs' files. The header's ``meta`` names the engine and what went wrong."""
+    where = report_dir(machine, directory, error.profile, engine)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{where.name}-new-", dir=where.parent))
+    (fresh / "report.txt").write_text(text, encoding="utf-8")
     what = "fault" if isinstance(error, Fault) else "divergence"
-    jsonl, itf = write_trace(machine, where, error.profile, error.steps,
-                             {"engine": engine, what: str(error)})  # fmt: skip
-    return Saved(where, report_path, jsonl, itf)
+    write_trace(machine, fresh, error.profile, error.steps, {"engine": engine, what: str(error)})
+    for name, content in (extra or {}).items():
+        (fresh / name).write_text(content, encoding="utf-8")
+    if where.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{where.name}-old-", dir=where.parent))
+        where.rename(old / "report")
+        shutil.rmtree(old, ignore_errors=True)
+    fresh.rename(where)
+    return Saved(where, where / "report.txt", where / "trace.jsonl", where / "trace.itf.json")
 
 
 def write_trace(machine: DriverMachine, where: Path, profile: Any,

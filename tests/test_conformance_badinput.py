@@ -73,10 +73,12 @@ def test_a_hello_in_another_version_is_refused_plainly() -> None:
         engine.close()
 
 
-def test_a_command_that_does_not_exist_is_a_clear_fault(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_command_that_does_not_exist_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Found before any engine starts: the command line's mistake (2), not an engine fault (3)."""
     code = main(["run", "--engine", str(tmp_path / "no-such-engine"), "--no-database"])
-    assert code == EXIT_FAULT
-    assert "could not start the engine" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert code == EXIT_USAGE and captured.out == ""
+    assert captured.err == f"error: --engine: {tmp_path / 'no-such-engine'} does not exist: build the engine or give its path\n"
 
 
 def test_the_cli_saves_the_trace_so_far(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,7 +89,7 @@ def test_the_cli_saves_the_trace_so_far(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == EXIT_FAULT
     assert "ENGINE FAULT (crash) at step 4" in out and "the trace so far" in out
     assert "profile Full-hs-AddressingException" in out
-    saved = next(tmp_path.glob("*/trace.jsonl"))
+    saved = next(tmp_path.glob("*/*/trace.jsonl"))  # <engine key>/<profile>/
     lines = saved.read_text().splitlines()
     header = json.loads(lines[0])
     assert "fault" in header["meta"] and "crash" in header["meta"]["fault"]

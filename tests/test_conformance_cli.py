@@ -33,7 +33,7 @@ def test_run_a_mutant_reports_saves_and_confirms_with_tlc(
     assert code == EXIT_DIVERGED
     assert "rule broken (property): HostDiscardsOnlyDiscardableProp: the host discarded a dirty P page" in out
     assert "TLC: the trace stops being a behaviour of spec/PageStates.tla at step" in out
-    saved = tmp_path / "Full-hs-AddressingException"
+    (saved,) = tmp_path.glob("*/Full-hs-AddressingException")  # <engine key>/<profile>
     assert {p.name for p in saved.iterdir()} >= {
         "report.txt", "trace.jsonl", "trace.itf.json", "ConformanceTrace.tla", "ConformanceTrace.cfg"
     }

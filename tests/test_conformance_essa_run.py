@@ -93,7 +93,7 @@ def test_report_and_reproducer(tmp_path: Path) -> None:
     assert "DIVERGENCE at step" in text and "HostProcessCBRL" in text
     assert "the reference decides this step by: HostProcessCBRL of page 0 (the CBRL's head)" in text
     assert "!" in text.split("from a reset:")[1]
-    saved = tmp_path / "KVMClassic-keys-nof147-cbrl2-2p"
+    (saved,) = tmp_path.glob("*/KVMClassic-keys-nof147-cbrl2-2p")  # <engine key>/<profile>
     lines = (saved / "trace.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["machine"] == "ESSA"
     itf = json.loads((saved / "trace.itf.json").read_text())
@@ -154,8 +154,7 @@ def test_a_fault_gets_the_full_report(tmp_path: Path) -> None:
     assert code == 3, text
     assert "profile KVMGmap-nokeys-nof147-cbrl1-pt-2p" in text
     assert re.search(r"ENGINE FAULT \(crash\) at step \d+ \(ESSA ORC 2 ", text) and "exit status 7" in text
-    assert (tmp_path / "out" / "KVMGmap-nokeys-nof147-cbrl1-pt-2p"
-            / "trace.jsonl").exists()
+    assert list((tmp_path / "out").glob("*/KVMGmap-nokeys-nof147-cbrl1-pt-2p/trace.jsonl"))
 
 
 def test_json_lines_engine_conforms_and_an_unsupported_profile_is_skipped() -> None:

@@ -627,3 +627,33 @@ def test_fetch_replaces_a_corrupt_cached_jar(tmp_path: Path, monkeypatch: pytest
     cache.mkdir()
     (cache / fetch.JAR_NAME).write_bytes(b"truncat")
     assert fetch.ensure_tlc(cache).read_bytes() == content
+
+
+@pytest.mark.parametrize("models, says", [
+    ("Ok,Okk", "'Okk' is no model's name"),
+    ("Ok,Nothing*", "'Nothing*' matches no model"),
+    ("Ok,Dead*", "'Dead*' matches no model of --size ci (only of --size deep)"),
+])  # fmt: skip
+def test_every_name_in_a_model_list_must_match(models: str, says: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A misspelled name beside a good one is an error before any model runs, not a green run
+    of the others."""
+    status, table, _ = run_check(
+        "--manifest", str(FIXTURES / "manifest.json"), "--models", models,
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    assert status == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_unwritable_json_is_refused_before_any_model(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Found before TLC runs: exit 2 and one sentence, not a traceback after the check."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    status, table, _ = run_check(
+        "--manifest", str(FIXTURES / "manifest.json"), "--models", "Ok",
+        "--json", str(blocker / "r.json"),
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 2 and table == "" and err.count("\n") == 1 and "a-file is a file" in err

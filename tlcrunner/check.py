@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from . import exitcodes
 from .fetch import FetchError, default_jar, ensure_tlc
 from .locations import default_manifest
+from .outputs import unwritable
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest, write_pins
 from .process import sigterm_as_interrupt
 from .results import record_run
@@ -186,6 +187,27 @@ def select(entries: list[ModelEntry], models: str | None, size: str) -> list[Mod
         return (size == "all" or e.size == size) and any(fnmatch.fnmatchcase(e.name, g) for g in globs)
 
     return [e for e in entries if chosen(e)]
+
+
+def unmatched(entries: list[ModelEntry], models: str | None, size: str) -> list[str]:
+    """The patterns of ``models`` that select no model (:func:`select`), each with why: a name no
+    model has, or a glob that matches none, or none of ``size``. A CI job with a misspelled model
+    must fail, not check the others and pass."""
+    patterns = [g.strip() for g in models.split(",") if g.strip()] if models else []
+    names = {e.name for e in entries}
+    problems = []
+    for g in patterns:
+        if not _GLOB_CHARS & set(g):
+            if g not in names:
+                problems.append(f"{g!r} is no model's name")
+            continue
+        sizes = sorted({e.size for e in entries if fnmatch.fnmatchcase(e.name, g)})
+        if not sizes:
+            problems.append(f"{g!r} matches no model")
+        elif size != "all" and size not in sizes:
+            problems.append(f"{g!r} matches no model of --size {size} (only of --size "
+                            f"{' or '.join(sizes)})")  # fmt: skip
+    return problems
 
 
 def _show(n: int | None) -> str:
@@ -360,7 +382,16 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
+    problems = unmatched(manifest.entries, args.models, args.size)
+    if problems:
+        print(f"error: --models: {'; '.join(problems)} (in {manifest_path}); nothing was checked",
+              file=sys.stderr)  # fmt: skip
+        return exitcodes.USAGE
     entries = select(manifest.entries, args.models, args.size)
+    if (why := unwritable(args.json)) is not None:
+        print(f"error: --json: {why}; nothing was checked (give --json a writable path)",
+              file=sys.stderr)  # fmt: skip
+        return exitcodes.USAGE
     if not entries:
         print(
             f"error: no model in {manifest_path} matches --size {args.size}"

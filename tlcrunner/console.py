@@ -81,7 +81,8 @@ CHECKOUT_ONLY: dict[str, str] = {
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
-    lines = ["usage: cmma-spec COMMAND [--help] [options]", "", "commands:"]
+    lines = ["usage: cmma-spec COMMAND [--help] [options]", "       cmma-spec --version", "",
+             "commands:"]
     lines += [f"  {name:<{width}}  {about}" for name, (_, about) in COMMANDS.items()]
     lines += ["", "Each command's --help lists its options and exit statuses."]
     return "\n".join(lines)
@@ -92,6 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(usage())
         return exitcodes.OK if args else exitcodes.USAGE
+    if args[0] == "--version":
+        from .version import version_line
+
+        print(version_line())
+        return exitcodes.OK
     entry = COMMANDS.get(args[0])
     if entry is None:
         print(f"cmma-spec: unknown command {args[0]!r}\n\n{usage()}", file=sys.stderr)

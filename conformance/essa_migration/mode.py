@@ -31,6 +31,7 @@ from refimpl.essa.migration import MigrationState
 
 from ..essa.mode import EssaDriver
 from ..essa.protocol import (
+    ESSA_MACHINE,
     MIGRATION_OPS, NONE, EssaReply, EssaRequest, HostPage, _key, all_requests, host_pages,
     oracle_rule, oracle_steps,
 )  # fmt: skip
@@ -158,6 +159,9 @@ class EssaMigrationDriver(EssaDriver):
         """Never guessed: ``run`` drives this mode only when ``--machine ESSAMigration`` names
         it (an engine of both ESSA modes is run in the ESSA mode otherwise)."""
         return False
+
+    #: The mode whose profile options this one takes (``run`` refuses the others' options).
+    options_from = ESSA_MACHINE
 
     def add_options(self, parser: Any) -> None:
         """None of its own: the ESSA mode's profile options (added once) serve both."""

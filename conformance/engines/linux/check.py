@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from conformance.essa.classify import Classification, classify, sequences
-from conformance.driver import Divergence, Drive, Fault, Outcome, report
+from conformance.driver import Divergence, Drive, Fault, Outcome, engine_key, report, report_dir
 from conformance.search import Budget, scope, search
 from conformance.essa.cli import read_essa_trace
 from conformance.essa import (
@@ -285,7 +285,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
             mode = MIGRATION_DRIVER if found_by == "migration" else ESSA_DRIVER
             report_failure(mode, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
-            traces.append(where / ESSA_DRIVER.short_name(profile) / "trace.jsonl")
+            traces.append(report_dir(mode, where, profile, name) / "trace.jsonl")
         rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
                         [Failure.of(by, e, MIGRATION_MACHINE if by == "migration" else "ESSA")
                          for by, e in errors], traces, migration))  # fmt: skip
@@ -293,6 +293,14 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         timings.update(classify=t1 - t0, run=time.monotonic() - t1 - t_migration,
                        migration=t_migration)  # fmt: skip
     return c, rows
+
+
+def tree_dir(out: Path, built: Built, harness: str) -> Path:
+    """Where a tree's reproducers are kept under ``out``: one folder per tree and harness
+    (:func:`conformance.driver.engine_key` of the tree's resolved path and the harness), so that
+    checking one tree never overwrites another's traces, nor the ``replay on a kernel`` line an
+    earlier report printed."""
+    return out / engine_key(f"{built.tree.resolve()} {harness}")
 
 
 def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
@@ -585,6 +593,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return engine
 
     impl = IMPL[args.harness]
+    args.out = tree_dir(args.out, built, args.harness)
     counters: dict[str, int] = {}
     phases: dict[str, float] = {}
     try:
