@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from tlcrunner import ci_formats
+
 from .commands import COMMANDS, default_budget
 from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW
@@ -117,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--no-database", action="store_true",
                     help="keep no example database (a found failure is not replayed next time)")
     run.add_argument("--no-tlc", action="store_true", help="do not confirm a divergence with TLC")
+    ci_formats.add_options(run)
     run.add_argument("--quiet", action="store_true", help="no line per drive: the result only")
 
     val = sub.add_parser("validate", help="check a recorded trace (JSON lines, or ITF for "

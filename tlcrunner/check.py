@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import exitcodes
+from . import ci_formats, exitcodes
 from .fetch import FetchError, default_jar, ensure_tlc
 from .locations import default_manifest
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest, write_pins
@@ -154,17 +154,21 @@ def default_library(manifest: Manifest) -> Path | None:
     return spec if spec.is_dir() else None
 
 
-def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None) -> Row:
+def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None,
+                workers: int | str | None = None, heap: str | None = None) -> Row:  # fmt: skip
     """Run one manifest entry and judge it. The single code path for the CLI and the tests.
-    A CI-sized model runs in a JVM tuned for short runs (D108)."""
+    A CI-sized model runs in a JVM tuned for short runs (D108). ``workers`` (TLC's ``-workers``)
+    and ``heap`` (the JVM's ``-Xmx``) override the entry's workers and the JVM's default heap;
+    the depth pin is compared only with one worker (:func:`judge`)."""
+    workers = entry.workers if workers is None else workers
     try:
         run = run_tlc(
             entry.module, entry.config, jar=jar, library=library,
-            workers=entry.workers, timeout=entry.timeout, short=entry.size == "ci",
+            workers=workers, timeout=entry.timeout, short=entry.size == "ci", heap=heap,
         )  # fmt: skip
     except TlcSetupError as exc:
         return not_run(entry, str(exc))
-    return judge(entry, run)
+    return judge(entry, run, skip={"depth": "several workers"} if workers != 1 else {})
 
 
 _GLOB_CHARS = frozenset("*?[")
@@ -266,10 +270,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-witnesses", action="store_true",
                         help="do not run the models' witnesses (the runs that show each "
                         "property's states are reached, D130)")  # fmt: skip
+    parser.add_argument("--junit-xml", type=Path, metavar="PATH", default=None,
+                        help="also write the verdict as JUnit XML to PATH: a test case per model "
+                        "(and per witness run), a failure's text its counterexample")  # fmt: skip
+    parser.add_argument("--workers", type=_workers, default=None, metavar="N",
+                        help="TLC workers (threads) per model, or 'auto' (one per core); with "
+                        "--distributed, the local TLCWorker processes to start (0 when every "
+                        "worker is remote). Default: each model's manifest value (1 unless it "
+                        "says otherwise); 2 with --distributed")  # fmt: skip
+    parser.add_argument("--heap", type=_heap, default=None, metavar="SIZE",
+                        help="the JVM's maximum heap for TLC, as java -Xmx takes it (e.g. 4g, "
+                        "512m). Default: the JVM's own (a quarter of the memory)")  # fmt: skip
     from . import distributed  # here: distributed builds on this module
 
     distributed.add_arguments(parser)
     return parser
+
+
+def _workers(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a number of workers (0 or more) or 'auto', not {text!r}")
+    return n
+
+
+def _heap(text: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", text):
+        raise argparse.ArgumentTypeError(f"a size as java -Xmx takes it (4g, 512m), not {text!r}")
+    return text
 
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
@@ -284,6 +319,11 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         parser.error(str(exc))
     if options is not None and args.update_pins:
         parser.error("--update-pins needs a local run: pins come from single-worker TLC")
+    if options is None and args.workers == 0:
+        parser.error("--workers 0 is for --distributed (every worker remote); a local run needs 1 or more")
+    bad_path = ci_formats.unwritable([("--junit-xml", args.junit_xml)])
+    if bad_path is not None:
+        parser.error(bad_path)
     manifest_path: Path = args.manifest or default_manifest()
     try:
         manifest = load_manifest(manifest_path)
@@ -327,7 +367,8 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
                         announce=lambda line: print(f"  {line}", file=sys.stderr, flush=True),
                     )  # fmt: skip
                 else:
-                    row = check_entry(entry, jar=jar, library=library)
+                    row = check_entry(entry, jar=jar, library=library, workers=args.workers,
+                                      heap=args.heap)  # fmt: skip
                 if args.update_pins and row.outcome_ok and not row.pins_ok:
                     row.notes = [n for n in row.notes if "!= pinned" not in n]
                     row.notes.append(
@@ -369,12 +410,36 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     bad = len(rows) - good
     witnessed = [r for r in rows if r.name.endswith(SUFFIX)]
     if not complete:
-        print(f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
-              f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
-              f"and {own}", file=out, flush=True)  # fmt: skip
+        last = (f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
+                f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
+                f"and {own}")  # fmt: skip
+        print(last, file=out, flush=True)
+        _write_junit(args.junit_xml, rows, last, exitcodes.INTERRUPTED)
         return exitcodes.INTERRUPTED
     w_good = sum(r.as_expected for r in witnessed)
-    print(f"models: {good - w_good} as expected, {bad - len(witnessed) + w_good} not"
-          + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
-             f"{len(witnessed) - w_good} not" if witnessed else ""), file=out, flush=True)
-    return exitcodes.FAILED if bad else exitcodes.OK
+    last = (f"models: {good - w_good} as expected, {bad - len(witnessed) + w_good} not"
+            + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
+               f"{len(witnessed) - w_good} not" if witnessed else ""))  # fmt: skip
+    print(last, file=out, flush=True)
+    code = exitcodes.FAILED if bad else exitcodes.OK
+    _write_junit(args.junit_xml, rows, last, code)
+    return code
+
+
+def case_of(r: Row) -> ci_formats.Case:
+    """A row as a test case (:mod:`tlcrunner.ci_formats`): passed when as expected, an error when
+    TLC could not run the model, else failed with the notes and the counterexample."""
+    if r.as_expected:
+        return ci_formats.Case(r.name, "passed", r.seconds)
+    message = f"expected {r.expected}, TLC: {r.result}" + (f"; {r.note}" if r.note else "")
+    text = message
+    if r.trace:
+        text += "\n\ncounterexample:\n" + format_trace(r.trace, r.back_to_state, r.stuttering)
+    elif r.error:
+        text += "\n\n" + r.error
+    status = "error" if r.result == str(Outcome.NOT_RUN) else "failed"
+    return ci_formats.Case(r.name, status, r.seconds, message, text)
+
+
+def _write_junit(path: Path | None, rows: list[Row], summary: str, code: int) -> None:
+    ci_formats.write("tlcrunner check", [case_of(r) for r in rows], summary, code, junit=path)

@@ -546,6 +546,10 @@ ACTION_PROPERTIES_CAVEAT = (
 _CANNOT_LOAD = frozenset({Outcome.PARSE_ERROR, Outcome.ASSUMPTION, Outcome.NOT_RUN, Outcome.TIMEOUT})
 
 
+#: ``check --distributed``'s local TLCWorker processes when ``--workers`` is not given.
+DISTRIBUTED_WORKERS = 2
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``tlcrunner check --distributed``."""
     group = parser.add_argument_group(
@@ -553,8 +557,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--distributed", action="store_true",
                        help="check with a TLCServer and TLCWorker processes instead of one TLC")  # fmt: skip
-    group.add_argument("--workers", type=int, default=2, metavar="N",
-                       help="local workers to start (default 2; 0 when every worker is remote)")  # fmt: skip
     group.add_argument("--fpsets", type=int, default=0, metavar="K",
                        help="K of the local workers also serve a share of a distributed "
                             "fingerprint set (default 0: the server keeps it)")  # fmt: skip
@@ -573,8 +575,12 @@ def options_from(args: argparse.Namespace) -> Options | None:
     """The Options the parsed arguments ask for; None for a local run."""
     if not args.distributed:
         return None
+    if args.workers == "auto":
+        raise ValueError("--workers auto is for a local run; --distributed takes a number of "
+                         "local TLCWorker processes")  # fmt: skip
     return Options(
-        workers=args.workers, fpsets=args.fpsets, port=args.port, host=args.host,
+        workers=DISTRIBUTED_WORKERS if args.workers is None else args.workers,
+        fpsets=args.fpsets, port=args.port, host=args.host,
         threads=args.threads, respawn=args.respawn,
     )  # fmt: skip
 
