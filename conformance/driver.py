@@ -312,14 +312,23 @@ def _outcome(drive: Drive[Any, Any, Any, Any], name: str, start: float, steps0: 
 
 
 def run_programs(drive: Drive[Any, Any, Q, Any], programs: Iterable[tuple[str, Sequence[Q]]],
-                 name: str = "tour") -> Outcome:  # fmt: skip
-    """Each program from a reset; the first divergence or fault ends the drive."""
+                 name: str = "tour", *, shrunk: bool = False) -> Outcome:  # fmt: skip
+    """Each program from a reset; the first divergence or fault ends the drive. ``shrunk``: a
+    divergence is taken to a 1-minimal program (:func:`minimise`) before it is reported."""
     start, steps0, n = time.monotonic(), drive.total_steps, 0
     try:
         for _ in drive.run_all(programs):
             n += 1
     except Divergence as err:
-        return _outcome(drive, name, start, steps0, "diverged", error=err, note=drive.label)
+        label = drive.label
+        if shrunk:
+            try:
+                smaller = minimise(drive, err)
+            except Fault as fault:
+                return _outcome(drive, name, start, steps0, "fault", error=fault, note=label)
+            if smaller is not None and len(smaller.steps) < len(err.steps):
+                err, label = smaller, f"{label}, shrunk from {len(err.steps)} steps"
+        return _outcome(drive, name, start, steps0, "diverged", error=err, note=label)
     except Fault as err:
         return _outcome(drive, name, start, steps0, "fault", error=err, note=drive.label)
     return _outcome(drive, name, start, steps0, "passed", note=f"{n} sequences")
@@ -412,9 +421,17 @@ def run_hypothesis(
                         note=NOT_REPRODUCED)  # fmt: skip
     except Divergence as err:
         if not ddmin:
+            # hypothesis's shrinker works on its draws, not on the requests: what it ends with
+            # may still have a request to spare, so ddmin takes it on to a 1-minimal program
+            try:
+                smaller = minimise(drive, err)
+            except Fault as fault:
+                return _outcome(drive, "hypothesis", start, steps0, "fault", error=fault)
             note = f"{len(found)} failing examples tried while shrinking; the shortest has " \
-                f"{len(err.steps)} steps"  # fmt: skip
-            return _outcome(drive, "hypothesis", start, steps0, "diverged", error=err, note=note)
+                f"{len(err.steps)} steps" + (f", 1-minimal at {len(smaller.steps)}"
+                                             if smaller is not None else "")  # fmt: skip
+            return _outcome(drive, "hypothesis", start, steps0, "diverged", error=smaller or err,
+                            note=note)  # fmt: skip
         try:
             smaller = minimise(drive, err)
         except Fault as fault:
@@ -433,14 +450,16 @@ NOT_REPRODUCED = (
 )
 
 
-def _failure(err: Divergence) -> tuple[str, tuple[str, ...]]:
-    """What makes two divergences the same: the rule's name and the differing fields."""
-    last = err.steps[-1]
-    return last.rule.partition(":")[0], tuple(last.differs)
+def _failure(err: Divergence) -> str:
+    """What makes two divergences the same bug to the shrinker: the name of the reference's rule
+    that decides the diverging step. The differing fields are not part of it: removing a step
+    may leave the same wrong reply on a page whose other fields already agree (a Write answered
+    wrongly on a dirty page differs in the outcome, on a clean one also in the dirty bit)."""
+    return err.steps[-1].rule.partition(":")[0]
 
 
 def _fails(drive: Drive[Any, Any, Q, Any], program: Sequence[Q],
-           same: tuple[str, tuple[str, ...]]) -> Divergence | None:  # fmt: skip
+           same: str) -> Divergence | None:  # fmt: skip
     try:
         drive.run(program)
     except Divergence as err:
@@ -449,11 +468,30 @@ def _fails(drive: Drive[Any, Any, Q, Any], program: Sequence[Q],
 
 
 def shrink(drive: Drive[Any, Any, Q, Any], program: list[Q],
-           same: tuple[str, tuple[str, ...]]) -> list[Q]:  # fmt: skip
-    """A shortest-we-can-find program that still diverges the same way (:func:`_failure`):
-    delta debugging (ddmin) over the requests until no single one can be removed, then the
-    machine's ``simpler`` candidates. It replays concrete requests, so each removal keeps the
-    meaning of the requests around it. Faults propagate."""
+           same: str) -> list[Q]:  # fmt: skip
+    """A 1-minimal program that still diverges the same way (:func:`_failure`): no single
+    request can be removed from it and the rest still diverge so. Delta debugging (ddmin) over
+    the requests until no single one can be removed, then the machine's ``simpler`` candidates
+    of the same length, and ddmin again after a candidate was taken, until neither changes the
+    program. It replays concrete requests, so each removal keeps the meaning of the requests
+    around it. Faults propagate."""
+    simpler = getattr(drive.machine, "simpler", None)
+    while True:
+        program = _ddmin(drive, program, same)
+        if simpler is None:
+            return program
+        before = program
+        for candidate in list(simpler(program)):
+            if len(candidate) == len(program) and _fails(drive, candidate, same):
+                program = candidate
+        if program == before:
+            return program
+
+
+def _ddmin(drive: Drive[Any, Any, Q, Any], program: list[Q],
+           same: str) -> list[Q]:  # fmt: skip
+    """Delta debugging: chunks of the program removed, halving the chunk until single
+    requests; ends when no single request can be removed."""
     n = 2
     while len(program) >= 2:
         chunk = max(1, len(program) // n)
@@ -466,11 +504,6 @@ def shrink(drive: Drive[Any, Any, Q, Any], program: list[Q],
             if chunk == 1:
                 break
             n = min(len(program), n * 2)
-    simpler = getattr(drive.machine, "simpler", None)
-    if simpler is not None:
-        for candidate in list(simpler(program)):
-            if len(candidate) == len(program) and _fails(drive, candidate, same):
-                program = candidate
     return program
 
 
