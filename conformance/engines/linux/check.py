@@ -480,11 +480,23 @@ def parse_only(text: str) -> EssaProfileRequest:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.engines.linux.check",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance.engines.linux.check",
+        description="make kernel-check: build the kernel harness, classify it, run the "
+        "conformance driver on it for every constant set, and print one table.",
+        epilog="exit status:\n"
+        "  0  every profile conforms (or --report-only)\n"
+        "  1  a divergence (run's, or classify's for the announced Impl), or with --check-readme\n"
+        "     a README block that differs\n"
+        "  2  bad command line, or an unreadable --replay trace\n"
+        "  3  the harness could not be built, or it broke the protocol",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--harness", choices=sorted(IMPL),
                         help="the ESSA code to take (default: the one the tree has)")
-    parser.add_argument("--kernel-src")
+    parser.add_argument("--kernel-src", metavar="DIR",
+                        help="the Linux tree to take the ESSA code from (default: $KERNEL_SRC, else "
+                        "Debian's linux-source tarball, $KERNEL_TARBALL)")
     parser.add_argument("--profile", choices=sorted(ESSA_DRIVER.sizes), default=PROFILE,
                         help=f"run's hypothesis sizes (default {PROFILE}: "
                              + "; ".join(f"{k} {e} examples of up to {n} steps"
