@@ -137,7 +137,7 @@ class EssaDriver:
         if reply.result != NONE or "result" in marked:
             head += f" R1={decode_r1(reply.result) if reply.result != NONE else '-'}{m('result')}"
         if reply.value != NONE or "value" in marked:
-            head += f" value={reply.value}{m('value')}"
+            head += f" value={reply.value if reply.value != NONE else 'none'}{m('value')}"
         pages = []
         for i, pg in enumerate(reply.pages):
             flags = [pg.usage + m(f"pages[{i}].usage")]
