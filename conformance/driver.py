@@ -24,11 +24,12 @@ import importlib
 import json
 import random
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -133,14 +134,69 @@ class StepRecord(Generic[S, Q, R]):
     differs: list[str] = field(default_factory=list)
 
 
-class Divergence(AssertionError):
-    """The engine's reply differs from the reference's at the last step."""
+class History:
+    """The programs an engine has run since it started, each from a reset, as (request,
+    observed reply) pairs: what a reset must have wiped out. The last :data:`HISTORY_STEPS`
+    steps are kept; ``dropped`` counts the programs let go before them."""
 
-    def __init__(self, profile: Any, steps: list[StepRecord[Any, Any, Any]]) -> None:
+    def __init__(self) -> None:
+        self.programs: deque[list[tuple[Any, Any]]] = deque()
+        self.dropped = 0
+        self.steps = 0
+
+    def reset(self) -> None:
+        self.programs.append([])
+        while self.steps > HISTORY_STEPS and len(self.programs) > 1:
+            self.steps -= len(self.programs.popleft())
+            self.dropped += 1
+
+    def step(self, request: Any, reply: Any) -> None:
+        if not self.programs:
+            self.programs.append([])
+        self.programs[-1].append((request, reply))
+        self.steps += 1
+
+    def mark(self) -> int:
+        """The number of the program running now, counted from the engine's start."""
+        return self.dropped + len(self.programs) - 1
+
+    def before(self, mark: int) -> tuple[int, list[list[tuple[Any, Any]]]]:
+        """The programs run before program ``mark`` (:meth:`mark`): how many were let go, and
+        those kept."""
+        kept = max(0, mark - self.dropped)
+        return min(mark, self.dropped), [list(p) for p in list(self.programs)[:kept]]
+
+
+#: The steps of an engine's history that are kept (:class:`History`).
+HISTORY_STEPS = 50_000
+_HISTORIES: weakref.WeakKeyDictionary[Any, History] = weakref.WeakKeyDictionary()
+
+
+def history_of(engine: Any) -> History:
+    """The history of ``engine`` (shared by every drive of it); a fresh one for an engine that
+    cannot be weakly referenced."""
+    try:
+        return _HISTORIES.setdefault(engine, History())
+    except TypeError:
+        return History()
+
+
+class Divergence(AssertionError):
+    """The engine's reply differs from the reference's at the last step. ``history`` and
+    ``mark``: the engine's :class:`History` and the number of the diverging program in it."""
+
+    def __init__(self, profile: Any, steps: list[StepRecord[Any, Any, Any]],
+                 history: History | None = None) -> None:  # fmt: skip
         last = steps[-1]
         super().__init__(f"step {last.index}: {', '.join(last.differs)} differ ({last.rule})")
         self.profile = profile
         self.steps = steps
+        self.history = history
+        self.mark = history.mark() if history is not None else 0
+
+    def earlier_programs(self) -> tuple[int, list[list[tuple[Any, Any]]]]:
+        """The programs the engine ran before this one, since it started (:meth:`History.before`)."""
+        return (0, []) if self.history is None else self.history.before(self.mark)
 
 
 class Fault(Exception):
@@ -171,6 +227,7 @@ class Drive(Generic[P, S, Q, R]):
         adapt = getattr(machine, "adapt", None)  # the machine's engine adapter, if it has one
         self.machine, self.profile = machine, profile
         self.engine = adapt(engine) if adapt is not None else engine
+        self.history = history_of(engine)
         self.state = machine.init(profile)
         self.steps: list[StepRecord[S, Q, R]] = []
         self.total_steps = 0
@@ -180,6 +237,7 @@ class Drive(Generic[P, S, Q, R]):
     def reset(self) -> None:
         self.state = self.machine.init(self.profile)
         self.steps = []
+        self.history.reset()
         try:
             self.engine.reset()
         except EngineFault as exc:
@@ -210,6 +268,7 @@ class Drive(Generic[P, S, Q, R]):
             where = f"step {record.index} ({m.show_request(request)})"
             raise Fault(self.profile, list(self.steps), where, exc) from None
         record.observed = observed
+        self.history.step(request, observed)
         record.differs = m.differences(expected, observed)
         if record.differs and hasattr(m, "alternatives"):
             # A step the spec lets end in more than one state: the engine's reply picks one.
@@ -219,7 +278,7 @@ class Drive(Generic[P, S, Q, R]):
                     break
         if record.differs:
             record.rule = m.rule(self.profile, before, request, observed)
-            raise Divergence(self.profile, list(self.steps))
+            raise Divergence(self.profile, list(self.steps), self.history)
         self.state = after
         return observed
 
@@ -278,6 +337,7 @@ class Drive(Generic[P, S, Q, R]):
                 self.label, program = sent.popleft()
                 self.state = self.machine.init(self.profile)
                 self.steps = []
+                self.history.reset()
                 for request in program:
                     self.step(request, replies)
                 yield self.label
@@ -584,7 +644,41 @@ def report(machine: DriverMachine, error: Divergence | Fault, *,
     title = "the trace so far, from a reset:" if isinstance(error, Fault) else "from a reset:"
     lines += ["", title, *_table(rows)]
     lines.append("(! marks an observed field that differs from the expected)")
+    lines += after_reset(machine, error)
     return "\n".join(lines) + "\n"
+
+
+#: How many of the programs before a divergence right after a reset its report names.
+NAMED_PROGRAMS = 5
+
+
+def right_after_reset(error: Divergence | Fault) -> bool:
+    """Whether ``error`` diverges at the first step after a reset, with programs before it."""
+    return (isinstance(error, Divergence) and len(error.steps) == 1
+            and bool(error.earlier_programs()[0] or error.earlier_programs()[1]))  # fmt: skip
+
+
+def after_reset(machine: DriverMachine, error: Divergence | Fault) -> list[str]:
+    """A report's lines for a divergence right after a reset: a reset must bring the engine
+    back to the initial state, so the reply may come from state that survived one; the
+    programs the engine ran since it started, and where they are saved to replay."""
+    if not isinstance(error, Divergence) or not right_after_reset(error):
+        return []
+    dropped, programs = error.earlier_programs()
+    steps = sum(map(len, programs))
+    lines = ["", f"RIGHT AFTER A RESET: the divergence is at the first step after a reset, where "
+             f"the engine must be in the initial state. Since it started, the engine ran "
+             f"{dropped + len(programs):,} programs before this one ({steps:,} steps"
+             + (f" in the last {len(programs):,}; the first {dropped:,} are not kept" if dropped
+                else "") + "), each from a reset; if a fresh engine answers this step as "
+             "expected, state survived a reset. The last of them:"]  # fmt: skip
+    first = dropped + len(programs) - min(NAMED_PROGRAMS, len(programs)) + 1
+    for n, program in enumerate(programs[-NAMED_PROGRAMS:], first):
+        lines.append(f"  program {n}: " + ", ".join(machine.show_request(r) for r, _ in program))
+    lines.append("history.jsonl beside the trace holds them all (a {\"reset\": true} line before "
+                 "each program) and this one last: replaying it from a fresh engine reproduces "
+                 "the divergence.")  # fmt: skip
+    return lines
 
 
 @dataclass(frozen=True)
@@ -622,7 +716,53 @@ def save(machine: DriverMachine, directory: Path, text: str,
     what = "fault" if isinstance(error, Fault) else "divergence"
     jsonl, itf = write_trace(machine, where, error.profile, error.steps,
                              {"engine": engine, what: str(error)})  # fmt: skip
+    if isinstance(error, Divergence) and right_after_reset(error):
+        write_history(machine, where / "history.jsonl", error, {"engine": engine, what: str(error)})
     return Saved(where, report_path, jsonl, itf)
+
+
+RESET_LINE: Final = {"reset": True}
+
+
+def write_history(machine: DriverMachine, path: Path, error: Divergence,
+                  meta: dict[str, Any]) -> None:  # fmt: skip
+    """The programs the engine ran before the diverging one and that one last, as a trace log
+    with a ``{"reset": true}`` line before each program (:func:`read_history` reads it)."""
+    _, programs = error.earlier_programs()
+    programs = [*programs, [(rec.request, rec.observed) for rec in error.steps]]
+    with path.open("w", encoding="utf-8") as f:
+        f.write(json.dumps({**machine.trace_header(error.profile), "meta": meta}) + "\n")
+        for program in programs:
+            f.write(json.dumps(RESET_LINE) + "\n")
+            for request, reply in program:
+                f.write(json.dumps(machine.trace_line(request, reply)) + "\n")
+
+
+def read_history(machine_name: str, path: Path) -> list[list[Any]]:
+    """The programs of a history file (:func:`write_history`), each a list of requests, read
+    with the machine's own trace reader. Raises ValueError."""
+    import tempfile
+
+    from .cli import build_parser
+    from .machines import MACHINES
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    chunks: list[list[str]]
+    header, chunks = lines[0], [[]]
+    for line in lines[1:]:
+        if line.strip() and json.loads(line) == RESET_LINE:
+            chunks.append([])
+        elif line.strip():
+            chunks[-1].append(line)
+    mode = MACHINES[machine_name]
+    programs = []
+    with tempfile.TemporaryDirectory(prefix="conformance-history-") as tmp:
+        for n, chunk in enumerate(c for c in chunks if c):
+            part = Path(tmp) / f"program-{n}.jsonl"
+            part.write_text("\n".join([header, *chunk]) + "\n", encoding="utf-8")
+            args = build_parser().parse_args(["validate", "--machine", machine_name, str(part)])
+            programs.append(list(mode.read_trace(part, args)[1]))
+    return programs
 
 
 def write_trace(machine: DriverMachine, where: Path, profile: Any,

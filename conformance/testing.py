@@ -295,7 +295,8 @@ class EssaEngineContract(MachineContract):
     def set_params(cls) -> list[Any]:
         out = []
         for param in _ESSA_SETS:
-            fields = {**param.values[0], "impl": cls.impl}
+            given: dict[str, Any] = param.values[0]  # type: ignore[assignment]
+            fields: dict[str, object] = {**given, "impl": cls.impl}
             if next(iter(essa_profiles(fields, cls.pages)), None) is None:
                 continue
             if cls.profiles is None or any(_matches(asked, {**fields, "pages": cls.pages})
