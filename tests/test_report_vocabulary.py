@@ -16,7 +16,7 @@ import pytest
 from conformance.driver import Divergence, Drive, report, run_programs
 from conformance.essa import ESSA_DRIVER, EssaProfileRequest, KVMGmapEngine
 from conformance.essa import mutants as essa_mutants
-from conformance.essa.classify import classify, report as classify_report, summary_line
+from conformance.essa.classify import classify, nearest, report as classify_report, summary_line
 from conformance.pagestates import PAGESTATES_DRIVER
 from conformance.pagestates import mutants as page_mutants
 from conformance.search import run_machine
@@ -80,10 +80,35 @@ def test_classify_speaks_protocol() -> None:
                                                      pages=1))
     buf = io.StringIO()
     classify_report(c, buf)
-    text = buf.getvalue() + summary_line(c, 1.0)
+    last = summary_line(c, 1.0)
+    text = buf.getvalue() + last
     assert undefined(text, c.engine.name) == [], text
+    # the nearest other candidate, not the first row of the table (Paper2007's)
+    assert c.identified == "KVMGmap" and list(c.verdicts)[0].profile.impl == "Paper2007"
+    name, verdict = nearest(c)  # type: ignore[misc]
+    assert name.startswith("KVMGmap with bug") and f"nearest other candidate: {name} " in last
+    assert "first departs at " + ESSA_DRIVER.short_name(verdict.profile) in last
 
 
 def test_the_scan_catches_an_undefined_word() -> None:
     assert undefined("the guest is owed 5; FooBar differs in pages[0].zbit", "e") == ["FooBar"]
     assert "owed" in PROTOCOL and "believes" in PROTOCOL
+
+
+def test_nearest_is_fewest_sets_then_latest_departure() -> None:
+    from conformance.essa import EssaEngineInfo
+    from conformance.essa.classify import Classification, Verdict
+    from refimpl.essa import EssaProfile
+
+    def p(impl: str, keys: bool, bugs: frozenset[str] = frozenset()) -> EssaProfile:
+        return EssaProfile(impl, storage_keys=keys, pages=1, bugs=bugs)
+
+    gone = object()  # a divergence: nearest looks only at whether there is one, and the steps
+    c = Classification(EssaEngineInfo("e", EssaProfileRequest()), (
+        Verdict(p("Paper2007", False), 0, 3, gone), Verdict(p("Paper2007", True), 0, 900, gone),  # type: ignore[arg-type]
+        Verdict(p("KVMClassic", False), 0, 10, gone), Verdict(p("KVMClassic", True), 50, 200),  # type: ignore[arg-type]
+        Verdict(p("KVMGmap", False, frozenset({"StickyZero"})), 0, 40, gone),  # type: ignore[arg-type]
+        Verdict(p("KVMGmap", True, frozenset({"StickyZero"})), 50, 200),
+    ))  # fmt: skip
+    name, verdict = nearest(c)  # type: ignore[misc]
+    assert name == "KVMGmap with bug StickyZero" and verdict.steps == 40
