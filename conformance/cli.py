@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from tlcrunner import ci_formats, usage
+
 from .commands import COMMANDS, default_budget
 from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
 from .jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW
@@ -46,15 +48,36 @@ TOURED = " and ".join(name for name, mode in MACHINES.items() if covers(mode))
 NO_SWARM = " and ".join(name for name, mode in MACHINES.items() if default_budget(mode).swarm == 0)
 
 
+RUN_EXIT = """\
+exit status:
+  0  the engine conforms on every profile it runs
+  1  a divergence
+  2  bad command line
+  3  engine fault: the engine broke the protocol (malformed reply, crash, hang)
+  4  nothing checked: the engine runs none of the profiles asked for"""
+VALIDATE_EXIT = """\
+exit status:
+  0  the trace is a behaviour of the spec (oracle and TLC agree)
+  1  it is not (or TLC and the oracle disagree)
+  2  bad command line, or a malformed trace file
+  4  TLC could not run (the oracle's verdict is printed)"""
+MUTANTS_EXIT = """\
+exit status:
+  0  every mutant was killed
+  1  a mutant survived
+  2  bad command line
+  4  nothing checked: no mutant's name contains --only"""
+
+
 def _machine_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--machine", choices=tuple(MACHINES), default=None,
                    help=f"the mode of the protocol the engine speaks (default {DEFAULT_MACHINE})")
 
 
-def _profile_options(p: argparse.ArgumentParser) -> None:
+def _profile_options(p: argparse.ArgumentParser, engine: bool = True) -> None:
     p.add_argument("--pages", type=int, help="number of pages")
     for mode in MACHINES.values():
-        mode.add_options(p)
+        mode.add_options(p, engine)
 
 
 def _engine_options(p: argparse.ArgumentParser, help_class: str) -> None:
@@ -81,13 +104,19 @@ def _window(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m conformance", description=(__doc__ or "").split("\n\n")[0],
-        epilog="Exit status: 0 conforms, 1 divergence, 2 bad input, 3 engine fault, "
-        "4 nothing checked. The protocol: conformance/PROTOCOL.md.",
+        prog=usage.prog("python -m conformance", "conformance"),
+        description="Test an engine against the spec, or validate a recorded trace.",
+        epilog="exit status: 0 conforms, 1 divergence, 2 bad input, 3 engine fault, "
+        "4 nothing checked (each command's --help has its own). The protocol: "
+        "conformance/PROTOCOL.md.",
     )  # fmt: skip
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="test an engine against the spec")
+    run = sub.add_parser("run", help="test an engine against the spec",
+                         description="Test an engine against the spec: the tour, hypothesis and "
+                         "the walks on every profile asked; a divergence is reported, saved under "
+                         "--out and confirmed by TLC; one SUMMARY line last.",
+                         epilog=RUN_EXIT, formatter_class=usage.Formatter)  # fmt: skip
     _engine_options(run, "an in-process engine: a class with hello/reset/step/close")
     _machine_option(run)
     _profile_options(run)
@@ -122,20 +151,25 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("--no-database", action="store_true",
                     help="keep no example database (a found failure is not replayed next time)")
     run.add_argument("--no-tlc", action="store_true", help="do not confirm a divergence with TLC")
+    ci_formats.add_options(run)
     run.add_argument("--quiet", action="store_true", help="no line per drive: the result only")
 
     val = sub.add_parser("validate", help="check a recorded trace (JSON lines, or ITF for "
-                         "PageStates)")  # fmt: skip
-    val.add_argument("file", type=Path)
+                         "PageStates)", epilog=VALIDATE_EXIT,
+                         formatter_class=usage.Formatter)  # fmt: skip
+    val.add_argument("file", type=Path, help="the trace: JSON lines (PROTOCOL.md, Trace log), "
+                     "or ITF for PageStates")  # fmt: skip
     _machine_option(val)
-    _profile_options(val)
+    _profile_options(val, engine=False)
     val.add_argument("--no-tlc", action="store_true", help="check with the oracle only")
     val.add_argument("--tla-dir", type=Path,
                      help="keep the generated TLA+ module and .cfg in this directory")
 
-    mut = sub.add_parser("mutants", help="run the suite against the shipped broken engines")
+    mut = sub.add_parser("mutants", help="run the suite against the shipped broken engines",
+                         epilog=MUTANTS_EXIT, formatter_class=usage.Formatter)  # fmt: skip
     _machine_option(mut)
-    mut.add_argument("--seed", type=int, default=0)
+    mut.add_argument("--seed", type=int, default=0,
+                     help="hypothesis's and the walks' seed (default %(default)s)")
     mut.add_argument("--only", help="a substring of the mutants to run")
 
     for name, (_, help_text, options, _) in MACHINE_COMMANDS.items():

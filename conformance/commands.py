@@ -25,6 +25,7 @@ from tlcrunner.outputs import unwritable
 
 from .interrupt import exit_status, interruptible, signalled
 from .exits import EXIT_DIVERGED, EXIT_FAULT, EXIT_NOTHING, EXIT_OK, EXIT_USAGE
+from tlcrunner import ci_formats
 
 
 def _line(mode: Mode, o: Outcome) -> str:
@@ -212,14 +213,18 @@ def unwritable_outputs(mode: Mode, args: argparse.Namespace) -> list[str]:
     """``run``'s outputs that cannot be written (--out, the example database), each as a
     sentence naming the option."""
     database = None if args.no_database else (args.database or mode.database)
-    return [f"{option}: {why}" for option, path in (("--out", args.out), ("--database", database))
-            if path is not None and (why := unwritable(path, directory=True)) is not None]  # fmt: skip
+    folders = [f"{option}: {why}" for option, path in (("--out", args.out), ("--database", database))
+               if path is not None and (why := unwritable(path, directory=True)) is not None]  # fmt: skip
+    files = ci_formats.unwritable([("--junit-xml", args.junit_xml), ("--json", args.json)])
+    return folders + ([files] if files is not None else [])
 
 
 def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     start = time.monotonic()
-    for problem in unwritable_outputs(mode, args):
-        print(f"error: {problem}; nothing was checked", file=err_out)
+    problems = unwritable_outputs(mode, args)
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}; nothing was checked", file=err_out)
         return EXIT_USAGE
     try:
         engine = mode.engine(args)
@@ -251,7 +256,11 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
         print(f"interrupted by {signal_name()}: the search stopped", file=out)
     except EngineFault as exc:
         print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
-        print(f"SUMMARY: ENGINE FAULT at hello: {exc.message}", file=out)
+        last = f"SUMMARY: ENGINE FAULT at hello: {exc.message}"
+        print(last, file=out)
+        fault = ci_formats.Case("hello", "error", message=f"engine fault ({exc.kind}) at hello: "
+                                f"{exc.message}")  # fmt: skip
+        ci_formats.write_from(args, "conformance run", [fault], last, EXIT_FAULT)
         return EXIT_FAULT
     except ValueError as exc:  # a profile neither the engine nor the command line completes
         print(f"error: {exc}", file=err_out)
@@ -290,9 +299,35 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
             asked = len({id(o.profile) for o in outcomes})
             print("conforms" + (f" (on {asked - len(skipped)} of {asked} profiles)" if skipped
                                 else ""), file=out)  # fmt: skip
-    print(summary_line(mode, outcomes, time.monotonic() - start,
-                       interrupted or signalled() is not None), file=out)  # fmt: skip
+    last = summary_line(mode, outcomes, time.monotonic() - start,
+                        interrupted or signalled() is not None)  # fmt: skip
+    print(last, file=out)
+    ci_formats.write_from(args, "conformance run", run_cases(mode, outcomes, name), last, code)
     return code
+
+
+def run_cases(mode: Mode, outcomes: list[Outcome], engine: str) -> list[ci_formats.Case]:
+    """``run``'s verdict per profile, for ``--junit-xml`` and ``--json``: skipped (every drive
+    skipped), error (an engine fault), failed (a divergence: its report, the shrunk trace), or
+    passed."""
+    by_profile: dict[int, list[Outcome]] = {}
+    for o in outcomes:
+        by_profile.setdefault(id(o.profile), []).append(o)
+    cases = []
+    for found in by_profile.values():
+        name = mode.short_name(found[0].profile)
+        seconds = sum(o.seconds for o in found)
+        error = next((o.error for o in found if isinstance(o.error, Fault)), None) or next(
+            (o.error for o in found if isinstance(o.error, Divergence)), None)  # fmt: skip
+        if error is not None:
+            status = "error" if isinstance(error, Fault) else "failed"
+            cases.append(ci_formats.Case(name, status, seconds, first_divergence(mode, error),
+                                         report(mode, error, engine=engine)))  # fmt: skip
+        elif all(o.status == "skipped" for o in found):
+            cases.append(ci_formats.Case(name, "skipped", seconds, found[0].note))
+        else:
+            cases.append(ci_formats.Case(name, "passed", seconds))
+    return cases
 
 
 def _skip_lines(mode: Mode, skipped: list[Outcome]) -> list[str]:

@@ -28,11 +28,12 @@ import re
 import shutil
 import tempfile
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -140,14 +141,69 @@ class StepRecord(Generic[S, Q, R]):
     differs: list[str] = field(default_factory=list)
 
 
-class Divergence(AssertionError):
-    """The engine's reply differs from the reference's at the last step."""
+class History:
+    """The programs an engine has run since it started, each from a reset, as (request,
+    observed reply) pairs: what a reset must have wiped out. The last :data:`HISTORY_STEPS`
+    steps are kept; ``dropped`` counts the programs let go before them."""
 
-    def __init__(self, profile: Any, steps: list[StepRecord[Any, Any, Any]]) -> None:
+    def __init__(self) -> None:
+        self.programs: deque[list[tuple[Any, Any]]] = deque()
+        self.dropped = 0
+        self.steps = 0
+
+    def reset(self) -> None:
+        self.programs.append([])
+        while self.steps > HISTORY_STEPS and len(self.programs) > 1:
+            self.steps -= len(self.programs.popleft())
+            self.dropped += 1
+
+    def step(self, request: Any, reply: Any) -> None:
+        if not self.programs:
+            self.programs.append([])
+        self.programs[-1].append((request, reply))
+        self.steps += 1
+
+    def mark(self) -> int:
+        """The number of the program running now, counted from the engine's start."""
+        return self.dropped + len(self.programs) - 1
+
+    def before(self, mark: int) -> tuple[int, list[list[tuple[Any, Any]]]]:
+        """The programs run before program ``mark`` (:meth:`mark`): how many were let go, and
+        those kept."""
+        kept = max(0, mark - self.dropped)
+        return min(mark, self.dropped), [list(p) for p in list(self.programs)[:kept]]
+
+
+#: The steps of an engine's history that are kept (:class:`History`).
+HISTORY_STEPS = 50_000
+_HISTORIES: weakref.WeakKeyDictionary[Any, History] = weakref.WeakKeyDictionary()
+
+
+def history_of(engine: Any) -> History:
+    """The history of ``engine`` (shared by every drive of it); a fresh one for an engine that
+    cannot be weakly referenced."""
+    try:
+        return _HISTORIES.setdefault(engine, History())
+    except TypeError:
+        return History()
+
+
+class Divergence(AssertionError):
+    """The engine's reply differs from the reference's at the last step. ``history`` and
+    ``mark``: the engine's :class:`History` and the number of the diverging program in it."""
+
+    def __init__(self, profile: Any, steps: list[StepRecord[Any, Any, Any]],
+                 history: History | None = None) -> None:  # fmt: skip
         last = steps[-1]
         super().__init__(f"step {last.index}: {', '.join(last.differs)} differ ({last.rule})")
         self.profile = profile
         self.steps = steps
+        self.history = history
+        self.mark = history.mark() if history is not None else 0
+
+    def earlier_programs(self) -> tuple[int, list[list[tuple[Any, Any]]]]:
+        """The programs the engine ran before this one, since it started (:meth:`History.before`)."""
+        return (0, []) if self.history is None else self.history.before(self.mark)
 
 
 class Fault(Exception):
@@ -180,6 +236,7 @@ class Drive(Generic[P, S, Q, R]):
         #: The engine as given (its name keys the example database, :func:`engine_key`).
         self.source = engine
         self.engine = adapt(engine) if adapt is not None else engine
+        self.history = history_of(engine)
         self.state = machine.init(profile)
         self.steps: list[StepRecord[S, Q, R]] = []
         self.total_steps = 0
@@ -189,6 +246,7 @@ class Drive(Generic[P, S, Q, R]):
     def reset(self) -> None:
         self.state = self.machine.init(self.profile)
         self.steps = []
+        self.history.reset()
         try:
             self.engine.reset()
         except EngineFault as exc:
@@ -220,6 +278,7 @@ class Drive(Generic[P, S, Q, R]):
             where = f"step {record.index} ({m.show_request(request)})"
             raise Fault(self.profile, list(self.steps), where, exc) from None
         record.observed = observed
+        self.history.step(request, observed)
         record.differs = m.differences(expected, observed)
         if record.differs and hasattr(m, "alternatives"):
             # A step the spec lets end in more than one state: the engine's reply picks one.
@@ -229,7 +288,7 @@ class Drive(Generic[P, S, Q, R]):
                     break
         if record.differs:
             record.rule = m.rule(self.profile, before, request, observed)
-            raise Divergence(self.profile, list(self.steps))
+            raise Divergence(self.profile, list(self.steps), self.history)
         self.state = after
         return observed
 
@@ -288,6 +347,7 @@ class Drive(Generic[P, S, Q, R]):
                 self.label, program = sent.popleft()
                 self.state = self.machine.init(self.profile)
                 self.steps = []
+                self.history.reset()
                 for request in program:
                     self.step(request, replies)
                 yield self.label
@@ -327,14 +387,23 @@ def _outcome(drive: Drive[Any, Any, Any, Any], name: str, start: float, steps0: 
 
 
 def run_programs(drive: Drive[Any, Any, Q, Any], programs: Iterable[tuple[str, Sequence[Q]]],
-                 name: str = "tour") -> Outcome:  # fmt: skip
-    """Each program from a reset; the first divergence or fault ends the drive."""
+                 name: str = "tour", *, shrunk: bool = False) -> Outcome:  # fmt: skip
+    """Each program from a reset; the first divergence or fault ends the drive. ``shrunk``: a
+    divergence is taken to a 1-minimal program (:func:`minimise`) before it is reported."""
     start, steps0, n = time.monotonic(), drive.total_steps, 0
     try:
         for _ in drive.run_all(programs):
             n += 1
     except Divergence as err:
-        return _outcome(drive, name, start, steps0, "diverged", error=err, note=drive.label)
+        label = drive.label
+        if shrunk:
+            try:
+                smaller = minimise(drive, err)
+            except Fault as fault:
+                return _outcome(drive, name, start, steps0, "fault", error=fault, note=label)
+            if smaller is not None and len(smaller.steps) < len(err.steps):
+                err, label = smaller, f"{label}, shrunk from {len(err.steps)} steps"
+        return _outcome(drive, name, start, steps0, "diverged", error=err, note=label)
     except Fault as err:
         return _outcome(drive, name, start, steps0, "fault", error=err, note=drive.label)
     return _outcome(drive, name, start, steps0, "passed", note=f"{n} sequences")
@@ -430,9 +499,17 @@ def run_hypothesis(
                         note=NOT_REPRODUCED)  # fmt: skip
     except Divergence as err:
         if not ddmin:
+            # hypothesis's shrinker works on its draws, not on the requests: what it ends with
+            # may still have a request to spare, so ddmin takes it on to a 1-minimal program
+            try:
+                smaller = minimise(drive, err)
+            except Fault as fault:
+                return _outcome(drive, "hypothesis", start, steps0, "fault", error=fault)
             note = f"{len(found)} failing examples tried while shrinking; the shortest has " \
-                f"{len(err.steps)} steps"  # fmt: skip
-            return _outcome(drive, "hypothesis", start, steps0, "diverged", error=err, note=note)
+                f"{len(err.steps)} steps" + (f", 1-minimal at {len(smaller.steps)}"
+                                             if smaller is not None else "")  # fmt: skip
+            return _outcome(drive, "hypothesis", start, steps0, "diverged", error=smaller or err,
+                            note=note)  # fmt: skip
         try:
             smaller = minimise(drive, err)
         except Fault as fault:
@@ -458,14 +535,16 @@ NOT_REPRODUCED = (
 )
 
 
-def _failure(err: Divergence) -> tuple[str, tuple[str, ...]]:
-    """What makes two divergences the same: the rule's name and the differing fields."""
-    last = err.steps[-1]
-    return last.rule.partition(":")[0], tuple(last.differs)
+def _failure(err: Divergence) -> str:
+    """What makes two divergences the same bug to the shrinker: the name of the reference's rule
+    that decides the diverging step. The differing fields are not part of it: removing a step
+    may leave the same wrong reply on a page whose other fields already agree (a Write answered
+    wrongly on a dirty page differs in the outcome, on a clean one also in the dirty bit)."""
+    return err.steps[-1].rule.partition(":")[0]
 
 
 def _fails(drive: Drive[Any, Any, Q, Any], program: Sequence[Q],
-           same: tuple[str, tuple[str, ...]]) -> Divergence | None:  # fmt: skip
+           same: str) -> Divergence | None:  # fmt: skip
     try:
         drive.run(program)
     except Divergence as err:
@@ -474,11 +553,30 @@ def _fails(drive: Drive[Any, Any, Q, Any], program: Sequence[Q],
 
 
 def shrink(drive: Drive[Any, Any, Q, Any], program: list[Q],
-           same: tuple[str, tuple[str, ...]]) -> list[Q]:  # fmt: skip
-    """A shortest-we-can-find program that still diverges the same way (:func:`_failure`):
-    delta debugging (ddmin) over the requests until no single one can be removed, then the
-    machine's ``simpler`` candidates. It replays concrete requests, so each removal keeps the
-    meaning of the requests around it. Faults propagate."""
+           same: str) -> list[Q]:  # fmt: skip
+    """A 1-minimal program that still diverges the same way (:func:`_failure`): no single
+    request can be removed from it and the rest still diverge so. Delta debugging (ddmin) over
+    the requests until no single one can be removed, then the machine's ``simpler`` candidates
+    of the same length, and ddmin again after a candidate was taken, until neither changes the
+    program. It replays concrete requests, so each removal keeps the meaning of the requests
+    around it. Faults propagate."""
+    simpler = getattr(drive.machine, "simpler", None)
+    while True:
+        program = _ddmin(drive, program, same)
+        if simpler is None:
+            return program
+        before = program
+        for candidate in list(simpler(program)):
+            if len(candidate) == len(program) and _fails(drive, candidate, same):
+                program = candidate
+        if program == before:
+            return program
+
+
+def _ddmin(drive: Drive[Any, Any, Q, Any], program: list[Q],
+           same: str) -> list[Q]:  # fmt: skip
+    """Delta debugging: chunks of the program removed, halving the chunk until single
+    requests; ends when no single request can be removed."""
     n = 2
     while len(program) >= 2:
         chunk = max(1, len(program) // n)
@@ -491,11 +589,6 @@ def shrink(drive: Drive[Any, Any, Q, Any], program: list[Q],
             if chunk == 1:
                 break
             n = min(len(program), n * 2)
-    simpler = getattr(drive.machine, "simpler", None)
-    if simpler is not None:
-        for candidate in list(simpler(program)):
-            if len(candidate) == len(program) and _fails(drive, candidate, same):
-                program = candidate
     return program
 
 
@@ -576,7 +669,41 @@ def report(machine: DriverMachine, error: Divergence | Fault, *,
     title = "the trace so far, from a reset:" if isinstance(error, Fault) else "from a reset:"
     lines += ["", title, *_table(rows)]
     lines.append("(! marks an observed field that differs from the expected)")
+    lines += after_reset(machine, error)
     return "\n".join(lines) + "\n"
+
+
+#: How many of the programs before a divergence right after a reset its report names.
+NAMED_PROGRAMS = 5
+
+
+def right_after_reset(error: Divergence | Fault) -> bool:
+    """Whether ``error`` diverges at the first step after a reset, with programs before it."""
+    return (isinstance(error, Divergence) and len(error.steps) == 1
+            and bool(error.earlier_programs()[0] or error.earlier_programs()[1]))  # fmt: skip
+
+
+def after_reset(machine: DriverMachine, error: Divergence | Fault) -> list[str]:
+    """A report's lines for a divergence right after a reset: a reset must bring the engine
+    back to the initial state, so the reply may come from state that survived one; the
+    programs the engine ran since it started, and where they are saved to replay."""
+    if not isinstance(error, Divergence) or not right_after_reset(error):
+        return []
+    dropped, programs = error.earlier_programs()
+    steps = sum(map(len, programs))
+    lines = ["", f"RIGHT AFTER A RESET: the divergence is at the first step after a reset, where "
+             f"the engine must be in the initial state. Since it started, the engine ran "
+             f"{dropped + len(programs):,} programs before this one ({steps:,} steps"
+             + (f" in the last {len(programs):,}; the first {dropped:,} are not kept" if dropped
+                else "") + "), each from a reset; if a fresh engine answers this step as "
+             "expected, state survived a reset. The last of them:"]  # fmt: skip
+    first = dropped + len(programs) - min(NAMED_PROGRAMS, len(programs)) + 1
+    for n, program in enumerate(programs[-NAMED_PROGRAMS:], first):
+        lines.append(f"  program {n}: " + ", ".join(machine.show_request(r) for r, _ in program))
+    lines.append("history.jsonl beside the trace holds them all (a {\"reset\": true} line before "
+                 "each program) and this one last: replaying it from a fresh engine reproduces "
+                 "the divergence.")  # fmt: skip
+    return lines
 
 
 @dataclass(frozen=True)
@@ -630,7 +757,10 @@ def save(machine: DriverMachine, directory: Path, text: str, error: Divergence |
     fresh = Path(tempfile.mkdtemp(prefix=f".{where.name}-new-", dir=where.parent))
     (fresh / "report.txt").write_text(text, encoding="utf-8")
     what = "fault" if isinstance(error, Fault) else "divergence"
-    write_trace(machine, fresh, error.profile, error.steps, {"engine": engine, what: str(error)})
+    meta = {"engine": engine, what: str(error)}
+    write_trace(machine, fresh, error.profile, error.steps, meta)
+    if isinstance(error, Divergence) and right_after_reset(error):
+        write_history(machine, fresh / "history.jsonl", error, meta)
     for name, content in (extra or {}).items():
         (fresh / name).write_text(content, encoding="utf-8")
     if where.exists():
@@ -639,6 +769,50 @@ def save(machine: DriverMachine, directory: Path, text: str, error: Divergence |
         shutil.rmtree(old, ignore_errors=True)
     fresh.rename(where)
     return Saved(where, where / "report.txt", where / "trace.jsonl", where / "trace.itf.json")
+
+
+RESET_LINE: Final = {"reset": True}
+
+
+def write_history(machine: DriverMachine, path: Path, error: Divergence,
+                  meta: dict[str, Any]) -> None:  # fmt: skip
+    """The programs the engine ran before the diverging one and that one last, as a trace log
+    with a ``{"reset": true}`` line before each program (:func:`read_history` reads it)."""
+    _, programs = error.earlier_programs()
+    programs = [*programs, [(rec.request, rec.observed) for rec in error.steps]]
+    with path.open("w", encoding="utf-8") as f:
+        f.write(json.dumps({**machine.trace_header(error.profile), "meta": meta}) + "\n")
+        for program in programs:
+            f.write(json.dumps(RESET_LINE) + "\n")
+            for request, reply in program:
+                f.write(json.dumps(machine.trace_line(request, reply)) + "\n")
+
+
+def read_history(machine_name: str, path: Path) -> list[list[Any]]:
+    """The programs of a history file (:func:`write_history`), each a list of requests, read
+    with the machine's own trace reader. Raises ValueError."""
+    import tempfile
+
+    from .cli import build_parser
+    from .machines import MACHINES
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    chunks: list[list[str]]
+    header, chunks = lines[0], [[]]
+    for line in lines[1:]:
+        if line.strip() and json.loads(line) == RESET_LINE:
+            chunks.append([])
+        elif line.strip():
+            chunks[-1].append(line)
+    mode = MACHINES[machine_name]
+    programs = []
+    with tempfile.TemporaryDirectory(prefix="conformance-history-") as tmp:
+        for n, chunk in enumerate(c for c in chunks if c):
+            part = Path(tmp) / f"program-{n}.jsonl"
+            part.write_text("\n".join([header, *chunk]) + "\n", encoding="utf-8")
+            args = build_parser().parse_args(["validate", "--machine", machine_name, str(part)])
+            programs.append(list(mode.read_trace(part, args)[1]))
+    return programs
 
 
 def write_trace(machine: DriverMachine, where: Path, profile: Any,

@@ -50,7 +50,10 @@ class Mode(DriverMachine, Protocol):
         (``run`` without ``--machine`` asks every mode but the default)."""
         ...
 
-    def add_options(self, parser: argparse.ArgumentParser) -> None: ...
+    def add_options(self, parser: argparse.ArgumentParser, engine: bool = True) -> None:
+        """The machine's profile options; ``engine`` false: for a recorded trace (``validate``),
+        whose header, not an engine, names the profile."""
+        ...
 
     def engine(self, args: argparse.Namespace) -> Any:
         """The engine ``--engine`` or ``--engine-class`` names; raises ValueError."""

@@ -547,7 +547,7 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
                       + f", {how}; " + o.note)  # fmt: skip
             ok = add(o)
         elif budget.tour:
-            ok = add(run_programs(drive, machine.tours(profile)))
+            ok = add(run_programs(drive, machine.tours(profile), shrunk=True))
         if ok and budget.examples > 0:
             ok = add(run_hypothesis(drive, examples=budget.examples, max_steps=budget.max_steps,
                                     seed=seed, database=database))  # fmt: skip

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from tlcrunner import exitcodes
+from tlcrunner import exitcodes, usage
 
 from .core.package import Refused
 from .pagestates.machine import Machine
@@ -55,16 +55,25 @@ def _profile_options(p: argparse.ArgumentParser, *, defaults: bool) -> None:
                    default=ADDRESSING_EXCEPTION if defaults else None,
                    help="what an access to an unused page does (default: %(default)s)")
     p.add_argument("--pages", type=int, default=None,
-                   help="number of pages (default: as many as the input names)")  # fmt: skip
+                   help="number of pages (default: as many as the input names)" if defaults else
+                   "the profiles' number of pages (default: 1)")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m refimpl", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog=usage.prog("python -m refimpl", ""),
+        description="Try the machine by hand, or check it against the spec.",
+        epilog="exit status: 0 done (every graph equal), 1 a graph differs, 2 bad command line "
+        "or input, 3 TLC could not run",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="perform a sequence of operations and show each step",
                          description="Perform a sequence of operations and show each step. "
                          "Text input: one '<Operation> <page> [<value>]' per line, '#' comments; "
-                         'JSON input: [{"op": "Write", "page": 0, "arg": 5}, ...].')
+                         'JSON input: [{"op": "Write", "page": 0, "arg": 5}, ...].',
+                         epilog="exit status: 0 the table was printed (refused steps included: "
+                         "they are the spec's answer), 2 bad options or input (a file that "
+                         "cannot be read, is not UTF-8 text, or names an unknown operation)")
     _profile_options(run, defaults=True)
     run.add_argument("file", metavar="FILE|-", help="the operations; - for standard input")
     equal = sub.add_parser("equal", help="compare the state graph with TLC's, per profile",

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TextIO
 
-from . import exitcodes
+from . import exitcodes, usage
 from .locations import data_root
 from .process import sigterm_as_interrupt, stream_in_session
 
@@ -257,7 +257,7 @@ def _status(results: list[str]) -> int:
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner apalache", epilog=EXIT_HELP,
+        prog=usage.prog("python -m tlcrunner apalache", "apalache"), epilog=EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     parser.add_argument("--checks", type=Path, default=None,

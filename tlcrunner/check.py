@@ -19,7 +19,7 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from . import exitcodes
+from . import ci_formats, exitcodes, usage
 from .fetch import FetchError, default_jar, ensure_tlc
 from .locations import default_manifest
 from .outputs import unwritable
@@ -156,17 +156,21 @@ def default_library(manifest: Manifest) -> Path | None:
     return spec if spec.is_dir() else None
 
 
-def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None) -> Row:
+def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None,
+                workers: int | str | None = None, heap: str | None = None) -> Row:  # fmt: skip
     """Run one manifest entry and judge it. The single code path for the CLI and the tests.
-    A CI-sized model runs in a JVM tuned for short runs (D108)."""
+    A CI-sized model runs in a JVM tuned for short runs (D108). ``workers`` (TLC's ``-workers``)
+    and ``heap`` (the JVM's ``-Xmx``) override the entry's workers and the JVM's default heap;
+    the depth pin is compared only with one worker (:func:`judge`)."""
+    workers = entry.workers if workers is None else workers
     try:
         run = run_tlc(
             entry.module, entry.config, jar=jar, library=library,
-            workers=entry.workers, timeout=entry.timeout, short=entry.size == "ci",
+            workers=workers, timeout=entry.timeout, short=entry.size == "ci", heap=heap,
         )  # fmt: skip
     except TlcSetupError as exc:
         return not_run(entry, str(exc))
-    return judge(entry, run)
+    return judge(entry, run, skip={"depth": "several workers"} if workers != 1 else {})
 
 
 _GLOB_CHARS = frozenset("*?[")
@@ -248,7 +252,8 @@ FINDING_PICTURES = Path(__file__).resolve().parents[1] / "docs" / "findings"
 
 
 def check_model(entry: ModelEntry, *, jar: Path, library: Path | None,
-                witnesses: bool = True, intent_of: list[ModelEntry] | None = None) -> list[Row]:
+                witnesses: bool = True, intent_of: list[ModelEntry] | None = None,
+                workers: int | str | None = None, heap: str | None = None) -> list[Row]:
     """One model's rows: the model's, then (when it has witnesses and ``witnesses``) its
     witnesses', from the same TLC run when the model is expected to hold (D410). A finding's
     model is not as expected when its committed picture is not what its counterexample draws
@@ -258,11 +263,11 @@ def check_model(entry: ModelEntry, *, jar: Path, library: Path | None,
     from .witness import check_with_witnesses, check_witnesses
 
     if not (entry.witnesses and witnesses):
-        rows = [check_entry(entry, jar=jar, library=library)]
+        rows = [check_entry(entry, jar=jar, library=library, workers=workers, heap=heap)]
     elif entry.expect.kind == "holds":
-        rows = check_with_witnesses(entry, jar=jar, library=library)
+        rows = check_with_witnesses(entry, jar=jar, library=library, workers=workers, heap=heap)
     else:
-        rows = [check_entry(entry, jar=jar, library=library),
+        rows = [check_entry(entry, jar=jar, library=library, workers=workers, heap=heap),
                 check_witnesses(entry, jar=jar, library=library)]  # fmt: skip
     drift = picture_drift(entry, rows[0], FINDING_PICTURES) if rows[0].as_expected else ""
     if drift:
@@ -298,7 +303,8 @@ def _check_all(entries: list[ModelEntry], args: argparse.Namespace, jar: Path,
         if cached is not None:
             return cached
         rows = check_model(entry, jar=jar, library=library, witnesses=not args.no_witnesses,
-                           intent_of=None if args.no_intent else manifest_entries)
+                           intent_of=None if args.no_intent else manifest_entries,
+                           workers=args.workers, heap=args.heap)
         if key and not args.update_pins:
             schedule.store_rows(key, rows, at)
         return rows
@@ -323,7 +329,7 @@ def _jar(given: Path | None) -> Path:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner check",
+        prog=usage.prog("python -m tlcrunner check", "check"),
         description="Model-check the models listed in the manifest and compare with their pins.",
         epilog=exitcodes.CHECK_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -357,11 +363,42 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-witnesses", action="store_true",
                         help="do not run the models' witnesses (the runs that show each "
                         "property's states are reached, D130)")  # fmt: skip
+    parser.add_argument("--junit-xml", type=Path, metavar="PATH", default=None,
+                        help="also write the verdict as JUnit XML to PATH: a test case per model "
+                        "(and per witness run), a failure's text its counterexample")  # fmt: skip
+    parser.add_argument("--workers", type=_workers, default=None, metavar="N",
+                        help="TLC workers (threads) per model, or 'auto' (one per core); with "
+                        "--distributed, the local TLCWorker processes to start (0 when every "
+                        "worker is remote). Default: each model's manifest value (1 unless it "
+                        "says otherwise); 2 with --distributed")  # fmt: skip
+    parser.add_argument("--heap", type=_heap, default=None, metavar="SIZE",
+                        help="the JVM's maximum heap for TLC, as java -Xmx takes it (e.g. 4g, "
+                        "512m). Default: the JVM's own (a quarter of the memory)")  # fmt: skip
     from . import distributed, schedule  # here: they build on this module
 
     distributed.add_arguments(parser)
     schedule.add_arguments(parser)
     return parser
+
+
+def _workers(text: str) -> int | str:
+    if text == "auto":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"a number of workers (0 or more) or 'auto', not {text!r}")
+    return n
+
+
+def _heap(text: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", text):
+        raise argparse.ArgumentTypeError(f"a size as java -Xmx takes it (4g, 512m), not {text!r}")
+    return text
 
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
@@ -376,6 +413,11 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         parser.error(str(exc))
     if options is not None and args.update_pins:
         parser.error("--update-pins needs a local run: pins come from single-worker TLC")
+    if options is None and args.workers == 0:
+        parser.error("--workers 0 is for --distributed (every worker remote); a local run needs 1 or more")
+    bad_path = ci_formats.unwritable([("--junit-xml", args.junit_xml)])
+    if bad_path is not None:
+        parser.error(bad_path)
     manifest_path: Path = args.manifest or default_manifest()
     try:
         manifest = load_manifest(manifest_path)
@@ -473,16 +515,40 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     witnessed = [r for r in rows if r.name.endswith(SUFFIX)]
     intent = [r for r in rows if r.name.endswith(INTENT_SUFFIX)]
     if not complete:
-        print(f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
-              f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
-              f"and {own}", file=out, flush=True)  # fmt: skip
+        last = (f"interrupted: TLC stopped; {len(rows)} of {len(entries)} models finished "
+                f"({good} as expected, {bad} not), written marked incomplete to {args.json} "
+                f"and {own}")  # fmt: skip
+        print(last, file=out, flush=True)
+        _write_junit(args.junit_xml, rows, last, exitcodes.INTERRUPTED)
         return exitcodes.INTERRUPTED
     w_good = sum(r.as_expected for r in witnessed)
     i_good = sum(r.as_expected for r in intent)
     extra_good, extra = w_good + i_good, len(witnessed) + len(intent)
-    print(f"models: {good - extra_good} as expected, {bad - extra + extra_good} not"
-          + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
-             f"{len(witnessed) - w_good} not" if witnessed else "")
-          + (f"; {len(intent)} twins by their contract alone: {i_good} as recorded, "
-             f"{len(intent) - i_good} not" if intent else ""), file=out, flush=True)
-    return exitcodes.FAILED if bad else exitcodes.OK
+    last = (f"models: {good - extra_good} as expected, {bad - extra + extra_good} not"
+            + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
+               f"{len(witnessed) - w_good} not" if witnessed else "")
+            + (f"; {len(intent)} twins by their contract alone: {i_good} as recorded, "
+               f"{len(intent) - i_good} not" if intent else ""))  # fmt: skip
+    print(last, file=out, flush=True)
+    code = exitcodes.FAILED if bad else exitcodes.OK
+    _write_junit(args.junit_xml, rows, last, code)
+    return code
+
+
+def case_of(r: Row) -> ci_formats.Case:
+    """A row as a test case (:mod:`tlcrunner.ci_formats`): passed when as expected, an error when
+    TLC could not run the model, else failed with the notes and the counterexample."""
+    if r.as_expected:
+        return ci_formats.Case(r.name, "passed", r.seconds)
+    message = f"expected {r.expected}, TLC: {r.result}" + (f"; {r.note}" if r.note else "")
+    text = message
+    if r.trace:
+        text += "\n\ncounterexample:\n" + format_trace(r.trace, r.back_to_state, r.stuttering)
+    elif r.error:
+        text += "\n\n" + r.error
+    status = "error" if r.result == str(Outcome.NOT_RUN) else "failed"
+    return ci_formats.Case(r.name, status, r.seconds, message, text)
+
+
+def _write_junit(path: Path | None, rows: list[Row], summary: str, code: int) -> None:
+    ci_formats.write("tlcrunner check", [case_of(r) for r in rows], summary, code, junit=path)

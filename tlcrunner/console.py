@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from . import exitcodes
+from . import exitcodes, usage as usage_name
 from .locations import in_checkout
 
 
@@ -84,7 +84,8 @@ def usage() -> str:
     lines = ["usage: cmma-spec COMMAND [--help] [options]", "       cmma-spec --version", "",
              "commands:"]
     lines += [f"  {name:<{width}}  {about}" for name, (_, about) in COMMANDS.items()]
-    lines += ["", "Each command's --help lists its options and exit statuses."]
+    lines += ["", "Each command's --help lists its options and exit statuses.",
+              "exit status: a command's own; 2 for an unknown command."]
     return "\n".join(lines)
 
 
@@ -106,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cmma-spec {args[0]}: needs a checkout of the repository ({CHECKOUT_ONLY[args[0]]}); "
               "run it there with `make` or `python -m`", file=sys.stderr)  # fmt: skip
         return exitcodes.USAGE
-    return entry[0](args[1:])
+    with usage_name.front_door("cmma-spec"):
+        return entry[0](args[1:])
 
 
 if __name__ == "__main__":

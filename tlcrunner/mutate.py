@@ -66,7 +66,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import exitcodes
+from . import exitcodes, usage
 from .cfg import checked_names
 from .check import _jar, default_library
 from .contract import INTENT, REFINEMENT, Kinds
@@ -531,7 +531,7 @@ exit status:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m tlcrunner mutate",
+        prog=usage.prog("python -m tlcrunner mutate", "mutate"),
         description="Spec mutation testing: mutate the spec modules, run the CI-sized models "
         "that use each, and classify every mutant.",
         epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,

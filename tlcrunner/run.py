@@ -148,17 +148,20 @@ def build_command(
     workers: int | str,
     extra_args: Sequence[str] = (),
     short: bool = False,
+    heap: str | None = None,
 ) -> list[str]:
     """The TLC command line; it must run with cwd = ``module.parent``. ``extra_args`` (for
     example ``-simulate``) go before ``-config``. ``short``: a run that finishes in seconds, with
     :data:`SHORT_RUN_JVM_OPTIONS`. ``library``: the folder(s) where EXTENDS and INSTANCE find
-    modules other than the module's own folder."""
+    modules other than the module's own folder. ``heap``: the JVM's ``-Xmx`` (None: its
+    default)."""
     if isinstance(library, Path):
         library = [library]
     config_arg = config.name if config.parent == module.parent else str(config)
     return [
         java,
         *(SHORT_RUN_JVM_OPTIONS if short else JVM_OPTIONS),
+        *([f"-Xmx{heap}"] if heap else []),
         f"-Djava.io.tmpdir={workdir / 'tmp'}",
         *([f"-DTLA-Library={os.pathsep.join(map(str, library))}"] if library else []),
         "-cp",
@@ -220,6 +223,7 @@ def run_tlc(
     timeout: float | None = None,
     extra_args: Sequence[str] = (),
     short: bool = False,
+    heap: str | None = None,
 ) -> RunResult:
     """Run TLC on ``module`` with ``config``; ``short`` for a model that finishes in seconds
     (see :func:`build_command`). Raises TlcSetupError if Java or the jar is missing."""
@@ -239,7 +243,7 @@ def run_tlc(
         command = build_command(
             java, jar, module, config, workdir=workdir,
             library=[f.resolve() for f in folders], workers=workers,
-            extra_args=extra_args, short=short,
+            extra_args=extra_args, short=short, heap=heap,
         )  # fmt: skip
         start = time.monotonic()
         # A session of its own so a timeout can kill TLC and anything it started; an

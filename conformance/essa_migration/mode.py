@@ -163,7 +163,7 @@ class EssaMigrationDriver(EssaDriver):
     #: The mode whose profile options this one takes (``run`` refuses the others' options).
     options_from = ESSA_MACHINE
 
-    def add_options(self, parser: Any) -> None:
+    def add_options(self, parser: Any, engine: bool = True) -> None:
         """None of its own: the ESSA mode's profile options (added once) serve both."""
 
     def init(self, profile: EssaProfile) -> MigrationState:  # type: ignore[override]

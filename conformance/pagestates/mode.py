@@ -268,22 +268,25 @@ class PageStatesDriver:
         guesses only the others."""
         return False
 
-    def add_options(self, parser: argparse.ArgumentParser) -> None:
+    def add_options(self, parser: argparse.ArgumentParser, engine: bool = True) -> None:
         g = parser.add_argument_group(
-            "PageStates profile", "asked of the engine, and used where it announces none")
-        g.add_argument("--variant", choices=VARIANTS)
+            "PageStates profile", "asked of the engine, and used where it announces none" if engine
+            else "used where the trace's header names none")  # fmt: skip
+        g.add_argument("--variant", choices=VARIANTS, help="Variant: the machine")
         service = g.add_mutually_exclusive_group()
         service.add_argument("--host-service", dest="host_service", action="store_true",
                              default=None, help="HostService = TRUE")  # fmt: skip
         service.add_argument("--direct", dest="host_service", action="store_false",
                              help="HostService = FALSE")  # fmt: skip
-        g.add_argument("--unused-access", choices=UNUSED_ACCESSES)
+        g.add_argument("--unused-access", choices=UNUSED_ACCESSES,
+                       help="UnusedAccess: what an access to an unused page does")
         g.add_argument("--values", type=_values, default=DEFAULT_VALUES,
                        help="the values a Write may store, comma-separated, with 0 "
                        "(default: 0,1,2)")  # fmt: skip
-        g.add_argument("--all-profiles", action="store_true",
-                       help="ask the engine for every profile the spec allows; skip those it "
-                       "does not run")  # fmt: skip
+        if engine:
+            g.add_argument("--all-profiles", action="store_true",
+                           help="ask the engine for every profile the spec allows; skip those "
+                           "it does not run")  # fmt: skip
 
     def engine(self, args: argparse.Namespace) -> PageStatesAdapter:
         """The engine the command line names; raises ValueError."""

@@ -55,6 +55,7 @@ from conformance.essa import (
 from conformance.commands import report_failure
 from conformance.essa_migration import MIGRATION_DRIVER, MIGRATION_MACHINE
 from conformance.protocol import EngineFault
+from tlcrunner import ci_formats
 from refimpl.core.constants import Constant
 from refimpl.essa import CONSTANTS, EssaProfile
 from refimpl.essa.profile import GMAP_ONLY, IDENTITY
@@ -515,11 +516,23 @@ def parse_only(text: str) -> EssaProfileRequest:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.engines.linux.check",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance.engines.linux.check",
+        description="make kernel-check: build the kernel harness, classify it, run the "
+        "conformance driver on it for every constant set, and print one table.",
+        epilog="exit status:\n"
+        "  0  every profile conforms (or --report-only)\n"
+        "  1  a divergence (run's, or classify's for the announced Impl), or with --check-readme\n"
+        "     a README block that differs\n"
+        "  2  bad command line, or an unreadable --replay trace\n"
+        "  3  the harness could not be built, or it broke the protocol",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--harness", choices=sorted(IMPL),
                         help="the ESSA code to take (default: the one the tree has)")
-    parser.add_argument("--kernel-src")
+    parser.add_argument("--kernel-src", metavar="DIR",
+                        help="the Linux tree to take the ESSA code from (default: $KERNEL_SRC, else "
+                        "Debian's linux-source tarball, $KERNEL_TARBALL)")
     parser.add_argument("--profile", choices=sorted(ESSA_DRIVER.sizes), default=PROFILE,
                         help=f"run's hypothesis sizes (default {PROFILE}: "
                              + "; ".join(f"{k} {e} examples of up to {n} steps"
@@ -551,10 +564,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                         help="exit 0 on divergences (they are still reported)")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 on any divergence (the default; kept for old command lines)")
+    ci_formats.add_options(parser)
     parser.add_argument("--check-readme", action="store_true",
                         help="exit 1 unless docs/kernel.md's kernel-check block is what this run prints "
                              "(CI runs it so, and the test suite then need not run the check again)")
     args = parser.parse_args(argv)
+    bad_path = ci_formats.unwritable([("--junit-xml", args.junit_xml), ("--json", args.json)])
+    if bad_path is not None:
+        parser.error(bad_path)
     examples, max_steps = ESSA_DRIVER.sizes[args.profile]
     t0 = time.monotonic()
     notes: list[str] = []
@@ -649,7 +666,24 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
               "comments", file=sys.stderr)  # fmt: skip
         status = EXIT_DIVERGED
     print(last, file=out, flush=True)
+    ci_formats.write_from(args, "kernel-check", row_cases(rows), last, status)
     return status
+
+
+def row_cases(rows: Sequence[Row]) -> list[ci_formats.Case]:
+    """kernel-check's verdict per profile, for ``--junit-xml`` and ``--json``: failed with every
+    report of the profile's divergences (the shrunk trace, the reproducers' paths), or passed."""
+    cases = []
+    for r in rows:
+        seconds = sum(o.seconds for o in (*r.outcomes, *r.migration))
+        if r.diverged:
+            message = "; ".join(f"found by {f.found_by}: {f.key[0]}: {', '.join(f.key[1])} differ"
+                                for f in r.errors) or "diverges"  # fmt: skip
+            cases.append(ci_formats.Case(label(r.profile), "failed", seconds, message,
+                                         "\n".join(r.reports)))  # fmt: skip
+        else:
+            cases.append(ci_formats.Case(label(r.profile), "passed", seconds))
+    return cases
 
 
 #: Exit statuses: conforms (or --report-only), a divergence (or the README's block differs),
