@@ -788,13 +788,11 @@ def write_history(machine: DriverMachine, path: Path, error: Divergence,
                 f.write(json.dumps(machine.trace_line(request, reply)) + "\n")
 
 
-def read_history(machine_name: str, path: Path) -> list[list[Any]]:
+def read_history(machine: Any, path: Path, args: Any) -> list[list[Any]]:
     """The programs of a history file (:func:`write_history`), each a list of requests, read
-    with the machine's own trace reader. Raises ValueError."""
+    by the machine's mode with its own trace reader (``machine.read_trace(file, args)``; ``args``
+    as ``validate`` parses them). Raises ValueError."""
     import tempfile
-
-    from .cli import build_parser
-    from .machines import MACHINES
 
     lines = path.read_text(encoding="utf-8").splitlines()
     chunks: list[list[str]]
@@ -804,14 +802,12 @@ def read_history(machine_name: str, path: Path) -> list[list[Any]]:
             chunks.append([])
         elif line.strip():
             chunks[-1].append(line)
-    mode = MACHINES[machine_name]
     programs = []
     with tempfile.TemporaryDirectory(prefix="conformance-history-") as tmp:
         for n, chunk in enumerate(c for c in chunks if c):
             part = Path(tmp) / f"program-{n}.jsonl"
             part.write_text("\n".join([header, *chunk]) + "\n", encoding="utf-8")
-            args = build_parser().parse_args(["validate", "--machine", machine_name, str(part)])
-            programs.append(list(mode.read_trace(part, args)[1]))
+            programs.append(list(machine.read_trace(part, args)[1]))
     return programs
 
 

@@ -367,14 +367,18 @@ class ConformanceStateMachine(RuleBasedStateMachine):
         #: The engine's last reply (None before the first request).
         self.reply: Any = None
 
-    def connect(self) -> Drive[Any, Any, Any, Any]:
-        """A fresh engine, said hello to under :attr:`profile`, reset."""
+    def make_engine(self) -> Any:
+        """A fresh engine: ``engine_command`` or ``engine_class`` (override for another)."""
         from argparse import Namespace
 
         command = (None if self.engine_command is None
                    else resolve_command(self.engine_command, folder_of(type(self))))  # fmt: skip
-        engine = self.mode.engine(Namespace(engine=command, engine_class=self.engine_class,
-                                            timeout=self.timeout, window=self.window))  # fmt: skip
+        return self.mode.engine(Namespace(engine=command, engine_class=self.engine_class,
+                                          timeout=self.timeout, window=self.window))  # fmt: skip
+
+    def connect(self) -> Drive[Any, Any, Any, Any]:
+        """A fresh engine (:meth:`make_engine`), said hello to under :attr:`profile`, reset."""
+        engine = self.make_engine()
         _, connected = self.mode.connect(engine, self.asked())
         drive: Drive[Any, Any, Any, Any] = Drive(self.mode, engine, connected)
         drive.reset()

@@ -104,16 +104,16 @@ def test_tlc_check_writes_junit_and_takes_workers_and_heap(tmp_path: Path, tlc_j
         "java", Path("t.jar"), Path("M.tla"), Path("M.cfg"), workdir=tmp_path, library=None, workers=1))
 
 
-def test_kernel_check_cases_carry_each_profiles_reports(tmp_path: Path) -> None:
+def test_kernel_check_cases_carry_each_profiles_reports() -> None:
     from conformance.engines.linux import check
-    from conformance.essa import EssaProfileRequest
-    from conformance.essa.mutants import SecondPageReportsFirst
+    from conformance.essa import EssaRequest
+    from refimpl.essa import EssaProfile
 
-    only = EssaProfileRequest(storage_keys=False, facility147=False, cbrl_size=1, cmma_enabled=True)
-    small = EssaProfileRequest(pages=check.PAGES, cbrl_size=1, prebuilt_page_tables=False)
-    c, rows = check.check(SecondPageReportsFirst(), SecondPageReportsFirst, "KVMClassic", tmp_path,
-                          examples=5, max_steps=10, request=small, only=only)  # fmt: skip
+    bad, good = EssaProfile("KVMClassic", pages=2), EssaProfile("KVMClassic", storage_keys=True, pages=2)
+    failure = check.Failure("run", ("ESSA ORC 3 page 1", ("pages[1].usage",)), (EssaRequest("ESSA", 1, orc=3),))
+    report = "found by run:\nDIVERGENCE at step 1 (...)\n\nfrom a reset:\n->  1  ESSA ORC 3 page 1 ..."
+    rows = [check.Row(bad, "matches", [], [report], [failure]), check.Row(good, "matches", [], [])]
     cases = check.row_cases(rows)
-    assert len(cases) == len(rows) >= 1
-    failed = [c for c in cases if c.status == "failed"]
-    assert failed and all("DIVERGENCE at step" in c.text and "from a reset:" in c.text for c in failed)
+    assert [c.status for c in cases] == ["failed", "passed"]
+    assert cases[0].name == check.label(bad) and cases[0].text == report
+    assert cases[0].message == "found by run: ESSA ORC 3 page 1: pages[1].usage differ"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conformance.cli import build_parser
 from conformance.driver import Drive, read_history, report, run_programs, save
 from conformance.pagestates import PAGESTATES_DRIVER, Ask
 from conformance.pagestates.engine import DEFAULT_REQUEST, ReferenceEngine
@@ -45,7 +46,8 @@ def test_the_report_says_reset_and_the_history_reproduces(tmp_path: Path) -> Non
     saved = save(PAGESTATES_DRIVER, tmp_path, text, error, "ResetKeepsDirty")
     history = saved.directory / "history.jsonl"
     assert history.is_file()
-    replayed = read_history("PageStates", history)
+    args = build_parser().parse_args(["validate", "--machine", "PageStates", str(history)])
+    replayed = read_history(PAGESTATES_DRIVER, history, args)
     assert replayed[-1] == [READ] and replayed[:2] == [[READ], [ZERO_FILL, WRITE]]
     # the saved trace alone passes on a fresh engine; the history reproduces the divergence
     alone = run_programs(_drive(ResetKeepsDirty()), [("trace", [READ])])

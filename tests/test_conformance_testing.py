@@ -10,12 +10,15 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import settings
-from hypothesis.stateful import run_state_machine_as_test
+from hypothesis import Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import rule, run_state_machine_as_test
 
 from conformance.c_engine import ensure_built
+from conformance.pagestates.mode import Step
 from conformance.protocol import OPERATIONS, ProfileRequest
 from conformance.testing import EngineContract, PageStatesStateMachine, resolve_command
 
@@ -73,10 +76,33 @@ def test_relative_paths_are_taken_from_the_test_file(tmp_path: Path) -> None:
     assert resolve_command("/opt/engine", tmp_path) == "/opt/engine"
 
 
-def test_a_rule_of_ones_own_catches_a_broken_engine() -> None:
+def test_the_state_machine_catches_a_broken_engine() -> None:
+    from conformance.pagestates.mutants import DiscardedReadsZero
+
+    class SecondWriteReadsZero(DiscardedReadsZero):
+        """The second Write since the reset is lost: the Read after it answers 0."""
+
+        def reset(self) -> None:
+            super().reset()
+            self.writes = 0
+
+        def _perform(self, state: Any, op: str, page: int, arg: int) -> Any:
+            self.writes = getattr(self, "writes", 0) + (op == "Write")
+            if op == "Write" and self.writes == 2:
+                return super()._spec(state, op, page, 0)
+            return super()._perform(state, op, page, arg)
+
     class Rules(PageStatesStateMachine):
-        engine_class = "conformance.pagestates.mutants:DiscardedReadsZero"
+        def make_engine(self) -> Any:
+            return SecondWriteReadsZero()
+
+        @rule(value=st.sampled_from([1, 2]))
+        def write_then_read(self, value: int) -> None:
+            self.send(Step("Write", 0, value))
+            self.send(Step("Read", 0, -1))
 
     with pytest.raises(AssertionError, match="DIVERGENCE at step"):
-        run_state_machine_as_test(Rules, settings=settings(max_examples=200, stateful_step_count=30,
-                                                           derandomize=True, deadline=None))
+        # no shrinking: the report of the first failing example is what this test reads
+        run_state_machine_as_test(Rules, settings=settings(
+            max_examples=50, stateful_step_count=20, derandomize=True, deadline=None,
+            phases=[Phase.generate]))  # fmt: skip
