@@ -76,13 +76,13 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 # The Linux kernel's own ESSA code as a conformance engine (conformance/engines/linux/): built
 # from KERNEL_SRC, else Debian's linux-source-6.12, for s390x (gcc-s390x-linux-gnu), run under
 # qemu-s390x (qemu-user); classified and driven over 2 pages for every constant set.
-# Exits 1 on a divergence (--report-only: 0), 3 when the harness cannot be built.
+# The command exits 1 on a divergence (--report-only: 0), 3 for a tree no harness builds; make, 2.
 # KERNEL_CHECK_FLAGS: e.g. --check-readme (CI: docs/kernel.md's table is what this run prints),
 # --report-only, --profile thorough (run's thorough hypothesis sizes; quick by default), --no-memo
 # (D121), --jobs N, --fail-fast (stop at the first constant set that diverges). A request the kernel's
 # code does not answer within KERNEL_CHECK_REQUEST_TIMEOUT seconds (60) is a hang: exit 3. The maintainer's loop (conformance/engines/linux/README.md):
 #   ONLY=StorageKeys=1,Facility147=1,CBRLSize=1,CMMAEnabled=1   one constant set
-#   REPLAY=.cache/kernel-check/run/<profile>/trace.jsonl          a saved trace on the kernel again
+#   REPLAY=.cache/kernel-check/<tree>/run/<engine>/<profile>/trace.jsonl          a saved trace on the kernel again
 #   COMPARE=/path/to/base/linux                                    before/after: KERNEL_SRC against it
 KERNEL_CHECK_FLAGS ?=
 kernel-check: venv
@@ -105,7 +105,7 @@ findings: venv tlc
 	$(PY) -m tlcrunner findings
 
 # Apalache runs where it is installed (PATH or APALACHE_HOME; docs/apalache.md says how to build it).
-# Exit codes: 0 passed, 1 failed, 3 no Java 21+, 4 not installed, 5 timed out (see --help).
+# The command exits 0 passed, 1 failed, 3 no Java 21+, 4 not installed, 5 timed out; make, 2.
 # APALACHE_SIZE=all adds the deep checks; APALACHE_TIMEOUT is each check's limit in seconds.
 # APALACHE_ALLOW_EXIT lists exit codes make accepts as success: CI sets it to 4, and only 4,
 # because Apalache is on no registry CI reaches (.ci/run says so when it happens).
