@@ -57,7 +57,8 @@ def loops_doc(out: Path) -> bool:
                    "`python bench/loops_bench.py --loop NAME` writes, one loop at a time (the "
                    "development machine has 2 cores shared with other work: the load averages "
                    "say how busy it was, and CPU seconds depend on it less than wall "
-                   "seconds).\n\n" + "\n".join(loops_table(d)) + "\n", encoding="utf-8")
+                   "seconds). A phase is the wall seconds of its runs summed: with runs side by "
+                   "side, more than the loop's own wall clock.\n\n" + "\n".join(loops_table(d)) + "\n", encoding="utf-8")
     print(f"(the loops written to {out})\n")
     return True
 
