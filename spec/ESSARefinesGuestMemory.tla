@@ -54,7 +54,8 @@ RefinesGuestMemoryPred ==
     ELSE UNCHANGED GMV!GuestView!gvars
 RefinesGuestMemory == [][RefinesGuestMemoryPred]_<<augVars, psShownAsP>>
 
-\* What the guest is owed.  MCESSARefinesGuestMemory_Paper2007; the KVM implementations
+\* What the guest is owed.  MCESSARefinesGuestMemory_Paper2007 (with the bare instruction:
+\* MCESSARefinesGuestMemory_Paper2007Instruction); the KVM implementations
 \* fail it, findings F1 to F4 as its counterexamples (MCESSARefinesGuestMemory_Finding_F1_KVMClassic
 \* to MCESSARefinesGuestMemory_Finding_F4_KVMGmap).
 THEOREM (Impl = "Paper2007" /\ ~StorageKeys /\ ~ModernGuest)
