@@ -176,7 +176,7 @@ def contract_statement(path: Path, spec: Path = SPEC) -> set[str] | None:
     lines = path.read_text(encoding="utf-8").splitlines()[:40]
     box = _one_line(" ".join(line[2:-2] for line in lines if line.startswith("(*") and line.endswith("*)")
                              and not line.startswith("(**")))  # fmt: skip
-    m = re.search(r"Contract: the promises of \S+ \(its opening comment, docs/contract\.md\) are (.*?);", box)
+    m = re.search(r"Contract: the promises of \S+ \(its opening comment, [^)]*\) are (.*?);", box)
     if m is None:
         return None
     names = property_names(m.group(1))
