@@ -50,13 +50,9 @@ OPEN_HOLES: dict[str, str] = {
     'MCESSA_Twin_ZeroBitCleared': "ESSA states no promise for this twin's machine (no storage keys or the 2007 guest on KVM): its THEOREMs' hypotheses leave it out",
     'MCESSA_Twin_ZeroBitKept': "ESSA states no promise for this twin's machine (no storage keys or the 2007 guest on KVM): its THEOREMs' hypotheses leave it out",
     'MCGuestHostAtomicity_Twin_TypeOK': "a CPU or lock value outside its type: the guest-memory refinement's interface",
-    'MCHostReclaim_Twin_EarlyWritesIgnored': 'not yet judged: its contract alone, with RefinesPageStates, explores the whole state graph (over four minutes each on the two shared cores)',
-    'MCHostReclaim_Twin_HostBitKept': 'not yet judged: its contract alone, with RefinesPageStates, explores the whole state graph (over four minutes each on the two shared cores)',
-    'MCHostReclaim_Twin_Overcommit': 'not yet judged: its contract alone, with RefinesPageStates, explores the whole state graph (over four minutes each on the two shared cores)',
+    'MCHostReclaim_Twin_HostBitKept': "what CMMA saves beyond volatile pages: a slot copy just written is trusted, not written again ([Z3]); HostReclaim's promise",
+    'MCHostReclaim_Twin_Overcommit': 'the host uses no more frames than it has (FrameBudgetInv, bookkeeping): no promise states it',
     'MCHostReclaim_Twin_Rewrite': "what CMMA saves beyond volatile pages: a slot copy still valid is not written again ([Z3]); HostReclaim's promise",
-    'MCHostReclaim_Twin_ScanWithoutPressure': 'not yet judged: its contract alone, with RefinesPageStates, explores the whole state graph (over four minutes each on the two shared cores)',
-    'MCHostReclaim_Twin_StealOrder': 'not yet judged: its contract alone, with RefinesPageStates, explores the whole state graph (over four minutes each on the two shared cores)',
-    'MCHostReclaim_Twin_TouchNoFault': 'not yet judged: its contract alone, with RefinesPageStates, explores the whole state graph (over four minutes each on the two shared cores)',
     'MCLinuxGuestProtocol_Twin_DiscardKeepsMappings': 'a discarded page leaves memory "including all page table entries referring to the page" (paper 3.6): no promise states the mappings of a page out of the cache',
     'MCLinuxGuestProtocol_Twin_MapKeepsReference': 'a page no condition keeps stable is made volatile again (paper 3.1): a leaked reference keeps it stable for ever, not stated',
     'MCLinuxGuestProtocol_Twin_UnlockWithoutRetry': 'a page no condition keeps stable is made volatile again (paper 3.1, "it is attempted to make the page volatile again"): a saving the host is owed, not stated',
@@ -131,3 +127,16 @@ def test_the_manifest_takes_breaks_only_on_a_twin(tmp_path: Path) -> None:
             (bad.parent / f.name).symlink_to(f)
     with pytest.raises(ManifestError, match="only on a broken twin"):
         load_manifest(bad)
+
+
+def test_the_checks_intent_row_passes_a_step_detail_and_fails_an_open_hole() -> None:
+    """The rows ``check`` prints without running TLC: a step detail is as recorded with its
+    reason; a twin that breaks no recorded promise fails the build."""
+    entries = load_manifest(MANIFEST).entries
+    by = {e.name: e for e in entries}
+    detail = next(e for e in entries if e.is_twin and e.step_detail)
+    row = contract.check_twin_intent(detail, entries, jar=Path("unused.jar"), library=None)
+    assert row.as_expected and row.name.endswith(contract.INTENT_SUFFIX)
+    hole = by[sorted(OPEN_HOLES)[0]]
+    row = contract.check_twin_intent(hole, entries, jar=Path("unused.jar"), library=None)
+    assert not row.as_expected and "step check or bookkeeping" in row.note

@@ -611,7 +611,7 @@ def render_matrix(entries) -> str:
     twins = [e for e in entries if e.is_twin]
     rows = ["| broken twin | the property it was written for | promises its contract alone breaks |",
             "|---|---|---|"]  # fmt: skip
-    caught = detail = missing = 0
+    caught = detail = missing = unknown = 0
     for e in twins:
         if e.breaks:
             caught += 1
@@ -619,12 +619,16 @@ def render_matrix(entries) -> str:
         elif e.step_detail:
             detail += 1
             what = f"none; step detail: {e.step_detail}"
+        elif e.breaks is None:
+            unknown += 1
+            what = "not recorded"
         else:
             missing += 1
             what = "**none**"
         rows.append(f"| {e.name.removeprefix('MC')} | {e.expect.prop} | {what.replace('|', '/')} |")
     head = (f"{len(twins)} broken twins: {caught} caught by a promise alone, {detail} marked step "
-            f"detail, {missing} caught by nothing but a step check or bookkeeping.\n\n")
+            f"detail, {missing} caught by nothing but a step check or bookkeeping, {unknown} not "
+            "recorded.\n\n")
     return head + "\n".join(rows) + "\n"
 
 
