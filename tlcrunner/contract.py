@@ -574,7 +574,8 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     from .check import Row
 
     name = twin.name + INTENT_SUFFIX
-    expected = "breaks " + (", ".join(twin.breaks or ()) or "a promise")
+    expected = ("step detail" if twin.step_detail
+                else "breaks " + (", ".join(twin.breaks or ()) or "a promise"))
 
     def row(ok: bool, note: str, seconds: float = 0.0, violated: str | None = None) -> Row:
         return Row(name=name, expected=expected, result="as recorded" if ok else "not as recorded",
