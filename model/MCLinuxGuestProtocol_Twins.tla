@@ -160,8 +160,8 @@ UnmapResetsWritableEarly(p) ==
 UnmapResetsWritableEarlySpec ==
     Init /\ [][Next \/ \E p \in Pages : UnmapResetsWritableEarly(p)]_vars
 
-\* A writeback of a page that truncation left without a backing (the spec
-\* before D270): the page leaves the cache dirty, is written back to nowhere,
+\* A writeback of a page that truncation left without a backing (which D270
+\* rules out): the page leaves the cache dirty, is written back to nowhere,
 \* and is freed and read in again while the write is in flight.  Caught by
 \* FreshPageProp.
 WritebackWithoutBacking(c) ==

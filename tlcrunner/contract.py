@@ -176,7 +176,7 @@ def contract_statement(path: Path, spec: Path = SPEC) -> set[str] | None:
     lines = path.read_text(encoding="utf-8").splitlines()[:40]
     box = _one_line(" ".join(line[2:-2] for line in lines if line.startswith("(*") and line.endswith("*)")
                              and not line.startswith("(**")))  # fmt: skip
-    m = re.search(r"Contract: the promises of \S+ \(its opening comment, docs/contract\.md\) are (.*?);", box)
+    m = re.search(r"Contract: the promises of \S+ \(its opening comment, [^)]*\) are (.*?);", box)
     if m is None:
         return None
     names = property_names(m.group(1))
@@ -574,7 +574,8 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     from .check import Row
 
     name = twin.name + INTENT_SUFFIX
-    expected = "breaks " + (", ".join(twin.breaks or ()) or "a promise")
+    expected = ("step detail" if twin.step_detail
+                else "breaks " + (", ".join(twin.breaks or ()) or "a promise"))
 
     def row(ok: bool, note: str, seconds: float = 0.0, violated: str | None = None) -> Row:
         return Row(name=name, expected=expected, result="as recorded" if ok else "not as recorded",
@@ -611,7 +612,7 @@ def render_matrix(entries) -> str:
     twins = [e for e in entries if e.is_twin]
     rows = ["| broken twin | the property it was written for | promises its contract alone breaks |",
             "|---|---|---|"]  # fmt: skip
-    caught = detail = missing = 0
+    caught = detail = missing = unknown = 0
     for e in twins:
         if e.breaks:
             caught += 1
@@ -619,12 +620,16 @@ def render_matrix(entries) -> str:
         elif e.step_detail:
             detail += 1
             what = f"none; step detail: {e.step_detail}"
+        elif e.breaks is None:
+            unknown += 1
+            what = "not recorded"
         else:
             missing += 1
             what = "**none**"
         rows.append(f"| {e.name.removeprefix('MC')} | {e.expect.prop} | {what.replace('|', '/')} |")
     head = (f"{len(twins)} broken twins: {caught} caught by a promise alone, {detail} marked step "
-            f"detail, {missing} caught by nothing but a step check or bookkeeping.\n\n")
+            f"detail, {missing} caught by nothing but a step check or bookkeeping, {unknown} not "
+            "recorded.\n\n")
     return head + "\n".join(rows) + "\n"
 
 
