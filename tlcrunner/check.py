@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
     library = default_library(manifest)
 
     from . import schedule
-    from .contract import INTENT_SUFFIX
+    from .contract import INTENT_SUFFIX, OPEN_HOLE
     from .witness import SUFFIX  # here: witness builds on this module
 
     table = Table(entries, out, extra=max(len(SUFFIX), len(INTENT_SUFFIX)))
@@ -523,12 +523,13 @@ def main(argv: list[str] | None = None, out: TextIO = sys.stdout) -> int:
         return exitcodes.INTERRUPTED
     w_good = sum(r.as_expected for r in witnessed)
     i_good = sum(r.as_expected for r in intent)
+    holes = sum(r.result == OPEN_HOLE for r in intent)
     extra_good, extra = w_good + i_good, len(witnessed) + len(intent)
     last = (f"models: {good - extra_good} as expected, {bad - extra + extra_good} not"
             + (f"; witnesses of {len(witnessed)} models: {w_good} reached, "
                f"{len(witnessed) - w_good} not" if witnessed else "")
-            + (f"; {len(intent)} twins by their contract alone: {i_good} as recorded, "
-               f"{len(intent) - i_good} not" if intent else ""))  # fmt: skip
+            + (f"; {len(intent)} twins by their contract alone: {i_good - holes} as recorded, "
+               f"{holes} open holes, {len(intent) - i_good} not" if intent else ""))  # fmt: skip
     print(last, file=out, flush=True)
     code = exitcodes.FAILED if bad else exitcodes.OK
     _write_junit(args.junit_xml, rows, last, code)

@@ -561,6 +561,8 @@ def run_twin_contract(twin, contract: TwinContract, *, jar: Path, library: Path 
 
 #: The suffix of the row ``check`` prints for a twin's contract-alone run.
 INTENT_SUFFIX: Final = " (intent)"
+#: The result of that row for a twin the manifest records as an open hole.
+OPEN_HOLE: Final = "open hole"
 
 
 def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
@@ -568,13 +570,16 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     the twin): as expected when the manifest marks the twin "step detail", or when the contract
     alone fails and the promise TLC names first is one the manifest records in ``breaks``. A twin
     with neither is caught only by a step check or bookkeeping: the build fails until its missing
-    promise is stated from the sources or it is marked a step detail with its reason."""
+    promise is stated from the sources or it is marked a step detail with its reason. A twin the
+    manifest records as an "open hole", with the promise missing from the contract, is not run:
+    its row says "open hole", the summary counts it, and docs/contract.md's matrix shows it; the
+    build still fails on any twin with no record at all, so no new hole goes unseen."""
     import tempfile
 
     from .check import Row
 
     name = twin.name + INTENT_SUFFIX
-    expected = ("step detail" if twin.step_detail
+    expected = ("step detail" if twin.step_detail else "open hole" if twin.open_hole
                 else "breaks " + (", ".join(twin.breaks or ()) or "a promise"))
 
     def row(ok: bool, note: str, seconds: float = 0.0, violated: str | None = None) -> Row:
@@ -584,6 +589,10 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
 
     if twin.step_detail:
         return row(True, f"step detail: {twin.step_detail}")
+    if twin.open_hole and not twin.breaks:
+        hole = row(True, f"open hole: {twin.open_hole}")
+        hole.result = OPEN_HOLE
+        return hole
     if not twin.breaks:
         return row(False, "caught only by a step check or bookkeeping: state the missing promise "
                    'from the sources, or mark the twin "step detail" with its reason')  # fmt: skip
@@ -620,6 +629,9 @@ def render_matrix(entries) -> str:
         elif e.step_detail:
             detail += 1
             what = f"none; step detail: {e.step_detail}"
+        elif e.open_hole:
+            missing += 1
+            what = f"**none**; open hole, the promise missing: {e.open_hole}"
         elif e.breaks is None:
             unknown += 1
             what = "not recorded"
@@ -628,8 +640,8 @@ def render_matrix(entries) -> str:
             what = "**none**"
         rows.append(f"| {e.name.removeprefix('MC')} | {e.expect.prop} | {what.replace('|', '/')} |")
     head = (f"{len(twins)} broken twins: {caught} caught by a promise alone, {detail} marked step "
-            f"detail, {missing} caught by nothing but a step check or bookkeeping, {unknown} not "
-            "recorded.\n\n")
+            f"detail, {missing} caught by nothing but a step check or bookkeeping (open holes, each "
+            f"with the promise missing from the contract), {unknown} not recorded.\n\n")
     return head + "\n".join(rows) + "\n"
 
 

@@ -19,8 +19,10 @@ Format (paths relative to the manifest's directory)::
        "breaks": ["P", ...],            a broken twin only: the promises (THEOREM-backed
                                           properties and refinements) its contract alone
                                           fails (tlcrunner.contract --matrix; docs/contract.md)
-       "step detail": "one line"}       a broken twin only: why no promise is broken (a free
-    ],                                    choice the judge and the refimpl equality pin)
+       "step detail": "one line",       a broken twin only: why no promise is broken (a free
+                                          choice the judge and the refimpl equality pin)
+       "open hole": "one line"}         a broken twin only: the promise, missing from the
+    ],                                    contract, that would catch it (docs/contract.md)
      "environment": ["OfferedSteps"]}   optional: the definitions that only choose which of the
                                           spec's steps a model offers (configuration, D259);
                                           `make mutate` leaves them alone
@@ -43,9 +45,10 @@ DEFAULT_TIMEOUT_S = {"ci": 300.0, "deep": 3600.0}
 # The order fields are written in by --update-pins, so the file's diffs stay small.
 KEY_ORDER = (
     "name", "module", "config", "expect", "distinct", "depth", "size", "workers", "timeout",
-    "about", "witnesses", "breaks", "step detail",
+    "about", "witnesses", "breaks", "step detail", "open hole",
 )  # fmt: skip
-_REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout", "witnesses", "breaks", "step detail"}
+_REQUIRED = frozenset(KEY_ORDER) - {"workers", "timeout", "witnesses", "breaks", "step detail",
+                                    "open hole"}  # fmt: skip
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _PROPERTY = re.compile(r"[A-Za-z_][A-Za-z0-9_!]*")
 # A witness: an operator name, optionally @ the variable tuple a step witness is judged on.
@@ -84,6 +87,8 @@ class ModelEntry:
     breaks: tuple[str, ...] | None = None
     #: a broken twin that breaks no promise: the free choice it changes
     step_detail: str = ""
+    #: a broken twin no promise catches yet: the promise missing from the contract
+    open_hole: str = ""
 
     @property
     def is_twin(self) -> bool:
@@ -229,7 +234,10 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
     step_detail = item.get("step detail", "")
     if not isinstance(step_detail, str) or "\n" in step_detail:
         raise bad("step detail", "expected one line")
-    if (breaks is not None or step_detail) and expect.kind != "violates":
+    open_hole = item.get("open hole", "")
+    if not isinstance(open_hole, str) or "\n" in open_hole:
+        raise bad("open hole", "expected one line")
+    if (breaks is not None or step_detail or open_hole) and expect.kind != "violates":
         raise bad("breaks", 'expected only on a broken twin (expect "violates ...")')
 
     return ModelEntry(
@@ -246,6 +254,7 @@ def _entry(path: Path, index: int, item: Any) -> ModelEntry:
         witnesses=tuple(witnesses.items()),
         breaks=None if breaks is None else tuple(breaks),
         step_detail=step_detail,
+        open_hole=open_hole,
     )
 
 
