@@ -223,13 +223,12 @@ SwitchedWithStableContent ==
     lastOp.op = "Migrate" /\ \E p \in Pages : belief[p] = "S" /\ owed[p] = Written
 
 \* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMClassicNoKeys,
-\* MCESSAMigration_KVMGmapModern (MCESSAMigration_KVMGmapNoKeys and
-\* MCESSAMigration_KVMClassicTwoPagesFull, deep; MCESSAMigration_KVMClassicTwoPages, two pages
-\* under RoundsSpec); twin MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
+\* MCESSAMigration_KVMGmapModern (MCESSAMigration_KVMGmapNoKeys, deep;
+\* MCESSAMigration_KVMClassicTwoPages, two pages under RoundsSpec); twin
+\* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
 THEOREM (Bugs = {} /\ CMMAEnabled) => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationAppliesSentProp
                                 /\ MigrationKeepsAttributesProp /\ MigrationKeepsStableContentProp)
-\* No data loss.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMGmapModern
-\* (MCESSAMigration_KVMClassicTwoPagesFull, deep), under ESSAProperties'
+\* No data loss.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMGmapModern, under ESSAProperties'
 \* hypothesis for it (QEMU migrates CMMA attributes only of a VM that has CMMA); twin
 \* MCESSAMigration_Twin_DirtyOnlyOnQueue.
 THEOREM (ModernGuest /\ StorageKeys /\ Bugs = {} /\ CMMAEnabled)

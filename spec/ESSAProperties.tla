@@ -440,14 +440,14 @@ THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []ReportedZeroReadsZero
 \* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; twin
 \* MCESSA_Twin_AddressingExceptionEverywhere.
 THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []AddressingExceptionOnlyIfUnusedInv)
-\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness (MCESSA_KVMClassicLivenessTwoPages,
-\* deep); twin MCESSA_Twin_CBRLStopsAtKept; on the machine's path MCESSA_KVMGmapMachinePathQueued.
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_Twin_CBRLStopsAtKept; on
+\* the machine's path MCESSA_KVMGmapMachinePathQueued.
 \* The intercepted path only: on the machine's path an entry waits until the list fills.  KVM
 \* with CMMA enabled: the 2007 machine queues nothing, and without CMMA no ESSA is carried out.
 THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ ~MachineInterpretsESSA /\ CMMAEnabled)
             => (FairSpec => QueuedDiscardProcessedProp)
 \* Progress.  MCESSA_Paper2007GivenUpLiveness, MCESSA_KVMClassicGivenUpLiveness
-\* (MCESSA_Paper2007GivenUpLivenessTwoPages, MCESSA_KVMClassicGivenUpLivenessTwoPages, deep); twin
+\* (MCESSA_Paper2007GivenUpLivenessTwoPages, deep); twin
 \* MCESSA_Twin_GivenUpSwapped.  Not the new gmap: a page freed while no gmap PTE maps it is
 \* swapped out on reclaim (MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
 THEOREM (Impl # "KVMGmap" /\ CMMAEnabled) => (HostFairSpec => GivenUpPageFreedProp)
