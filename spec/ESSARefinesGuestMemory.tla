@@ -58,7 +58,7 @@ RefinesGuestMemory == [][RefinesGuestMemoryPred]_<<augVars, psShownAsP>>
 \* MCESSARefinesGuestMemory_Paper2007Instruction); the KVM implementations
 \* fail it, findings F1 to F4 as its counterexamples (MCESSARefinesGuestMemory_Finding_F1_KVMClassic
 \* to MCESSARefinesGuestMemory_Finding_F4_KVMGmap).
-THEOREM (Impl = "Paper2007" /\ ~StorageKeys /\ ~ModernGuest)
+THEOREM (Impl = "Paper2007" /\ ~StorageKeys /\ ~ModernGuest /\ CMMAEnabled)
             => (GMAugSpec => RefinesGuestMemoryInit /\ RefinesGuestMemory)
 
 =============================================================================
