@@ -103,6 +103,12 @@ NOT_YET: dict[str, str] = {
                              "checked by TLC; moved from model/ to spec/ with no Apalache check",
     "LinuxGuestProtocolCheckWritable": "do_no_page's check (WritableMappedNotVInv); checked by TLC; "
                                        "moved from model/ to spec/ with no Apalache check",
+    **{m: "a refinement of the guest's view (GuestMemory); checked by TLC only: no Apalache is "
+          "installed where it was written, and no result is claimed without a run"
+       for m in ("GuestMemory", "PageStatesRefinesGuestMemory", "HostReclaimRefinesGuestMemory",
+                 "GuestHostAtomicityRefinesGuestMemory", "ESSARefinesGuestMemory")},
+    "ESSAMigrationVMM": "CMMA migration as a VMM drives it; checked by TLC only: no Apalache is "
+                        "installed where it was written, and no result is claimed without a run",
 }
 
 

@@ -96,7 +96,7 @@ def test_tlc_check_writes_junit_and_takes_workers_and_heap(tmp_path: Path, tlc_j
     code = check_main(["--models", "MCPageStates_Twin_SSIND", "--json", str(tmp_path / "c.json"),
                        "--junit-xml", str(xml), "--workers", "1", "--heap", "256m", "--jar", str(tlc_jar)])
     assert code == 0
-    assert list(_cases(xml)) == ["MCPageStates_Twin_SSIND"]
+    assert list(_cases(xml)) == ["MCPageStates_Twin_SSIND", "MCPageStates_Twin_SSIND (intent)"]
     cmd = build_command("java", Path("t.jar"), Path("M.tla"), Path("M.cfg"), workdir=tmp_path,
                         library=None, workers="auto", heap="4g")  # fmt: skip
     assert "-Xmx4g" in cmd and cmd[cmd.index("-workers") + 1] == "auto"
