@@ -134,8 +134,8 @@ NextDirty(d, cur) ==
     IN  IF found = {} THEN MemEnd ELSE Min(found)
 
 (***************************************************************************)
-(* Hooks, each the kernel's line (the twins of model/MCESSAMigration_Twins *)
-(* replace one).                                                           *)
+(* Hooks, each the kernel's line; each twin of                             *)
+(* model/MCESSAMigration_Twins.tla replaces one.                           *)
 (***************************************************************************)
 \* kvm_s390_get_cmma: "Decrement only if we actually flipped the bit to 0".
 GetLowersCount(wasDirty) == IF wasDirty THEN 1 ELSE 0
@@ -437,16 +437,25 @@ SecondSwitch == lastOp'.op = "Migrate" /\ migrated /\ \E p \in Pages : usage[p] 
 SentAfterEssaVMM ==
     migrating /\ \E p \in Pages : InSlot(p) /\ ~cmmaDirty[p] /\ sentUsage[p] # "S"
 
+\* The machine every model of this module checks: classic KVM with CMMA enabled, today's guest,
+\* storage keys and facility 147, every ESSA intercepted, a CBRL of one; the other switches of
+\* ESSAMachine.tla are not claimed.  VMMClaimed names it once for the THEOREMs below.
+VMMClaimed ==
+    /\ Impl = "KVMClassic" /\ StorageKeys /\ Facility147 /\ ModernGuest /\ CMMAEnabled
+    /\ ~PrebuiltPageTables /\ ~MachineInterpretsESSA /\ CBRLSize = 1
+
 \* Peek is read-only.  MCESSAMigrationVMM_KVMClassicPeek, MCESSAMigrationVMM_KVMClassicAll; twins
-\* MCESSAMigration_Twin_PeekClears, MCESSAMigration_Twin_PeekStuck.
-THEOREM VMMSpec => PeekChangesNothingProp /\ PeekReportsCurrentProp
+\* MCESSAMigration_Twin_PeekClears, MCESSAMigration_Twin_PeekStuck.  The models check it under
+\* VMMSpec's requests restricted (VMMPeekSpec, VMMRoundsSpec of its model module).
+THEOREM VMMClaimed => (VMMSpec => PeekChangesNothingProp /\ PeekReportsCurrentProp)
 \* Remaining.  MCESSAMigrationVMM_KVMClassic, MCESSAMigrationVMM_KVMClassicSlots,
 \* MCESSAMigrationVMM_KVMClassicAll, MCESSAMigrationVMM_KVMClassicThreePages (D423); twin
 \* MCESSAMigration_Twin_CountsCleanPages; finding MCESSAMigrationVMM_Finding_F12_SlotDelete
-\* (Linux 6.12).
-THEOREM SlotDeleteFix => (VMMSpec => RemainingIsDirtyCountProp)
+\* (Linux 6.12).  Checked under the restricted request sets of its model module.
+THEOREM (VMMClaimed /\ SlotDeleteFix) => (VMMSpec => RemainingIsDirtyCountProp)
 \* Delivery.  MCESSAMigrationVMM_KVMClassic, MCESSAMigrationVMM_KVMClassicSlots,
 \* MCESSAMigrationVMM_KVMClassicAll; twins MCESSAMigration_Twin_RestartUnmarked,
-\* MCESSAMigration_Twin_DestinationNoUsesCmm, MCESSAMigration_Twin_GetClearsGap.
-THEOREM Bugs = {} => (VMMSpec => AttributesDeliveredProp /\ []NoStaleArrivalInv)
+\* MCESSAMigration_Twin_DestinationNoUsesCmm, MCESSAMigration_Twin_GetClearsGap.  Checked under
+\* the restricted request sets of its model module.
+THEOREM (VMMClaimed /\ Bugs = {}) => (VMMSpec => AttributesDeliveredProp /\ []NoStaleArrivalInv)
 =============================================================================

@@ -105,7 +105,18 @@ def _extends(name: str) -> frozenset[str]:
     return frozenset(seen)
 
 
+#: Modules outside the test, each with the reason. ESSAMigrationVMM adds constants of its own
+#: (memslots, gaps, counts, SlotDeleteFix) that DOMAINS does not range over, and its models check
+#: VMMSpec's requests restricted (model/MCESSAMigrationVMM.tla); its THEOREMs name the one machine
+#: every model sets (VMMClaimed), so the gap left is the restriction, stated beside each THEOREM.
+OUTSIDE: dict[str, str] = {
+    "ESSAMigrationVMM": "constants of its own, and models that check restricted request sets",
+}
+
+
 def _family(module: str) -> str | None:
+    if module in OUTSIDE:
+        return None
     return next((f for f in DOMAINS if f in _extends(module)), None)
 
 
