@@ -397,16 +397,11 @@ class TwinContract:
     def config(self, cfg_text: str, only: tuple[str, ...] | None = None) -> str:
         """The twin's .cfg with this contract (or the ``only`` part of it) in place of what it
         checks, deadlock not looked for."""
-        from .mutate import _CHECKED_SECTIONS
+        from .mutate import with_checks
 
         inv = [n for n in self.invariants if only is None or n in only]
         prop = [n for n in self.properties if only is None or n in only]
-        text = _CHECKED_SECTIONS.sub("", cfg_text).rstrip("\n") + "\nCHECK_DEADLOCK FALSE\n"
-        if inv:
-            text += "INVARIANTS\n" + "".join(f"    {n}\n" for n in inv)
-        if prop:
-            text += "PROPERTIES\n" + "".join(f"    {n}\n" for n in prop)
-        return text
+        return with_checks(cfg_text, inv, prop)
 
 
 def _conflicts(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -292,9 +292,4 @@ def write_pins(path: Path, pins: dict[str, tuple[int | None, int | None]]) -> No
     for item in raw["models"]:
         if item["name"] in pins:
             item["distinct"], item["depth"] = pins[item["name"]]
-    ordered = {k: raw[k] for k in ("environment",) if k in raw}
-    ordered["models"] = [{k: item[k] for k in KEY_ORDER if k in item} for item in raw["models"]]
-    text = json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    _write(path, raw)

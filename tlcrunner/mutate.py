@@ -143,6 +143,11 @@ def contract_config(cfg_text: str, kinds: Kinds,
     properties = [n for n in names.properties if kinds.kind(n) in wanted]
     if not invariants and not properties:
         return None
+    return with_checks(cfg_text, invariants, properties)
+
+
+def with_checks(cfg_text: str, invariants: list[str], properties: list[str]) -> str:
+    """The .cfg checking exactly these invariants and properties, deadlock not looked for."""
     text = _CHECKED_SECTIONS.sub("", cfg_text).rstrip("\n") + "\nCHECK_DEADLOCK FALSE\n"
     if invariants:
         text += "INVARIANTS\n" + "".join(f"    {n}\n" for n in invariants)
