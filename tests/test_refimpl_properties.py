@@ -140,8 +140,8 @@ def _discarded_reads_zero(mp: pytest.MonkeyPatch) -> None:
 def _volatile_answers_success(mp: pytest.MonkeyPatch) -> None:
     real = rules.apply_primitive
 
-    def broken(profile: Profile, pg: Page, target: str, outcome: str) -> rules.Effect:
-        return real(profile, pg, target, "Success" if target == "V" else outcome)
+    def broken(profile: Profile, pg: Page, target: str, outcome: str, op: str = "") -> rules.Effect:
+        return real(profile, pg, target, "Success" if target == "V" else outcome, op)
 
     mp.setattr(rules, "apply_primitive", broken)
 
