@@ -18,6 +18,16 @@ $(STAMP): pyproject.toml
 	@echo "Setting up $(VENV): pip install -e '.[dev]' (about a minute the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check --progress-bar off -e '.[dev]'
+	touch $@ $(GATE_STAMP)
+
+# What make kernel-check needs, and no more: the package and its run-time dependencies
+# (pyproject.toml's dependencies), not the development extras (pytest, mypy, ...). A full
+# `make venv` includes it.
+GATE_STAMP := $(VENV)/.installed-gate
+$(GATE_STAMP): pyproject.toml
+	@echo "Setting up $(VENV) for kernel-check: pip install -e . (run-time dependencies only)"
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --progress-bar off -e .
 	touch $@
 
 # Always run: fetching is a no-op (a local hash check) when the verified jar is present.
@@ -85,7 +95,7 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 #   REPLAY=.cache/kernel-check/<tree>/run/<engine>/<profile>/trace.jsonl          a saved trace on the kernel again
 #   COMPARE=/path/to/base/linux                                    before/after: KERNEL_SRC against it
 KERNEL_CHECK_FLAGS ?=
-kernel-check: venv
+kernel-check: $(GATE_STAMP)
 	$(PY) -m conformance.engines.linux.check $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)') \
 		$(if $(ONLY),--only '$(ONLY)') $(if $(REPLAY),--replay '$(REPLAY)') \
 		$(if $(COMPARE),--compare '$(COMPARE)') $(KERNEL_CHECK_FLAGS)

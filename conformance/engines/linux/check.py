@@ -60,6 +60,7 @@ from refimpl.core.constants import Constant
 from refimpl.essa import CONSTANTS, EssaProfile
 from refimpl.essa.profile import GMAP_ONLY, IDENTITY
 
+from .blame import bodies, reblame
 from .engine import IMPL, KernelEssaEngine
 from .extract import ExtractError
 from .kernels import HARNESSES, IMPLEMENTATIONS, Built, build, detect
@@ -90,6 +91,11 @@ class Row:
     #: What the ESSAMigration mode's search found (empty: the profile has no incremental
     #: migration, or the engine does not speak the mode).
     migration: list[Outcome] = field(default_factory=list)
+    #: The kernel functions the harness took from the tree, and those a request of this
+    #: profile's classify and run entered (harness_trace.h; empty for an engine that does not
+    #: say).
+    functions: tuple[str, ...] = ()
+    entered: frozenset[str] = frozenset()
 
     @property
     def diverged(self) -> bool:
@@ -109,13 +115,18 @@ class Failure:
     values: tuple[tuple[str, str, str], ...] = ()
     #: The protocol's mode the requests are of (ESSA, or ESSAMigration: Migrate is the switch).
     machine: str = "ESSA"
+    #: Each differing field's value in the kernel's reply before the diverging step (none when
+    #: the step is the first after a reset).
+    before: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, found_by: str, error: Divergence, machine: str = "ESSA") -> Failure:
         last = error.steps[-1]
         values = tuple((f, _field(last.observed, f), _field(last.expected, f)) for f in last.differs)
+        previous = error.steps[-2].observed if len(error.steps) > 1 else None
+        before = tuple((f, _field(previous, f)) for f in last.differs) if previous else ()
         return cls(found_by, finding_key(error), tuple(s.request for s in error.steps), values,
-                   machine)  # fmt: skip
+                   machine, before)  # fmt: skip
 
 
 def _field(reply: EssaReply | None, name: str) -> str:
@@ -241,6 +252,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         c = classify(classify_engine, classify_request(impl, only) if request is None else request)
     finally:
         classify_engine.close()
+    functions, classified = _coverage([classify_engine])
     name = engine_name or c.engine.name
     t1 = time.monotonic()
     rows = []
@@ -248,6 +260,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
     t_migration = 0.0
     for profile in ESSA_DRIVER.profiles(fixed, PAGES):
         engine = run_engine()
+        used = [engine]
         try:
             # run's own search, as `python -m conformance run` spends it on this Impl: the
             # coverage tour of every (state, request) edge over two pages within the budget, the
@@ -262,6 +275,7 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         t2 = time.monotonic()
         if profile in MIGRATION_DRIVER.profiles(EssaProfileRequest.of(profile), profile.pages):
             engine = run_engine()
+            used.append(engine)
             try:
                 if MIGRATION_MACHINE in getattr(engine, "machines", ()):
                     migration = search(MIGRATION_DRIVER, engine, [profile],
@@ -287,13 +301,34 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
             report_failure(mode, error, name, where, buf, tlc=tlc)
             reports.append(f"found by {found_by}:\n{buf.getvalue()}")
             traces.append(report_dir(mode, where, profile, name) / "trace.jsonl")
+        ran, entered = _coverage(used)
         rows.append(Row(profile, _classify_verdict(c, profile), outcomes, reports,
                         [Failure.of(by, e, MIGRATION_MACHINE if by == "migration" else "ESSA")
-                         for by, e in errors], traces, migration))  # fmt: skip
+                         for by, e in errors], traces, migration, functions or ran,
+                        classified | entered))  # fmt: skip
     if timings is not None:
         timings.update(classify=t1 - t0, run=time.monotonic() - t1 - t_migration,
                        migration=t_migration)  # fmt: skip
     return c, rows
+
+
+def _coverage(engines: Sequence[object]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The kernel functions ``engines`` (closed) took from the tree, and those their requests
+    entered (:attr:`KernelEssaEngine.entered`; nothing for an engine that does not say)."""
+    functions: tuple[str, ...] = ()
+    entered: set[str] = set()
+    for e in engines:
+        functions = functions or tuple(getattr(e, "functions", ()))
+        entered |= set(getattr(e, "entered", ()))
+    return functions, frozenset(entered)
+
+
+def not_entered(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
+    """The kernel functions taken from the tree that a request of ``rows`` entered, and those
+    none entered, each in the harness's order (empty when the engine does not say)."""
+    functions = next((r.functions for r in rows if r.functions), ())
+    entered = frozenset().union(*(r.entered for r in rows))
+    return ([f for f in functions if f in entered], [f for f in functions if f not in entered])
 
 
 def tree_dir(out: Path, built: Built, harness: str) -> Path:
@@ -458,6 +493,10 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
         cells = [_value(getattr(r.profile, k.attr)) for k in columns]
         cells += [r.classify, _run_cell(r), *([_run_cell(r, r.migration)] if migrates else [])]
         print("| " + " | ".join(cells) + " |", file=out)
+    ran, idle = not_entered(rows)
+    if ran or idle:
+        print(f"\nKernel functions taken from the tree: {len(ran) + len(idle)}; entered by a "
+              f"request: {len(ran)}; entered by none: {', '.join(idle) or 'none'}.", file=out)  # fmt: skip
     found = findings(rows) if found is None else found
     for i, f in enumerate(found, 1):
         under = ", ".join(label(p) for p in f.profiles)
@@ -485,7 +524,11 @@ def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
     steps += sum(v.steps for v in c.verdicts if v.profile.impl == impl and not v.profile.bugs)
     covered = scope([r.profile for r in rows], [o for r in rows for o in r.outcomes],
                     more="KERNEL_CHECK_FLAGS='--profile thorough'")  # fmt: skip
-    return (f"kernel-check: Linux {kernel} conforms to {impl}: {len(rows)} "
+    # conforms only for the code that ran: the functions no request entered are named
+    ran, idle = not_entered(rows)
+    which = (f" for the {len(ran)} kernel functions entered (not entered: "
+             f"{', '.join(idle) or 'none'})" if ran or idle else "")  # fmt: skip
+    return (f"kernel-check: Linux {kernel} conforms to {impl}{which}: {len(rows)} "
             f"profile{'s' if len(rows) != 1 else ''}, "
             f"{steps} steps, 0 divergences; {covered}")  # fmt: skip
 
@@ -638,6 +681,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     except WorkerFault as exc:
         print(f"kernel-check: ENGINE FAULT {exc}", file=sys.stderr)
         return EXIT_FAULT
+    except KeyboardInterrupt:
+        print("kernel-check: interrupted (Ctrl-C); the harnesses were stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
     printed = io.StringIO()
     table(f"Linux {built.kernel}, {args.harness} harness ({args.harness} KVM code compiled for "
           "s390x, run under qemu-s390x)", c, rows, printed, examples=examples,
@@ -689,6 +735,8 @@ def row_cases(rows: Sequence[Row]) -> list[ci_formats.Case]:
 #: Exit statuses: conforms (or --report-only), a divergence (or the README's block differs),
 #: the harness could not be built, the harness broke the protocol.
 EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_BUILD, EXIT_FAULT = 0, 1, 2, 3, 3
+#: Ctrl-C: the shell's status of a process ended by SIGINT.
+EXIT_INTERRUPTED: Final = 130
 
 
 def build_for(harness: str | None, kernel_src: str | None,
@@ -751,9 +799,10 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
               f"{len(requests)} steps, 0 divergences", file=out)  # fmt: skip
         return EXIT_OK
     print(report(mode, error, engine=name), file=out)
-    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps], machine)
-    print("\n".join(terms) + "\n", file=out)
     failure = Failure.of("replay", error, machine)
+    terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps], machine)
+    terms = blamed(terms, built, harness, failure)
+    print("\n".join(terms) + "\n", file=out)
     finding = Finding(failure.key, "replay", failure, "", [profile], kernel=terms)
     print(f"kernel-check: Linux {built.kernel} diverges from {profile.impl} on {path} at step "
           f"{error.steps[-1].index}: {finding.headline()}", file=out)  # fmt: skip
@@ -861,8 +910,17 @@ def kernel_terms_of(built: Built, harness: str, profile: EssaProfile,
 
 
 def kernel_terms(built: Built, harness: str, f: Finding) -> list[str]:
-    """The diverging step of ``f`` replayed on the harness, in the kernel's terms."""
-    return kernel_terms_of(built, harness, f.profiles[0], f.failure.requests, f.failure.machine)
+    """The diverging step of ``f`` replayed on the harness, in the kernel's terms, blamed on
+    the function that owns a wrong field (:mod:`.blame`)."""
+    terms = kernel_terms_of(built, harness, f.profiles[0], f.failure.requests, f.failure.machine)
+    return blamed(terms, built, harness, f.failure)
+
+
+def blamed(terms: list[str], built: Built, harness: str, failure: Failure) -> list[str]:
+    """``terms`` with the blame of :func:`.blame.reblame`: the writer of a wrong field that the
+    step's call tree holds, from the tree's own code."""
+    return reblame(terms, failure.values, bodies(built, harness), HARNESSES[harness].helpers,
+                   dict(failure.before))  # fmt: skip
 
 
 README: Final = Path(__file__).resolve().parents[3] / "docs" / "kernel.md"

@@ -19,13 +19,17 @@ per new sequence instead of one per request. ``memo=False`` sends every request.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 from conformance.essa import (
@@ -94,13 +98,58 @@ class _Watchdog:
                     except OSError:
                         pass
 
-    def fault(self) -> EngineFault | None:
-        """The hang, if the watchdog stopped the harness."""
+    def fault(self, stack: Sequence[str] = ()) -> EngineFault | None:
+        """The hang, if the watchdog stopped the harness; ``stack``: the kernel functions open
+        when it was stopped (:func:`read_where`), outermost first."""
         if self.fired is None:
             return None
+        where = (f" in the kernel function {stack[-1]} (called by "
+                 f"{' < '.join(reversed(stack[:-1])) or 'the harness'})" if stack else "")
         return EngineFault("hang", f"the kernel's code did not answer {self.fired} within "
-                           f"{self.timeout:g} s (a lock never released, or a loop that never "
-                           "ends); the harness was stopped")  # fmt: skip
+                           f"{self.timeout:g} s{where} (a lock never released, or a loop that "
+                           "never ends); the harness was stopped")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Where:
+    """What a harness keeps in its shared file (harness_trace.h, $KERNEL_CHECK_WHERE): the
+    kernel functions open now, outermost first; every kernel function it took from the tree;
+    those a request entered."""
+
+    stack: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()
+    entered: frozenset[str] = frozenset()
+
+
+#: harness_trace.h's offsets in the shared file.
+_WHERE_ENTERED: Final = 4096
+_WHERE_NAMES: Final = 8192
+
+
+def read_where(path: str | None) -> Where:
+    """The harness's shared file at ``path`` (empty if there is none, or it was not written)."""
+    try:
+        with open(path or "", "rb") as f:
+            data = f.read()
+    except OSError:
+        return Where()
+    if len(data) <= _WHERE_NAMES:
+        return Where()
+    stack = data[:_WHERE_ENTERED].split(b"\0", 1)[0].decode(errors="replace").split()
+    names = data[_WHERE_NAMES:].split(b"\0", 1)[0].decode(errors="replace").split()
+    flags = data[_WHERE_ENTERED:_WHERE_ENTERED + len(names)]
+    return Where(tuple(stack), tuple(names),
+                 frozenset(n for n, f in zip(names, flags) if f == ord("1")))  # fmt: skip
+
+def _die_with_parent() -> None:
+    """In the harness's process before it runs: it is killed when the process that started it
+    ends (PR_SET_PDEATHSIG), so a worker stopped by Ctrl-C or by its pool leaves no harness
+    spinning in its own session."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
 
 #: The Impl each harness implements (announced in the hello: reported, not trusted).
 IMPL: Final = {"classic": "KVMClassic", "gmap": "KVMGmap"}
@@ -203,6 +252,12 @@ class KernelEssaEngine:
         #: the writes to the harness that waited for its answers.
         self.sent = self.memoized = self.round_trips = 0
         self._dog = _Watchdog(REQUEST_TIMEOUT)
+        #: The harness's shared file (harness_trace.h), while it runs.
+        self._where: str | None = None
+        #: The kernel functions the harness took from the tree, and those a request entered,
+        #: over every harness this engine has run (read as each ends).
+        self.functions: tuple[str, ...] = ()
+        self.entered: set[str] = set()
 
     def _readline(self, what: str) -> str:
         """The harness's next line, within the request timeout; a hang is an EngineFault."""
@@ -210,13 +265,39 @@ class KernelEssaEngine:
         self._dog.arm(what)
         try:
             answer = self._proc.stdout.readline()
+        except KeyboardInterrupt:  # Ctrl-C: the harness is in a session of its own
+            self._kill()
+            raise
         finally:
             self._dog.disarm()
         if not answer:
-            hang = self._dog.fault()
+            hang = self._dog.fault(read_where(self._where).stack)
             if hang is not None:
                 raise hang
+            raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll()})"
+                              + self._in_kernel())  # fmt: skip
         return answer
+
+    def _broken(self, exc: OSError) -> EngineFault:
+        """The fault of a write to a harness that has gone: the hang that stopped it, if one
+        did (every later request of the profile meets the same hang), else a crash."""
+        hang = self._dog.fault(read_where(self._where).stack)
+        if hang is not None:
+            return hang
+        return EngineFault("crash", f"the kernel harness stopped: {exc}{self._in_kernel()}")
+
+    def _in_kernel(self) -> str:
+        """Where the harness was in the kernel's code, for a fault's message ("" if nowhere)."""
+        stack = read_where(self._where).stack
+        return f" in the kernel function {' < '.join(reversed(stack))}" if stack else ""
+
+    def _kill(self) -> None:
+        """Stop the harness's process group at once (qemu and what it runs)."""
+        if self._proc is not None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def _send(self, line: str) -> str:
         assert self._proc is not None and self._proc.stdin and self._proc.stdout, "hello first"
@@ -226,7 +307,7 @@ class KernelEssaEngine:
             self._proc.stdin.flush()
             answer = self._readline(repr(line))
         except (BrokenPipeError, OSError) as exc:
-            raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
+            raise self._broken(exc) from None
         if not answer:
             raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll()})")
         return answer
@@ -242,7 +323,7 @@ class KernelEssaEngine:
             self._proc.stdin.flush()
             answers = [self._readline(repr(line)) for line in lines]
         except (BrokenPipeError, OSError) as exc:
-            raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
+            raise self._broken(exc) from None
         if not all(answers):
             raise EngineFault("crash", f"the kernel harness exited (status {self._proc.poll()})")
         return answers
@@ -264,10 +345,14 @@ class KernelEssaEngine:
         if self.harness == "gmap":
             chosen = chosen.merged(EssaProfileRequest(prebuilt_page_tables=False,
                                                       machine_interprets_essa=False))  # fmt: skip
-        # a session of its own: a hang's watchdog stops the harness and all it started (qemu)
+        # a session of its own: a hang's watchdog stops the harness and all it started (qemu);
+        # the shared file says where in the kernel's code it was (harness_trace.h)
+        fd, self._where = tempfile.mkstemp(prefix="kernel-check-where-")
+        os.close(fd)
         self._proc = subprocess.Popen(self.built.command, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True,
-                                      start_new_session=True)  # fmt: skip
+                                      stdout=subprocess.PIPE, text=True, start_new_session=True,
+                                      env={**os.environ, "KERNEL_CHECK_WHERE": self._where},
+                                      preexec_fn=_die_with_parent)  # fmt: skip
         self._dog.watch(self._proc.pid)
         self.pages = chosen.pages or 1
         cmma = chosen.cmma_enabled is not False
@@ -447,7 +532,7 @@ class KernelEssaEngine:
                         read_one()
                     yield parent[line][1]
         except (BrokenPipeError, OSError) as exc:
-            raise EngineFault("crash", f"the kernel harness stopped: {exc}") from None
+            raise self._broken(exc) from None
         finally:
             try:
                 while flight:
@@ -538,8 +623,27 @@ class KernelEssaEngine:
                             HARNESSES[self.harness].helpers)  # fmt: skip
 
     def close(self) -> None:
+        try:
+            self._close()
+        except KeyboardInterrupt:
+            self._kill()
+            raise
+        finally:
+            if self._where is not None:
+                where = read_where(self._where)
+                self.functions = self.functions or where.functions
+                self.entered |= where.entered
+                try:
+                    os.unlink(self._where)
+                except OSError:
+                    pass
+                self._where = None
+
+    def _close(self) -> None:
         if self._proc is not None:
             self._dog.watch(None)
+            if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+                self._kill()  # Ctrl-C: the harness may be spinning in a lock; no waiting for it
             if self._proc.stdin:
                 try:
                     self._proc.stdin.close()

@@ -13,6 +13,16 @@
  *
  * and calls trace_begin() once it has taken the state before a request, trace_end() after
  * the request's own work.  This file holds no kernel code.
+ *
+ * Where the engine names a file in $KERNEL_CHECK_WHERE, the harness keeps in it, shared
+ * (mmap), what the engine reads when the harness hangs or dies, and at its end:
+ *
+ *   bytes 0..WHERE_STACK-1         the kernel functions open now, outermost first, each
+ *                                  followed by a newline; NUL-terminated
+ *   WHERE_ENTERED + i              '1' once harness_fns[i] has been entered by a request, else '0'
+ *   WHERE_NAMES..                  the names of harness_fns, one a line, then a NUL
+ *
+ * A write of a few bytes per kernel function entered: the engine needs no request to read it.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,8 +60,78 @@ extern const int harness_nfns;
 static struct { const char *name; int depth, changed; } calls[MAX_CALLS];
 static int ncalls, kernel_depth, stack_depth;
 static int tracing;  /* during a request's own work, not its reply's */
+static int open_fn[MAX_STACK];            /* harness_fns index of each open function, or -1 */
 static int open_call[MAX_STACK];          /* calls[] index of each open function, or -1 */
 static unsigned long open_sig[MAX_STACK]; /* the state when it was entered */
+
+/* ------------------------------------------------------------------ the shared record */
+
+#define WHERE_STACK 4096
+#define WHERE_ENTERED 4096
+#define WHERE_NAMES 8192
+#define WHERE_SIZE 65536
+static char *where;                /* the mapped file, or NULL */
+static int where_len[MAX_STACK + 1]; /* the stack text's length with kernel_depth functions open */
+
+int open(const char *path, int flags, ...);
+int ftruncate(int fd, long length);
+void *mmap(void *addr, unsigned long length, int prot, int flags, int fd, long offset);
+int close(int fd);
+
+/* Before main: the file $KERNEL_CHECK_WHERE, mapped, with the names of harness_fns. */
+static NO_TRACE __attribute__((constructor)) void where_open(void)
+{
+	const char *path = getenv("KERNEL_CHECK_WHERE");
+	if (path == NULL || *path == 0)
+		return;
+	int fd = open(path, 02 /* O_RDWR */);
+	if (fd < 0 || ftruncate(fd, WHERE_SIZE) != 0)
+		return;
+	void *m = mmap(NULL, WHERE_SIZE, 3 /* PROT_READ | PROT_WRITE */, 1 /* MAP_SHARED */, fd, 0);
+	close(fd);
+	if (m == (void *)-1)
+		return;
+	where = m;
+	where[0] = 0;
+	memset(where + WHERE_ENTERED, '0', harness_nfns < WHERE_NAMES - WHERE_ENTERED ?
+	       harness_nfns : WHERE_NAMES - WHERE_ENTERED);
+	size_t n = WHERE_NAMES;
+	for (int i = 0; i < harness_nfns; i++) {
+		size_t len = strlen(harness_fns[i].name);
+		if (n + len + 2 >= WHERE_SIZE)
+			break;
+		memcpy(where + n, harness_fns[i].name, len);
+		n += len;
+		where[n++] = '\n';
+	}
+	where[n] = 0;
+}
+
+/* harness_fns[i] entered at kernel depth depth (its callers' names are in the text already). */
+static NO_TRACE void where_enter(int i, int depth)
+{
+	if (where == NULL || depth >= MAX_STACK)
+		return;
+	if (i < WHERE_NAMES - WHERE_ENTERED)
+		where[WHERE_ENTERED + i] = '1';
+	int at = where_len[depth];
+	size_t len = strlen(harness_fns[i].name);
+	if (at + len + 2 >= WHERE_STACK) {
+		where_len[depth + 1] = at;
+		return;
+	}
+	memcpy(where + at, harness_fns[i].name, len);
+	where[at + len] = '\n';
+	where[at + len + 1] = 0;
+	where_len[depth + 1] = at + len + 1;
+}
+
+/* Back to depth kernel functions open. */
+static NO_TRACE void where_leave(int depth)
+{
+	if (where != NULL && depth >= 0 && depth < MAX_STACK)
+		where[where_len[depth]] = 0;
+}
 
 /* -finstrument-functions calls these on every entry and exit: a kernel function (one of
  * harness_fns) entered during a request is recorded with its depth among kernel functions. */
@@ -61,17 +141,20 @@ NO_TRACE void __cyg_profile_func_enter(void *fn, void *site)
 	int sp = stack_depth++;
 	if (sp >= MAX_STACK)
 		return;
-	open_call[sp] = -1;
+	open_call[sp] = open_fn[sp] = -1;
 	for (int i = 0; tracing && i < harness_nfns; i++) {
 		if (harness_fns[i].addr != fn)
 			continue;
+		open_fn[sp] = i;
+		where_enter(i, kernel_depth);
 		if (ncalls < MAX_CALLS) {
 			calls[ncalls].name = harness_fns[i].name;
-			calls[ncalls].depth = kernel_depth++;
+			calls[ncalls].depth = kernel_depth;
 			calls[ncalls].changed = 0;
 			open_call[sp] = ncalls++;
 			open_sig[sp] = state_sig();
 		}
+		kernel_depth++;
 		break;
 	}
 }
@@ -80,16 +163,19 @@ NO_TRACE void __cyg_profile_func_exit(void *fn, void *site)
 {
 	(void)fn; (void)site;
 	int sp = --stack_depth;
-	if (sp < 0 || sp >= MAX_STACK || open_call[sp] < 0)
+	if (sp < 0 || sp >= MAX_STACK || open_fn[sp] < 0)
 		return;
-	calls[open_call[sp]].changed = state_sig() != open_sig[sp];
+	if (open_call[sp] >= 0)
+		calls[open_call[sp]].changed = state_sig() != open_sig[sp];
 	kernel_depth--;
+	where_leave(kernel_depth);
 }
 
 static NO_TRACE void trace_begin(void)
 {
 	note[0] = 0;
 	ncalls = kernel_depth = 0;
+	where_leave(0);
 	tracing = 1;
 }
 
