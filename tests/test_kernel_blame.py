@@ -1,0 +1,74 @@
+"""kernel-check's blame (conformance/engines/linux/blame.py): a divergence is blamed on the
+function of the step's call tree that writes the wrong field, read from the kernel's own code,
+including a write that should have happened and did not; not on whichever function changed the
+state last. Without the toolchain: the functions' texts are given here, in the kernel's words."""
+
+from __future__ import annotations
+
+from conformance.engines.linux.blame import blame, calls_of, reblame, writers
+from conformance.engines.linux.engine import kernel_terms
+
+#: Shortened from Linux 6.12 (arch/s390/kvm/priv.c, arch/s390/mm/pgtable.c).
+TEXTS = {
+    "handle_essa": "static int handle_essa(struct kvm_vcpu *vcpu)\n{\n\tif (!use_cmma)\n"
+                   "\t\treturn kvm_s390_inject_program_int(vcpu, PGM_OPERATION);\n"
+                   "\t__do_essa(vcpu, orc);\n}\n",
+    "__do_essa": "static inline int __do_essa(struct kvm_vcpu *vcpu, const int orc)\n{\n"
+                 "\tnappended = pgste_perform_essa(mm, hva, orc, &ptev, &pgstev);\n"
+                 "\tres = (pgstev & _PGSTE_GPS_USAGE_MASK) >> 22;\n"
+                 "\tvcpu->run->s.regs.gprs[r1] = res;\n"
+                 "\tif (ms && !test_and_set_bit(gfn - ms->base_gfn, kvm_second_dirty_bitmap(ms)))\n"
+                 "\t\tatomic64_inc(&vcpu->kvm->arch.cmma_dirty_pages);\n}\n",
+    "pgste_perform_essa": "int pgste_perform_essa(...)\n{\n\tpgste = pgste_get_lock(ptep);\n"
+                          "\t/* the result's usage: _PGSTE_GPS_NODAT is kept */\n"
+                          "\tpgstev &= ~_PGSTE_GPS_USAGE_MASK;\n"
+                          "\tpgste_set_unlock(ptep, pgste);\n}\n",
+    "pgste_set_unlock": "static inline void pgste_set_unlock(pte_t *ptep, pgste_t pgste)\n{\n"
+                        "\t*(pgste_t *)(ptep + PTRS_PER_PTE) = pgste;\n}\n",
+}
+#: handle_essa -> __do_essa -> pgste_perform_essa (changed the PGSTE) -> pgste_set_unlock.
+CALLS = [(0, True, "handle_essa"), (1, True, "__do_essa"), (2, True, "pgste_perform_essa"),
+         (3, True, "pgste_set_unlock")]
+HELPERS = frozenset({"pgste_set_unlock", "pgste_get_lock"})
+
+
+def test_writers_are_read_from_the_code_not_its_comments() -> None:
+    assert writers(TEXTS, "result") == {"__do_essa"}
+    assert writers(TEXTS, "cmmaDirty") == {"__do_essa"}
+    assert writers(TEXTS, "usage") == {"__do_essa", "pgste_perform_essa"}
+    assert writers(TEXTS, "nodat") == set()  # only a comment of pgste_perform_essa names it
+    assert writers(TEXTS, "outcome") == {"handle_essa"}
+
+
+def test_a_wrong_result_is_the_function_that_writes_r1() -> None:
+    # the state changed deepest in pgste_perform_essa, but the R1 byte is __do_essa's
+    fn, why = blame(CALLS, [("result", "3", "14")], TEXTS, HELPERS)
+    assert fn == "__do_essa" and "__do_essa writes result" in why and "gprs[r1]" in why
+
+
+def test_a_write_that_did_not_happen_is_blamed_on_the_writer_that_skipped_it() -> None:
+    # the page should have become CMMA-dirty; __do_essa changed nothing of it, and
+    # pgste_perform_essa, the deepest function that changed the state, does not own the bit
+    values = [("pages[0].cmmaDirty", "False", "True")]
+    fn, why = blame(CALLS, values, TEXTS, HELPERS, {"pages[0].cmmaDirty": "False"})
+    assert fn == "__do_essa" and "a write that did not happen" in why
+
+
+def test_the_deepest_writer_owns_a_page_field_and_helpers_are_never_blamed() -> None:
+    fn, _ = blame(CALLS, [("pages[0].usage", "S", "V")], TEXTS, HELPERS)
+    assert fn == "pgste_perform_essa"
+    # no writer of the field ran: no blame of the field's (the call tree's blame stands)
+    assert blame(CALLS, [("pages[1].swapped", "True", "False")], TEXTS, HELPERS) is None
+
+
+def test_the_report_names_the_owner_and_says_why() -> None:
+    lines = ["call 0 1 handle_essa", "call 1 1 __do_essa", "call 2 1 pgste_perform_essa",
+             "call 3 1 pgste_set_unlock", "call 3 1 pgste_set_unlock"]
+    terms = kernel_terms(lines, "6.12", "classic", HELPERS)
+    assert "kernel function: pgste_perform_essa" in terms  # the deepest that changed the state
+    assert calls_of(terms) == [(0, True, "handle_essa"), (1, True, "__do_essa"),
+                               (2, True, "pgste_perform_essa"), (3, True, "pgste_set_unlock")]
+    again = reblame(terms, [("result", "3", "14")], TEXTS, HELPERS)
+    assert "kernel function: __do_essa" in again and "kernel function: pgste_perform_essa" not in again
+    assert next(ln for ln in again if ln.startswith("blame: ")).startswith("blame: result is 3")
+    assert reblame(terms, [("pages[1].swapped", "True", "False")], TEXTS, HELPERS) == terms
