@@ -11,6 +11,11 @@ outside it.
 
     python -m conformance.engines.linux.gmap_tree OUT [--from TREE] [--version 7.1] [PATH=FILE ...]
     python -m conformance.engines.linux.gmap_tree --check TREE
+    python -m conformance.engines.linux.gmap_tree --git COMMIT OUT
+
+``--git`` prints the shell commands that lay the tree out of a kernel git clone at COMMIT (run in
+the clone): ``git show COMMIT:PATH`` for each file of :data:`FILES` the commit has, its Makefile,
+then ``--check`` of the tree; nothing is run.
 
 Exit status: 0 when every file is laid out (or, with ``--check``, present), 1 when one is missing,
 2 on a bad command line. ``--strict`` also exits 1 when a file's blob id is unknown.
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import shlex
 import shutil
 import sys
 from collections.abc import Iterable, Sequence
@@ -183,6 +189,20 @@ def makefile(version: str) -> str:
             f"EXTRAVERSION = -{extra if dash else 'gmap'}\n")  # fmt: skip
 
 
+def git_commands(commit: str, out: Path) -> list[str]:
+    """The commands that lay out ``out`` from a kernel git clone at ``commit`` (run in the
+    clone): each file any layout reads, where the commit has it, then the Makefile, then the
+    check of the tree's blob ids and layout."""
+    q = shlex.quote
+    lines = [f"mkdir -p {q(str(out))}"]
+    for p in (*FILES, "Makefile"):
+        dest = q(str(out / p))
+        lines.append(f"git cat-file -e {q(f'{commit}:{p}')} 2>/dev/null && mkdir -p "
+                     f"{q(str((out / p).parent))} && git show {q(f'{commit}:{p}')} > {dest}")  # fmt: skip
+    lines.append(f"python -m conformance.engines.linux.gmap_tree --check {q(str(out))}")
+    return lines
+
+
 def report(checked: Sequence[Checked], tree: Path, out: TextIO) -> int:
     """Print each file's line and the layout; the number of unknown files."""
     for c in checked:
@@ -206,6 +226,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--version", help="the version the tree's Makefile names when no Makefile "
                         "is given (e.g. 7.1 or 7.1-postfix; the harness's cache is keyed by it)")
     parser.add_argument("--check", type=Path, metavar="TREE", help="only check TREE's files")
+    parser.add_argument("--git", metavar="COMMIT",
+                        help="print the commands that lay OUT out of a kernel git clone at COMMIT "
+                             "(git show COMMIT:PATH for each file, then --check OUT); run them in "
+                             "the clone")  # fmt: skip
     parser.add_argument("--strict", action="store_true", help="exit 1 on an unknown blob id")
     args = parser.parse_intermixed_args(argv)
     if args.check is not None:
@@ -214,6 +238,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         return 1 if layout(args.check) is None or (args.strict and unknown) else 0
     if args.out is None:
         parser.error("name the tree to lay out (OUT), or --check TREE")
+    if args.git is not None:
+        print("\n".join(git_commands(args.git, args.out.resolve())), file=out)
+        return 0
     files: dict[str, Path] = {}
     src = args.src
     if src is None and not args.files:
