@@ -18,17 +18,7 @@ $(STAMP): pyproject.toml
 	@echo "Setting up $(VENV): pip install -e '.[dev]' (about a minute the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --disable-pip-version-check --progress-bar off -e '.[dev]'
-	touch $@ $(GATE_STAMP)
-
-# What make kernel-check needs, and no more: the package and its run-time dependencies
-# (pyproject.toml's dependencies), not the development extras (pytest, mypy, ...). A full
-# `make venv` includes it.
-GATE_STAMP := $(VENV)/.installed-gate
-$(GATE_STAMP): pyproject.toml
-	@echo "Setting up $(VENV) for kernel-check: pip install -e . (run-time dependencies only)"
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check --progress-bar off -e .
-	touch $@
+	touch $@ $(VENV)/.installed-gate
 
 # Always run: fetching is a no-op (a local hash check) when the verified jar is present.
 tlc: venv
@@ -95,7 +85,7 @@ conformance/engines/build/essa-engine: $(wildcard conformance/engines/essa-go/*.
 #   REPLAY=.cache/kernel-check/<tree>/run/<engine>/<profile>/trace.jsonl          a saved trace on the kernel again
 #   COMPARE=/path/to/base/linux                                    before/after: KERNEL_SRC against it
 KERNEL_CHECK_FLAGS ?=
-kernel-check: $(GATE_STAMP)
+kernel-check: $(VENV)/.installed-gate
 	$(PY) -m conformance.engines.linux.check $(if $(KERNEL_SRC),--kernel-src '$(KERNEL_SRC)') \
 		$(if $(ONLY),--only '$(ONLY)') $(if $(REPLAY),--replay '$(REPLAY)') \
 		$(if $(COMPARE),--compare '$(COMPARE)') $(KERNEL_CHECK_FLAGS)
@@ -160,3 +150,12 @@ bench: venv tlc engines
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# What make kernel-check needs, and no more: the package and its run-time dependencies
+# (pyproject.toml's dependencies), not the development extras (pytest, mypy, ...). A full
+# `make venv` includes it.
+$(VENV)/.installed-gate: pyproject.toml
+	@echo "Setting up $(VENV) for kernel-check: pip install -e . (run-time dependencies only)"
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --progress-bar off -e .
+	touch $@

@@ -11,7 +11,10 @@ the other files it takes out of Debian's linux-source tarball, unpacked once), t
 snippets occur elsewhere in the file), and ``python -m conformance.engines.linux.check`` runs on
 the copy with its default flags. A non-zero exit other than 3 (no harness could be built) is a
 catch; the wall time of each run is kept. ``python -m conformance.engines.linux.regressions``
-prints the table; bench/kernel_regressions_bench.py records it.
+prints the table; bench/kernel_regressions_bench.py records it. Each caught regression's headline
+(the summary's first divergence) ends with the kernel function it is blamed on; the table says
+whether that is the function the regression edits. ``--doc RESULTS.json`` writes docs/kernel.md's
+block of the catalogue from a results file, so that its figures are a run's, never typed.
 
 An entry whose function the harness does not compile cannot change what the harness does: it is
 reported as not exercised, with the function named, and counts as missed.
@@ -22,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import statistics
 import shutil
 import subprocess
 import sys
@@ -57,6 +62,49 @@ class Result:
     seconds: float
     exit_status: int | None
     summary: str  # the check's summary line, or why it was not run
+
+
+def blamed(summary: str) -> str:
+    """The kernel function a summary's headline is blamed on (its last parenthesis), or ""."""
+    m = re.search(r"\((\w+)\)$", summary.strip())
+    return m.group(1) if m else ""
+
+
+#: docs/kernel.md's block of the catalogue, between these marker comments.
+DOC: Final = REPO / "docs" / "kernel.md"
+BEGIN: Final = "<!-- kernel-regressions: begin -->\n"
+END: Final = "<!-- kernel-regressions: end -->"
+
+
+def render(results: list[dict[str, object]], catalogue: list[Regression]) -> str:
+    """The doc block of a results file (``--json``'s): a row per regression, then the counts:
+    caught, the median and range of the seconds, and the headlines that name the edited
+    function."""
+    by_name = {r.name: r for r in catalogue}
+    lines = ["| regression | function | verdict | seconds | blamed on | kernel-check's summary |",
+             "|---|---|---|---|---|---|"]
+    caught, seconds, right = 0, [], 0
+    for res in results:
+        r = by_name[str(res["name"])]
+        summary = str(res["summary"])
+        fn = blamed(summary) if res["verdict"] == "caught" else ""
+        if res["verdict"] == "caught":
+            caught += 1
+            seconds.append(float(res["seconds"]))  # type: ignore[arg-type]
+            right += fn == r.function
+        lines.append(f"| `{r.name}` | `{r.function}` | {res['verdict']} | {float(res['seconds']):.1f} | "  # type: ignore[arg-type]
+                     f"{f'`{fn}`' if fn else '-'} | {summary.replace('|', '/')} |")
+    span = (f", median {statistics.median(seconds):.0f} s, from {min(seconds):.0f} s to "
+            f"{max(seconds):.0f} s" if seconds else "")
+    lines += ["", f"**{caught} of {len(results)} caught**{span}; the headline names the function the "
+              f"regression edits for {right} of the {caught} caught."]
+    return "\n".join(lines) + "\n"
+
+
+def doc_block(text: str) -> str | None:
+    """The catalogue's block of a document's text (None if it has none)."""
+    m = re.search(re.escape(BEGIN) + r"(.*?)" + re.escape(END), text, re.S)
+    return m.group(1) if m else None
 
 
 def load(path: Path = CATALOGUE) -> list[Regression]:
@@ -139,8 +187,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--names", help="comma-separated names (default: the whole catalogue)")
     parser.add_argument("--check-flags", default="", help="extra flags for kernel-check")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--doc", type=Path, metavar="RESULTS.json",
+                        help="write docs/kernel.md's block of the catalogue from this results file "
+                             "(--json's), instead of running")
     args = parser.parse_args(argv)
     catalogue = load()
+    if args.doc is not None:
+        text = DOC.read_text(encoding="utf-8")
+        if doc_block(text) is None:
+            parser.error(f"{DOC} lacks the {BEGIN.strip()} ... {END} block")
+        block = render(json.loads(args.doc.read_text(encoding="utf-8")), catalogue)
+        DOC.write_text(re.sub(re.escape(BEGIN) + r".*?" + re.escape(END),
+                              lambda _: BEGIN + block + END, text, flags=re.S), encoding="utf-8")  # fmt: skip
+        return 0
     chosen = catalogue
     if args.names:
         wanted = args.names.split(",")
@@ -154,15 +213,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"regressions: {exc}", file=sys.stderr)
         return 3
     results = []
-    print("| regression | function | class | verdict | seconds | kernel-check's summary |")
-    print("|---|---|---|---|---|---|")
+    print("| regression | function | class | verdict | seconds | blamed on | kernel-check's summary |")
+    print("|---|---|---|---|---|---|---|")
     for r in chosen:
         res = check_one(r, base, catalogue, tuple(args.check_flags.split()))
         results.append(res)
+        fn = blamed(res.summary) if res.verdict == "caught" else ""
         print(f"| {r.name} | {r.function} | {r.kind} | {res.verdict} | {res.seconds:.1f} | "
+              f"{fn or '-'}{'' if not fn else ' (right)' if fn == r.function else ' (wrong)'} | "
               f"{res.summary.replace('|', '/')} |", flush=True)  # fmt: skip
     caught = sum(r.verdict == "caught" for r in results)
-    print(f"\nregressions: {caught} of {len(results)} caught")
+    right = sum(r.verdict == "caught" and blamed(r.summary) == r.regression.function for r in results)
+    print(f"\nregressions: {caught} of {len(results)} caught; the headline names the edited "
+          f"function for {right} of {caught}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([{"name": r.regression.name, "verdict": r.verdict,
