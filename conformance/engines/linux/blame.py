@@ -17,7 +17,7 @@ soon as its code touches the field. Naming is not writing (``__do_essa`` reads
 ``_PGSTE_GPS_USAGE_MASK`` to build the result): among the writers the call tree holds, the
 deepest is taken, since a caller that only reads a field passes it down to a callee that sets
 it, and helpers (locks, one-bit setters: :attr:`~.kernels.Harness.helpers`) are never blamed.
-Where no writer of any wrong field ran, the blame is the call tree's as before: the deepest
+Where no writer of any wrong field ran, the blame is the call tree's: the deepest
 function that changed the state, else the deepest that ran.
 """
 
