@@ -42,7 +42,9 @@ def test_writers_are_read_from_the_code_not_its_comments() -> None:
 
 def test_a_wrong_result_is_the_function_that_writes_r1() -> None:
     # the state changed deepest in pgste_perform_essa, but the R1 byte is __do_essa's
-    fn, why = blame(CALLS, [("result", "3", "14")], TEXTS, HELPERS)
+    found = blame(CALLS, [("result", "3", "14")], TEXTS, HELPERS)
+    assert found is not None
+    fn, why = found
     assert fn == "__do_essa" and "__do_essa writes result" in why and "gprs[r1]" in why
 
 
@@ -50,13 +52,15 @@ def test_a_write_that_did_not_happen_is_blamed_on_the_writer_that_skipped_it() -
     # the page should have become CMMA-dirty; __do_essa changed nothing of it, and
     # pgste_perform_essa, the deepest function that changed the state, does not own the bit
     values = [("pages[0].cmmaDirty", "False", "True")]
-    fn, why = blame(CALLS, values, TEXTS, HELPERS, {"pages[0].cmmaDirty": "False"})
+    found = blame(CALLS, values, TEXTS, HELPERS, {"pages[0].cmmaDirty": "False"})
+    assert found is not None
+    fn, why = found
     assert fn == "__do_essa" and "a write that did not happen" in why
 
 
 def test_the_deepest_writer_owns_a_page_field_and_helpers_are_never_blamed() -> None:
-    fn, _ = blame(CALLS, [("pages[0].usage", "S", "V")], TEXTS, HELPERS)
-    assert fn == "pgste_perform_essa"
+    found = blame(CALLS, [("pages[0].usage", "S", "V")], TEXTS, HELPERS)
+    assert found is not None and found[0] == "pgste_perform_essa"
     # no writer of the field ran: no blame of the field's (the call tree's blame stands)
     assert blame(CALLS, [("pages[1].swapped", "True", "False")], TEXTS, HELPERS) is None
 

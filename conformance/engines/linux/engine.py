@@ -141,6 +141,7 @@ def read_where(path: str | None) -> Where:
     return Where(tuple(stack), tuple(names),
                  frozenset(n for n, f in zip(names, flags) if f == ord("1")))  # fmt: skip
 
+
 def _die_with_parent() -> None:
     """In the harness's process before it runs: it is killed when the process that started it
     ends (PR_SET_PDEATHSIG), so a worker stopped by Ctrl-C or by its pool leaves no harness
