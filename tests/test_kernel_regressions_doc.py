@@ -41,6 +41,7 @@ def test_render_counts_the_rows() -> None:
          "summary": "kernel-check: 1 of 1 profiles diverge; first: X: y differ (somewhere_else)"},
     ]
     text = regressions.render(results, catalogue)
-    assert "**2 of 2 caught**, median 20 s, from 10 s to 30 s" in text
+    assert (f"**2 of 2 caught** (a subset: 2 of the catalogue's {len(catalogue)} regressions), "
+            "median 20 s, from 10 s to 30 s") in text
     assert "names the function the regression edits for 1 of the 2 caught" in text
     assert f"| `{a.function}` | kernel-check" in text and "| `somewhere_else` |" in text

@@ -96,8 +96,10 @@ def render(results: list[dict[str, object]], catalogue: list[Regression]) -> str
                      f"{f'`{fn}`' if fn else '-'} | {summary.replace('|', '/')} |")
     span = (f", median {statistics.median(seconds):.0f} s, from {min(seconds):.0f} s to "
             f"{max(seconds):.0f} s" if seconds else "")
-    lines += ["", f"**{caught} of {len(results)} caught**{span}; the headline names the function the "
-              f"regression edits for {right} of the {caught} caught."]
+    part = (f" (a subset: {len(results)} of the catalogue's {len(catalogue)} regressions)"
+            if len(results) < len(catalogue) else "")
+    lines += ["", f"**{caught} of {len(results)} caught**{part}{span}; the headline names the "
+              f"function the regression edits for {right} of the {caught} caught."]
     return "\n".join(lines) + "\n"
 
 
