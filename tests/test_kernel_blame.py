@@ -33,11 +33,28 @@ HELPERS = frozenset({"pgste_set_unlock", "pgste_get_lock"})
 
 
 def test_writers_are_read_from_the_code_not_its_comments() -> None:
-    assert writers(TEXTS, "result") == {"__do_essa"}
-    assert writers(TEXTS, "cmmaDirty") == {"__do_essa"}
-    assert writers(TEXTS, "usage") == {"__do_essa", "pgste_perform_essa"}
+    # a function that calls a writer writes too (handle_essa calls __do_essa)
+    assert writers(TEXTS, "result") == {"__do_essa", "handle_essa"}
+    assert writers(TEXTS, "cmmaDirty") == {"__do_essa", "handle_essa"}
+    assert writers(TEXTS, "usage") == {"__do_essa", "handle_essa", "pgste_perform_essa"}
     assert writers(TEXTS, "nodat") == set()  # only a comment of pgste_perform_essa names it
     assert writers(TEXTS, "outcome") == {"handle_essa"}
+
+
+def test_a_write_a_helper_should_have_made_is_its_callers() -> None:
+    # Linux 6.12's ptep_xchg_commit saves the change bit through pgste_update_all when the new
+    # PTE is invalid; a regression that tests the old PTE instead never calls it
+    texts = {"ptep_xchg_commit": "static inline pte_t ptep_xchg_commit(...)\n{\n"
+                                 "\tif (pte_val(old) & _PAGE_INVALID)\n"
+                                 "\t\tpgste = pgste_update_all(old, pgste, mm);\n}\n",
+             "pgste_update_all": "static inline pgste_t pgste_update_all(...)\n{\n"
+                                 "\tpgste_val(pgste) |= PGSTE_GC_BIT;\n}\n",
+             "ptep_xchg_direct": "pte_t ptep_xchg_direct(...)\n{\n"
+                                 "\told = ptep_xchg_commit(mm, addr, ptep, pgste, old, new);\n}\n"}
+    calls = [(0, True, "ptep_xchg_direct"), (1, True, "ptep_xchg_commit")]
+    found = blame(calls, [("pages[0].dirty", "False", "True")], texts,
+                  frozenset({"pgste_update_all"}), {"pages[0].dirty": "False"})
+    assert found is not None and found[0] == "ptep_xchg_commit"
 
 
 def test_a_wrong_result_is_the_function_that_writes_r1() -> None:

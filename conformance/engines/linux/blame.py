@@ -13,7 +13,8 @@ Who writes a field is read from the tree's own code, not listed by hand: a funct
 field when its body names one of the kernel's identifiers for it (:data:`FIELD_MARKS`, the
 macros and members the field is made of: the PGSTE's usage bits, the R1 result register, the
 second dirty bitmap). So a function a tree adds, or one another harness takes, is a writer as
-soon as its code touches the field. Naming is not writing (``__do_essa`` reads
+soon as its code touches the field, and so is a function that calls a writer (a write a helper
+makes is its caller's decision). Naming is not writing (``__do_essa`` reads
 ``_PGSTE_GPS_USAGE_MASK`` to build the result): among the writers the call tree holds, the
 deepest is taken, since a caller that only reads a field passes it down to a callee that sets
 it, and helpers (locks, one-bit setters: :attr:`~.kernels.Harness.helpers`) are never blamed.
@@ -75,10 +76,17 @@ def bodies(built: Built, harness: str) -> dict[str, str]:
 
 
 def writers(texts: dict[str, str], field: str) -> frozenset[str]:
-    """The functions of ``texts`` whose code names one of ``field``'s identifiers."""
+    """The functions of ``texts`` whose code names one of ``field``'s identifiers, or calls a
+    function of ``texts`` that does (``ptep_xchg_commit`` writes the change bit through
+    ``pgste_update_all``): a write a helper makes is its caller's decision."""
     marks = FIELD_MARKS.get(field, ())
-    return frozenset(name for name, text in texts.items()
-                     if any(m in _code(text) for m in marks))  # fmt: skip
+    found = {name for name, text in texts.items() if any(m in _code(text) for m in marks)}
+    while True:
+        more = {name for name, text in texts.items() if name not in found
+                and any(re.search(rf"\b{re.escape(f)}\s*\(", _code(text)) for f in found)}  # fmt: skip
+        if not more:
+            return frozenset(found)
+        found |= more
 
 
 @functools.lru_cache(maxsize=256)

@@ -206,7 +206,7 @@ HARNESSES: Final[dict[str, Harness]] = {
                            "pgste_get_lock", "pgste_set_unlock", "pgste_get", "pgste_set_pte",
                            "pgste_set_key", "pgste_update_all", "pgste_pte_notify", "set_pte",
                            "pte_clear", "set_pte_bit", "clear_pte_bit", "mk_swap_pte",
-                           "ptep_xchg_start", "ptep_xchg_commit", "ptep_flush_direct",
+                           "ptep_xchg_start", "ptep_flush_direct",
                            "ptep_ipte_local", "ptep_ipte_global", "kvm_s390_get_regs_rre",
                            "mm_has_pgste", "mm_uses_skeys", "pte_present", "pte_none",
                            "pte_swap", "pte_unused", "__swp_offset", "gfn_to_memslot_approx",
