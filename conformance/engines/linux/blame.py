@@ -116,9 +116,11 @@ def blame(calls: Sequence[Call], values: Sequence[tuple[str, str, str]],
             continue
         was = before.get(name)
         missed = was is not None and kernel == was != spec
-        # the deepest writer, and of those the last called; one that changed the state first
-        # unless the write is the one that did not happen
-        key = (lambda ic: (ic[1][0], ic[0])) if missed else (lambda ic: (ic[1][1], ic[1][0], ic[0]))
+        # the deepest writer (every caller of a writer writes too: the deepest is the one whose
+        # own code makes the write); of equally deep ones, one that changed the state unless the
+        # write is the one that did not happen, then the last called
+        key = ((lambda ic: (ic[1][0], ic[0])) if missed
+               else (lambda ic: (ic[1][0], ic[1][1], ic[0])))  # fmt: skip
         depth, changed, fn = max(ran, key=key)[1]
         how = (f"{name} is {kernel} where the spec says {spec}: the kernel left it as it was "
                f"({was}), a write that did not happen" if missed else
