@@ -419,18 +419,18 @@ class EssaProfileRequest:
         self.fields: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
 
     def __getattr__(self, name: str) -> Any:
-        if name in EssaProfileRequest.ATTRS:
+        if name in type(self).ATTRS:
             return self.__dict__["fields"].get(name)
         raise AttributeError(name)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, EssaProfileRequest) and self.fields == other.fields
+        return type(other) is type(self) and self.fields == other.fields  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self.fields.items(), key=lambda kv: kv[0])))
 
     def __repr__(self) -> str:
-        return f"EssaProfileRequest({', '.join(f'{k}={v!r}' for k, v in self.fields.items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.fields.items())})"
 
     def to_json(self) -> dict[str, Any]:
         obj = {c.tla: json_value(self.fields[c.attr]) for c in CONSTANTS if c.attr in self.fields}
@@ -462,10 +462,10 @@ class EssaProfileRequest:
 
     def merged(self, other: EssaProfileRequest) -> EssaProfileRequest:
         """Fields of ``self``, else of ``other``."""
-        return EssaProfileRequest(**{**other.fields, **self.fields})
+        return type(self)(**{**other.fields, **self.fields})
 
     def without(self, *attrs: str) -> EssaProfileRequest:
-        return EssaProfileRequest(**{k: v for k, v in self.fields.items() if k not in attrs})
+        return type(self)(**{k: v for k, v in self.fields.items() if k not in attrs})
 
     def conflicts(self, other: EssaProfileRequest) -> list[str]:
         """The fields both set, differently."""
@@ -924,7 +924,7 @@ class EssaJsonLinesEngine(JsonLinesEngine):
         #: The modes the driver may ask for (the engine answers Unsupported to one it does not
         #: speak), and the one the next hello asks for; ESSAMigration's replies carry each
         #: page's cmmaDirty.
-        self.machines: tuple[str, ...] = (ESSA_MACHINE, "ESSAMigration")
+        self.machines: tuple[str, ...] = (ESSA_MACHINE, "ESSAMigration", "ESSAMigrationVMM")
         self.machine: str = ESSA_MACHINE
         #: Each request's line around its id, built once (the driver sends a few dozen
         #: distinct requests millions of times).
@@ -940,7 +940,7 @@ class EssaJsonLinesEngine(JsonLinesEngine):
             raise EngineFault("protocol", f'hello reply: "machine" is {obj.get("machine")!r}, '
                               f'not "{self.machine}"')  # fmt: skip
         try:
-            profile = EssaProfileRequest.from_json(obj.get("profile"))
+            profile = type(request).from_json(obj.get("profile"))
         except ProtocolError as exc:
             raise EngineFault("protocol", f"hello reply: {exc}") from None
         self.pages = profile.pages or request.pages or 1
@@ -958,7 +958,8 @@ class EssaJsonLinesEngine(JsonLinesEngine):
 
     def _decode(self, request: Any, obj: dict[str, Any]) -> EssaReply:
         try:
-            return check_essa_reply(obj, self.pages, self.machine == "ESSAMigration")
+            return check_essa_reply(obj, self.pages, self.machine != ESSA_MACHINE,
+                                    self.machine == "ESSAMigrationVMM")  # fmt: skip
         except ProtocolError as exc:
             raise EngineFault("protocol", str(exc)) from None
 
