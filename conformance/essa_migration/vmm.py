@@ -238,13 +238,15 @@ class VmmProfileRequest(EssaProfileRequest):
 
 #: The layouts ``run`` asks for on ``pages`` pages: memslot 0 of one page at gfn 0 and memslot
 #: 1 of the rest at gfn 1 (model/MCESSAMigrationVMM.tla's); the same with memslot 1 created
-#: later; memslot 1 at gfn 4, past a hole of guest frames.
+#: later; and (three pages or more) memslot 1 of one page created later between memslots 0 and
+#: 2, a hole of guest frames until it is.
 def run_layouts(pages: int) -> list[tuple[Memslot, ...]]:
     if pages < 2:
         return [(Memslot(0, pages),)]
-    return [(Memslot(0, 1), Memslot(1, pages - 1)),
-            (Memslot(0, 1), Memslot(1, pages - 1, False)),
-            (Memslot(0, 1), Memslot(4, pages - 1))]  # fmt: skip
+    out = [(Memslot(0, 1), Memslot(1, pages - 1)), (Memslot(0, 1), Memslot(1, pages - 1, False))]
+    if pages >= 3:
+        out.append((Memslot(0, 1), Memslot(1, 1, False), Memslot(2, pages - 2)))
+    return out
 
 
 #: The ESSA constants of the profiles ``run`` asks for unless the command line fixes them:
@@ -406,6 +408,14 @@ class EssaVmmDriver(EssaMigrationDriver):
                           for i, m in enumerate(profile.memslots))  # fmt: skip
         return f"{profile.essa().describe()}; {slots}" + (
             "" if profile.slot_delete_fix else "; a deleted memslot's pages stay counted")
+
+    def trace_line(self, request: EssaRequest, reply: EssaReply) -> dict[str, Any]:
+        """The ESSA mode's line, with a Get's or Peek's answer under ``answer`` (its ``start``
+        is not the request's)."""
+        obj = reply.to_json(0)
+        del obj["id"]
+        answer = {k: obj.pop(k) for k in ("start", "values", "remaining") if k in obj}
+        return {**request.fields(), **obj, **({"answer": answer} if answer else {})}
 
     def trace_header(self, profile: VmmProfile) -> dict[str, Any]:  # type: ignore[override]
         return {"version": VERSION, "machine": VMM_MACHINE,
