@@ -23,6 +23,7 @@ from typing import Any, Final, NamedTuple
 from refimpl.core.package import Refused
 from refimpl.essa import EssaProfile
 from refimpl.essa import vmm as reference
+from refimpl.essa.machine import _record
 from refimpl.essa.profile import EssaProfileError
 from refimpl.essa.vmm import HOOKS, Hooks, Layout, VMMState
 
@@ -155,13 +156,19 @@ def vmm_steps(profile: VmmProfile, s: VMMState, req: EssaRequest, hooks: Hooks =
         yield s, EssaReply("Refused", NONE, NONE, migration_pages(profile, s.mig), f"no {op} in this mode")
         return
     else:
+        if req.page != NONE and not reference._View(layout, s).in_slot[req.page]:
+            yield s, EssaReply("Refused", NONE, NONE, migration_pages(profile, s.mig),
+                               "the page is in no present memslot")  # fmt: skip
+            return
         for e, reply in oracle_steps(profile, s.mig.essa, req):
-            u = None if reply.outcome == "Refused" else reference.guest_step(layout, s, e)
-            if u is None:
-                why = reply.reason if reply.outcome == "Refused" else "the page is in no memslot"
-                yield s, EssaReply("Refused", NONE, NONE, migration_pages(profile, s.mig), why)
-            else:
-                yield u, reply._replace(pages=migration_pages(profile, u.mig))
+            if reply.outcome == "Refused":
+                yield s, reply._replace(pages=migration_pages(profile, s.mig))
+                continue
+            if op != "ESSA":  # the ESSA mode's oracle records an ESSA's lastOp only
+                e = e._replace(lastOp=_record(op, req.page, reply.outcome))
+            u = reference.guest_step(layout, s, e)
+            assert u is not None
+            yield u, reply._replace(pages=migration_pages(profile, u.mig))
         return
     if isinstance(r, Refused):
         yield s, EssaReply("Refused", NONE, NONE, migration_pages(profile, s.mig), r.reason)
@@ -496,7 +503,11 @@ class EssaVmmDriver(EssaMigrationDriver):
 
     def itf_state(self, profile: VmmProfile, before: VMMState,  # type: ignore[override]
                   request: EssaRequest | None, reply: EssaReply | None) -> dict[str, Any]:  # fmt: skip
-        state = super().itf_state(profile, before.mig, request, reply)
+        from ..essa.mode import EssaDriver
+
+        state = EssaDriver.itf_state(self, profile, before.mig.essa, request, reply)
+        state["cmmaDirty"] = ({i: pg.cmmaDirty for i, pg in enumerate(reply.pages)}
+                              if reply is not None else dict(enumerate(before.mig.cmmaDirty)))  # fmt: skip
         after = before if request is None else vmm_step(profile, before, request)[0]
         state["migrating"] = after.mig.migrating
         state["sentUsage"] = dict(enumerate(after.mig.sentUsage))
