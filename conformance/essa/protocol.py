@@ -210,13 +210,13 @@ def essa_request(obj: dict[str, Any], pages: int, migration: bool = False,
     if op in ("Get", "Peek"):
         for key in ("start", "count"):
             v = obj.get(key)
-            if not _is_int(v) or v < (1 if key == "count" else 0):
+            if not isinstance(v, int) or isinstance(v, bool) or v < (1 if key == "count" else 0):
                 raise ProtocolError(f"{op}: {key} {v!r} is not a "
                                     f"{'positive' if key == 'count' else 'non-negative'} integer")  # fmt: skip
             extra[key] = v
     if op in ("SlotCreate", "SlotLogging", "SlotDelete"):
         v = obj.get("slot")
-        if not _is_int(v) or v < 0:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
             raise ProtocolError(f"{op}: slot {v!r} is not a non-negative integer")
         extra["slot"] = v
         if op != "SlotDelete":
@@ -410,7 +410,7 @@ class EssaProfileRequest:
     other side's choice. Built from :data:`~refimpl.essa.CONSTANTS`, so a new constant of the spec
     reaches the hello, its JSON and every profile list without a change here."""
 
-    ATTRS: Final = tuple(c.attr for c in CONSTANTS) + ("pages",)
+    ATTRS: tuple[str, ...] = tuple(c.attr for c in CONSTANTS) + ("pages",)
 
     def __init__(self, **fields: Any) -> None:
         unknown = sorted(set(fields) - set(self.ATTRS))
@@ -424,7 +424,8 @@ class EssaProfileRequest:
         raise AttributeError(name)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.fields == other.fields  # type: ignore[attr-defined]
+        return isinstance(other, EssaProfileRequest) and type(other) is type(self) \
+            and self.fields == other.fields
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self.fields.items(), key=lambda kv: kv[0])))

@@ -205,7 +205,7 @@ class VmmProfileRequest(EssaProfileRequest):
     """A hello's profile of this mode: the ESSA mode's fields and ``memslots`` (hello
     ``Memslots``) and ``slot_delete_fix`` (hello ``SlotDeleteFix``)."""
 
-    ATTRS: Final = (*EssaProfileRequest.ATTRS, "memslots", "slot_delete_fix")
+    ATTRS: tuple[str, ...] = (*EssaProfileRequest.ATTRS, "memslots", "slot_delete_fix")
 
     def to_json(self) -> dict[str, Any]:
         obj = super().to_json()
@@ -250,7 +250,8 @@ class VmmProfileRequest(EssaProfileRequest):
 def run_layouts(pages: int) -> list[tuple[Memslot, ...]]:
     if pages < 2:
         return [(Memslot(0, pages),)]
-    out = [(Memslot(0, 1), Memslot(1, pages - 1)), (Memslot(0, 1), Memslot(1, pages - 1, False))]
+    out: list[tuple[Memslot, ...]] = [(Memslot(0, 1), Memslot(1, pages - 1)),
+                                      (Memslot(0, 1), Memslot(1, pages - 1, False))]  # fmt: skip
     if pages >= 3:
         out.append((Memslot(0, 1), Memslot(1, 1, False), Memslot(2, pages - 2)))
     return out
@@ -522,19 +523,19 @@ class EssaVmmDriver(EssaMigrationDriver):
         state["stopped"] = after.stopped
         return state
 
-    def trace_module(self, profile: VmmProfile, steps: Sequence[tuple[EssaRequest, EssaReply]]
-                     ) -> tuple[str, str]:  # fmt: skip
+    def trace_module(self, profile: VmmProfile,  # type: ignore[override]
+                     steps: Sequence[tuple[EssaRequest, EssaReply]]) -> tuple[str, str]:  # fmt: skip
         from . import vmm_tla
 
         return vmm_tla.module_text(profile, steps), vmm_tla.config_text(profile)
 
-    def check_with_tlc(self, profile: VmmProfile, steps: Sequence[tuple[EssaRequest, EssaReply]],
-                       directory: Any = None) -> Any:  # fmt: skip
+    def check_with_tlc(self, profile: VmmProfile,  # type: ignore[override]
+                       steps: Sequence[tuple[EssaRequest, EssaReply]], directory: Any = None) -> Any:  # fmt: skip
         from . import vmm_tla
 
         return vmm_tla.check_with_tlc(profile, steps, directory=directory)
 
-    def read_trace(self, path: Any, args: Any) -> tuple[VmmProfile, list[EssaRequest], list[EssaReply]]:  # type: ignore[override]
+    def read_trace(self, path: Any, args: Any) -> tuple[VmmProfile, list[EssaRequest], list[EssaReply]]:
         from ..essa.cli import essa_request_of, read_essa_trace
 
         return read_essa_trace(path, VmmProfileRequest(**essa_request_of(args).fields),

@@ -72,7 +72,7 @@ Replay(e) ==
 
 def expressible(profile: Any) -> bool:
     """Whether the layout's frames are the spec's: 0 .. Pages-1, no hole."""
-    return profile.layout.gfns == tuple(range(profile.pages))
+    return bool(profile.layout.gfns == tuple(range(profile.pages)))
 
 
 def _entry(req: EssaRequest, reply: EssaReply) -> str:

@@ -1,6 +1,7 @@
 //! essa-rs: an ESSA engine speaking the conformance protocol's JSON-lines ESSA mode
 //! (conformance/PROTOCOL.md, "The ESSA machine"). It runs the three Impls: Paper2007,
-//! KVMClassic and KVMGmap (with the pre-2026 gmap bugs a profile may ask for).
+//! KVMClassic and KVMGmap (with the pre-2026 gmap bugs a profile may ask for). Under KVM it
+//! also speaks the ESSAMigrationVMM mode ("CMMA migration as a VMM drives it", vmm.rs).
 //!
 //! Usage: essa-rs [--impl Paper2007|KVMClassic|KVMGmap] [--bugs none|StickyZero,...]
 //! `--impl` and `--bugs` decide what a hello that leaves `Impl` or `Bugs` open runs.
@@ -15,8 +16,8 @@ mod vmm;
 
 use json::Json;
 use machine::{Impl, Machine, Op, Profile, GMAP_BUGS};
-use vmm::{Memslot, Vmm, VmmOp};
 use std::io::{BufRead, BufWriter, Write};
+use vmm::{Memslot, Vmm, VmmOp};
 
 const ENGINE: &str = "essa-rs 1.0";
 
@@ -89,11 +90,9 @@ fn hello(req: &Json, defaults: &Defaults) -> Result<(Profile, VmmFields), Fail> 
     let vmm = match req.get("machine") {
         Some(Json::Str(m)) if m == "ESSA" => false,
         Some(Json::Str(m)) if m == "ESSAMigrationVMM" => true,
-        _ => {
-            return unsupported(
-                "this engine speaks the ESSA and ESSAMigrationVMM modes (\"machine\": \"ESSA\" or \"ESSAMigrationVMM\")",
-            )
-        }
+        _ => return unsupported(
+            "this engine speaks the ESSA and ESSAMigrationVMM modes (\"machine\": \"ESSA\" or \"ESSAMigrationVMM\")",
+        ),
     };
     let empty = Json::Obj(Vec::new());
     let prof = match req.get("profile") {
@@ -139,10 +138,15 @@ fn hello(req: &Json, defaults: &Defaults) -> Result<(Profile, VmmFields), Fail> 
     }
     let has = |n: &str| bug_names.iter().any(|b| b == n);
     let fields = if vmm { Some(vmm_fields(prof)?) } else { None };
-    let from_slots = fields.as_ref().map(|(m, _)| m.iter().map(|s| s.pages as i64).sum::<i64>());
+    let from_slots = fields
+        .as_ref()
+        .map(|(m, _)| m.iter().map(|s| s.pages as i64).sum::<i64>());
     let pages = opt_int(prof, "Pages")?.or(from_slots).unwrap_or(1);
     if from_slots.is_some_and(|n| n != pages) {
-        return bad(format!("Memslots hold {} pages, not Pages {pages}", from_slots.unwrap_or(0)));
+        return bad(format!(
+            "Memslots hold {} pages, not Pages {pages}",
+            from_slots.unwrap_or(0)
+        ));
     }
     if !(1..=1 << 20).contains(&pages) {
         return unsupported(format!("Pages {pages} is not run here (1 .. 2^20)"));
@@ -182,7 +186,14 @@ fn vmm_fields(prof: &Json) -> Result<(Vec<Memslot>, bool), Fail> {
     let pages = opt_int(prof, "Pages")?.unwrap_or(1);
     let items = match prof.get("Memslots") {
         None | Some(Json::Null) => {
-            return Ok((vec![Memslot { base: 0, pages: pages.max(1) as usize, present: true }], fix))
+            return Ok((
+                vec![Memslot {
+                    base: 0,
+                    pages: pages.max(1) as usize,
+                    present: true,
+                }],
+                fix,
+            ))
         }
         Some(Json::Arr(items)) if !items.is_empty() => items,
         Some(_) => return bad("Memslots must be a non-empty array"),
@@ -197,7 +208,11 @@ fn vmm_fields(prof: &Json) -> Result<(Vec<Memslot>, bool), Fail> {
             return unsupported(format!("a memslot at gfn {base} of {n} pages is not run here"));
         }
         end = base + n;
-        out.push(Memslot { base: base as u64, pages: n as usize, present });
+        out.push(Memslot {
+            base: base as u64,
+            pages: n as usize,
+            present,
+        });
     }
     if !out.iter().any(|s| s.present) {
         return bad("at least one memslot is present at boot");
@@ -236,7 +251,10 @@ fn hello_line(id: &Json, p: &Profile, vmm: &VmmFields) -> String {
                 format!("{{\"base\": {}, \"pages\": {}{late}}}", s.base, s.pages)
             })
             .collect();
-        out.push_str(&format!(", \"Memslots\": [{}], \"SlotDeleteFix\": {fix}}}}}", ms.join(", ")));
+        out.push_str(&format!(
+            ", \"Memslots\": [{}], \"SlotDeleteFix\": {fix}}}}}",
+            ms.join(", ")
+        ));
     }
     out
 }
@@ -499,7 +517,9 @@ fn main() {
                                 Ok((p, fields)) => {
                                     let l = hello_line(&id, &p, &fields);
                                     match fields {
-                                        Some((slots, fix)) => vmm = Some(Vmm::new(Machine::new(p, planted), slots, fix)),
+                                        Some((slots, fix)) => {
+                                            vmm = Some(Vmm::new(Machine::new(p, planted), slots, fix))
+                                        }
                                         None => machine = Some(Machine::new(p, planted)),
                                     }
                                     l

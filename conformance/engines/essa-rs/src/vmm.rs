@@ -3,6 +3,8 @@
 //! page's CMMA-dirty bit and the count of dirty pages, the memslots, `uses_cmm`, the
 //! destination's values, and the last answer of a Get or Peek.
 
+#![allow(clippy::needless_range_loop)] // pages, their frames and bits are parallel vectors
+
 use crate::machine::{Machine, Op, Outcome, Usage};
 
 /// KVM_S390_MAX_BIT_DISTANCE.
@@ -123,7 +125,13 @@ impl Vmm {
         self.slot = self
             .memslots
             .iter()
-            .map(|s| if s.present { SlotState::Present } else { SlotState::Absent })
+            .map(|s| {
+                if s.present {
+                    SlotState::Present
+                } else {
+                    SlotState::Absent
+                }
+            })
             .collect();
         self.logging = vec![true; self.memslots.len()];
         self.migrating = false;
@@ -181,8 +189,7 @@ impl Vmm {
                     return (refused("migration mode is on"), None);
                 }
                 self.last = None;
-                let all_log = (0..self.slot.len())
-                    .all(|s| self.slot[s] != SlotState::Present || self.logging[s]);
+                let all_log = (0..self.slot.len()).all(|s| self.slot[s] != SlotState::Present || self.logging[s]);
                 if !all_log {
                     return (refused("a memslot does not log dirty pages (EINVAL)"), None);
                 }
@@ -253,14 +260,22 @@ impl Vmm {
         }
         if !self.uses_cmm || self.count == 0 {
             self.last = Some((true, 0));
-            let a = Answer { start: 0, values: Vec::new(), remaining: 0 };
+            let a = Answer {
+                start: 0,
+                values: Vec::new(),
+                remaining: 0,
+            };
             return (done(), Some(a));
         }
         let mut d = self.cmma_dirty.clone();
         let first = self.next_dirty(&d, start);
         if self.backed(first).is_none() {
             self.last = Some((true, self.count));
-            let a = Answer { start: first, values: Vec::new(), remaining: self.count };
+            let a = Answer {
+                start: first,
+                values: Vec::new(),
+                remaining: self.count,
+            };
             return (done(), Some(a));
         }
         let end = self.mem_end();
@@ -291,7 +306,14 @@ impl Vmm {
         self.cmma_dirty = d;
         self.count = n;
         self.last = Some((true, n));
-        (done(), Some(Answer { start: first, values, remaining: n }))
+        (
+            done(),
+            Some(Answer {
+                start: first,
+                values,
+                remaining: n,
+            }),
+        )
     }
 
     fn peek(&mut self, start: u64, count: u64) -> (Outcome, Option<Answer>) {
@@ -301,7 +323,14 @@ impl Vmm {
         }
         self.last = Some((false, 0));
         if !self.uses_cmm {
-            return (done(), Some(Answer { start: 0, values: Vec::new(), remaining: 0 }));
+            return (
+                done(),
+                Some(Answer {
+                    start: 0,
+                    values: Vec::new(),
+                    remaining: 0,
+                }),
+            );
         }
         let mut values = Vec::new();
         let mut g = start;
@@ -313,7 +342,14 @@ impl Vmm {
             g += 1;
         }
         let remaining = if self.migrating { self.count } else { 0 };
-        (done(), Some(Answer { start, values, remaining }))
+        (
+            done(),
+            Some(Answer {
+                start,
+                values,
+                remaining,
+            }),
+        )
     }
 
     fn switch(&mut self) -> (Outcome, Option<Answer>) {
@@ -358,7 +394,15 @@ impl Vmm {
             return (o, None);
         }
         self.last = None;
-        if let (Op::Essa { orc, problem_state: false, .. }, Some(p)) = (op, page) {
+        if let (
+            Op::Essa {
+                orc,
+                problem_state: false,
+                ..
+            },
+            Some(p),
+        ) = (op, page)
+        {
             let carried_out = o.outcome == "Done" && o.result != Some(0x10);
             if carried_out && (1..=7).contains(&orc) && self.migrating && !self.cmma_dirty[p] {
                 self.cmma_dirty[p] = true;
