@@ -195,3 +195,17 @@ def test_the_reference_engine_is_the_oracle() -> None:
         reply = engine.step(r)
     # Page 1, sent by the first GET, is clean between two dirty pages: the batch sends it too.
     assert (reply.start, reply.values, reply.remaining) == (0, (0, 0, 0), 0)
+
+
+def test_an_incremental_migration_verdict_names_the_vmm_mode_as_not_checked() -> None:
+    """A pass of the ESSAMigration mode does not cover the VMM's requests: its scope says which
+    mode does, and that it is asked only of an engine that announces it."""
+    out = io.StringIO()
+    status = main(["run", "--machine", "ESSAMigration", "--engine-class",
+                   "conformance.essa_migration:EssaMigrationReferenceEngine", "--impl", "KVMClassic",
+                   "--no-storage-keys", "--facility147", "--cbrl-size", "1", "--cover-edges", "300",
+                   "--swarm", "30", "--no-tlc", "--quiet"], out)  # fmt: skip
+    assert status == 0, out.getvalue()
+    summary = out.getvalue().splitlines()[-1]
+    assert "more: " in summary and "--machine ESSAMigrationVMM (" in summary
+    assert "asked only of an engine that announces that mode" in summary

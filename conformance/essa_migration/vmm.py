@@ -357,6 +357,7 @@ class EssaVmmDriver(EssaMigrationDriver):
 
     name = VMM_MACHINE
     spec = "spec/ESSAMigrationVMM.tla"
+    scope_also = ""
     state_key = staticmethod(_state_key)  # type: ignore[assignment]
 
     def speaks(self, args: Any) -> bool:
