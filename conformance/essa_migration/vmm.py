@@ -365,6 +365,13 @@ class EssaVmmDriver(EssaMigrationDriver):
         names it."""
         return False
 
+    def add_options(self, parser: Any, engine: bool = True) -> None:
+        """Its own: ``--no-slot-delete-fix`` (the ESSA mode's profile options serve it too)."""
+        g = parser.add_argument_group("ESSAMigrationVMM profile (--machine ESSAMigrationVMM)")
+        g.add_argument("--no-slot-delete-fix", dest="slot_delete_fix", action="store_false",
+                       default=None, help="SlotDeleteFix = FALSE: a deleted memslot's dirty pages "
+                       "stay in the count, as in Linux 6.12 (finding F12); default TRUE")  # fmt: skip
+
     def init(self, profile: VmmProfile) -> VMMState:  # type: ignore[override]
         return reference.init(profile, profile.layout)
 
