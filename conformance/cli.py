@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _machine_options() -> dict[str, list[str]]:
     """Each option of a machine's profile (its dest), with the machines it applies to: a mode's
-    own options, and those of the mode it takes its options from (``options_from``)."""
+    own options, and those of the mode it takes its options from (``options_from``) too."""
     own: dict[str, list[str]] = {}
     for name, mode in MACHINES.items():
         p = argparse.ArgumentParser(add_help=False)
@@ -187,7 +187,8 @@ def _machine_options() -> dict[str, list[str]]:
         own[name] = list(dict.fromkeys(a.dest for a in p._actions))
     owners: dict[str, list[str]] = {}
     for name, mode in MACHINES.items():
-        for dest in own[getattr(mode, "options_from", name)]:
+        base = getattr(mode, "options_from", name)
+        for dest in own[base] + (own[name] if base != name else []):
             owners.setdefault(dest, []).append(name)
     return owners
 

@@ -198,7 +198,7 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float,
         if also:
             text += f" (also under {also} other profile{'s' if also != 1 else ''})"
     ran = [p for p in profiles if id(p) not in skipped]
-    return text + "; " + scope(ran, outcomes)
+    return text + "; " + scope(ran, outcomes, also=getattr(mode, "scope_also", ""))
 
 
 def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:

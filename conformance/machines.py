@@ -91,8 +91,10 @@ class Mode(DriverMachine, Protocol):
 #: The machine packages, the default machine's first.
 PACKAGES: Final[tuple[ModuleType, ...]] = (pagestates, essa, essa_migration)
 
-#: Every machine of the suite, by the name ``--machine`` takes (the first is the default).
-MACHINES: Final[dict[str, Mode]] = {p.MODE.name: p.MODE for p in PACKAGES}
+#: Every machine of the suite, by the name ``--machine`` takes (the first is the default): each
+#: package's ``MODES`` (a mode built on another sits in its package), else its ``MODE``.
+MACHINES: Final[dict[str, Mode]] = {m.name: m for p in PACKAGES
+                                    for m in getattr(p, "MODES", (p.MODE,))}  # fmt: skip
 
 #: A command of ``python -m conformance`` that one machine alone has: its mode, the help line,
 #: the options (given the parser and what adds ``--engine`` and ``--engine-class``), and the

@@ -281,11 +281,12 @@ def _sizes(values: set[Any]) -> str:
 
 
 def scope(profiles: Sequence[Any], outcomes: Sequence[Outcome] = (),
-          more: str | None = None) -> str:  # fmt: skip
+          more: str | None = None, also: str = "") -> str:  # fmt: skip
     """What a verdict covered, for a summary line (so that a pass is not read as more): the
     profiles, their pages and CBRL sizes, the reference graph's transitions the coverage tours
     took (whole graphs, to the budget's depth, and quick tours' shallow ones), and the options
-    that reach further (``more``; by default run's: a third page, a third CBRL slot)."""
+    that reach further (``more``; by default run's: a third page, a third CBRL slot; ``also``
+    added to them: a mode that asks an engine only when it announces it)."""
     ran = list({id(p): p for p in profiles}.values())
     pages = {_constant(p, "pages") for p in ran}
     slots = {_constant(p, "cbrl_size") for p in ran}
@@ -306,6 +307,7 @@ def scope(profiles: Sequence[Any], outcomes: Sequence[Outcome] = (),
         text += (f", {sum(o.edges or 0 for o in best.values()):,} transitions of the reference "
                  f"graphs covered ({len(whole)} of {len(ran)} profiles' graphs whole to the "
                  f"budget's depth, {len(best) - len(whole)} by a quick tour only)")  # fmt: skip
+    more = ", ".join(x for x in (more, also) if x)
     return text + (f"; more: {more}" if more else "")
 
 

@@ -110,6 +110,7 @@ def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int,
     migration's): the profile, the requests and the recorded replies. Raises ValueError
     naming the line."""
     migration = machine != ESSA_MACHINE
+    vmm = machine == "ESSAMigrationVMM"
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
     lines = [(n, ln) for n, ln in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
@@ -120,7 +121,7 @@ def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int,
         header = json.loads(lines[0][1])
         if not isinstance(header, dict) or header.get("machine") != machine:
             raise ValueError(f'the header must be an object with "machine": "{machine}"')
-        asked = EssaProfileRequest.from_json(header.get("profile")).merged(fallback)
+        asked = type(fallback).from_json(header.get("profile")).merged(fallback)
         profile = asked.profile(pages)
     except (ValueError, ProtocolError, EssaProfileError) as exc:
         raise ValueError(f"{path}:{lines[0][0]}: {exc}") from None
@@ -130,10 +131,15 @@ def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int,
             obj = json.loads(text)
             if not isinstance(obj, dict):
                 raise ValueError("a step must be an object")
-            requests.append(essa_request(obj, profile.pages, migration))
+            requests.append(essa_request(obj, profile.pages, migration, vmm))
             reply = {k: v for k, v in obj.items()
-                     if k not in ("op", "page", "orc", "arg", "problemState", "beyondMemory")}
-            replies.append(check_essa_reply(reply, profile.pages, migration))
+                     if k not in ("op", "page", "orc", "arg", "problemState", "beyondMemory",
+                                  *(("start", "count", "slot", "logging", "answer") if vmm else ()))}
+            if vmm and "answer" in obj:  # a Get's or Peek's start, values, remaining
+                if not isinstance(obj["answer"], dict):
+                    raise ValueError('"answer" must be an object')
+                reply.update(obj["answer"])
+            replies.append(check_essa_reply(reply, profile.pages, migration, vmm))
         except (ValueError, ProtocolError) as exc:
             raise ValueError(f"{path}:{n}: {exc}") from None
     return profile, requests, replies

@@ -49,9 +49,14 @@ ESSA_OPS: Final = ("ESSA", "HostReclaim", "HostProcessCBRL", "Migrate", "Read", 
                    "Writeback", "HostUnmapGmap", "HostAge", "HostResetCMMA")  # fmt: skip
 #: The requests of the ESSAMigration mode beside :data:`ESSA_OPS` (conformance.essa_migration).
 MIGRATION_OPS: Final = ("MigrationStart", "MigrationSend")
+#: The ESSAMigrationVMM mode's own requests (besides ``MigrationStart``; no ``MigrationSend``).
+VMM_OPS: Final = ("MigrationStart", "MigrationStop", "Get", "Peek", "SlotCreate", "SlotLogging",
+                  "SlotDelete")
 #: Requests of no page (HostProcessCBRL takes the CBRL's head; Migrate, HostResetCMMA and
 #: MigrationStart act on every page).
-PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate", "HostResetCMMA", "MigrationStart"})
+PAGELESS_OPS: Final = frozenset({"HostProcessCBRL", "Migrate", "HostResetCMMA", "MigrationStart",
+                                 "MigrationStop", "Get", "Peek", "SlotCreate", "SlotLogging",
+                                 "SlotDelete"})  # fmt: skip
 #: The outcomes a reply may carry.
 ESSA_OUTCOMES: Final = (
     "Done", "SpecificationException", "OperationException", "PrivilegedOperation", "Zapped",
@@ -109,7 +114,10 @@ class EssaRequest:
     """One request: ``op`` (one of :data:`ESSA_OPS`), ``page`` (:data:`NONE` for the pageless
     ones), ``orc`` (ESSA only) and ``arg`` (Write only, as in the PageStates mode; :data:`NONE`
     stores 1). An ESSA may come from problem state (``problem_state``, wire ``problemState``) or
-    name an address beyond guest memory (``beyond_memory``, wire ``beyondMemory``; no page)."""
+    name an address beyond guest memory (``beyond_memory``, wire ``beyondMemory``; no page).
+    The ESSAMigrationVMM mode's ``Get`` and ``Peek`` name a guest frame ``start`` and a
+    ``count``; its memslot requests a ``slot`` and (``SlotCreate``, ``SlotLogging``) whether
+    it ``logging`` dirty pages."""
 
     op: str
     page: int = NONE
@@ -117,6 +125,10 @@ class EssaRequest:
     arg: int = NONE
     problem_state: bool = False
     beyond_memory: bool = False
+    start: int = NONE
+    count: int = NONE
+    slot: int = NONE
+    logging: bool | None = None
 
     def fields(self) -> dict[str, Any]:
         """The request's fields as a step request and a trace line carry them."""
@@ -131,6 +143,14 @@ class EssaRequest:
             obj["problemState"] = True
         if self.beyond_memory:
             obj["beyondMemory"] = True
+        if self.start != NONE:
+            obj["start"] = self.start
+        if self.count != NONE:
+            obj["count"] = self.count
+        if self.slot != NONE:
+            obj["slot"] = self.slot
+        if self.logging is not None:
+            obj["logging"] = self.logging
         return obj
 
     def to_json(self, rid: int) -> dict[str, Any]:
@@ -143,16 +163,23 @@ class EssaRequest:
                 return f"ESSA ORC {self.orc} ({name}) beyond guest memory"
             where = " from problem state" if self.problem_state else ""
             return f"ESSA ORC {self.orc} ({name}) page {self.page}{where}"
+        if self.start != NONE:
+            return f"{self.op} start {self.start} count {self.count}"
+        if self.slot != NONE:
+            log = "" if self.logging is None else (" logging" if self.logging else " not logging")
+            return f"{self.op} memslot {self.slot}{log}"
         page = "" if self.page == NONE else f" {self.page}"
         arg = "" if self.arg == NONE else f" {self.arg}"
         return f"{self.op}{page}{arg}"
 
 
-def essa_request(obj: dict[str, Any], pages: int, migration: bool = False) -> EssaRequest:
+def essa_request(obj: dict[str, Any], pages: int, migration: bool = False,
+                 vmm: bool = False) -> EssaRequest:  # fmt: skip
     """A decoded step request, checked (for servers); raises ProtocolError. ``migration``: the
-    ESSAMigration mode's, which has :data:`MIGRATION_OPS` too."""
+    ESSAMigration mode's, which has :data:`MIGRATION_OPS` too; ``vmm``: the ESSAMigrationVMM
+    mode's, which has :data:`VMM_OPS` instead."""
     op = obj.get("op")
-    ops = ESSA_OPS + (MIGRATION_OPS if migration else ())
+    ops = ESSA_OPS + (VMM_OPS if vmm else MIGRATION_OPS if migration else ())
     if op not in ops:
         raise ProtocolError(f"unknown op {op!r}: one of {', '.join(ops)}")
     flags = {}
@@ -179,7 +206,25 @@ def essa_request(obj: dict[str, Any], pages: int, migration: bool = False) -> Es
     arg = obj.get("arg", NONE) if op == "Write" else NONE
     if op == "Write" and arg != NONE and (not _is_int(arg) or arg < 0):
         raise ProtocolError(f"Write: arg {arg!r} is not a non-negative integer")
-    return EssaRequest(op, page, orc, arg, flags["problemState"], flags["beyondMemory"])
+    extra: dict[str, Any] = {}
+    if op in ("Get", "Peek"):
+        for key in ("start", "count"):
+            v = obj.get(key)
+            if not isinstance(v, int) or isinstance(v, bool) or v < (1 if key == "count" else 0):
+                raise ProtocolError(f"{op}: {key} {v!r} is not a "
+                                    f"{'positive' if key == 'count' else 'non-negative'} integer")  # fmt: skip
+            extra[key] = v
+    if op in ("SlotCreate", "SlotLogging", "SlotDelete"):
+        v = obj.get("slot")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ProtocolError(f"{op}: slot {v!r} is not a non-negative integer")
+        extra["slot"] = v
+        if op != "SlotDelete":
+            log = obj.get("logging")
+            if not isinstance(log, bool):
+                raise ProtocolError(f"{op}: logging must be true or false, not {log!r}")
+            extra["logging"] = log
+    return EssaRequest(op, page, orc, arg, flags["problemState"], flags["beyondMemory"], **extra)
 
 
 class HostPage(NamedTuple):
@@ -224,24 +269,31 @@ class HostPage(NamedTuple):
 
 class EssaReply(NamedTuple):
     """A reply: the outcome, the R1 byte (ESSA's ``Done``), the value (``Read``'s ``Value``), the
-    host state of every page after the step, and a reason (ignored when compared)."""
+    host state of every page after the step, and a reason (ignored when compared). A ``Get`` or
+    ``Peek`` of the ESSAMigrationVMM mode answers the first guest frame reported (``start``),
+    the ``values`` (each as :func:`~conformance.essa_migration.cmma_value` encodes it) and
+    ``remaining``."""
 
     outcome: str
     result: int = NONE
     value: int = NONE
     pages: tuple[HostPage, ...] = ()
     reason: str = ""
+    start: int = NONE
+    values: tuple[int, ...] | None = None
+    remaining: int = NONE
 
-    def observed(self) -> tuple[str, int, int, tuple[HostPage, ...]]:
+    def observed(self) -> tuple[object, ...]:
         """What the driver compares (everything but the reason)."""
-        return self.outcome, self.result, self.value, self.pages
+        return (self.outcome, self.result, self.value, self.pages, self.start, self.values,
+                self.remaining)  # fmt: skip
 
     def as_reported(self, other: EssaReply) -> EssaReply:
         """This (expected) reply with the optional page fields ``other`` leaves out left out."""
         if len(self.pages) != len(other.pages):
             return self
         pages = tuple(a.as_reported(b) for a, b in zip(self.pages, other.pages))
-        return EssaReply(self.outcome, self.result, self.value, pages, self.reason)
+        return self._replace(pages=pages)
 
     def differences(self, other: EssaReply) -> list[str]:
         """The fields in which ``other`` (observed) differs from this (expected) reply:
@@ -251,7 +303,8 @@ class EssaReply(NamedTuple):
         want = self.as_reported(other)
         if want.observed() == other.observed():  # equal but for the fields left out
             return []
-        out = [f for f in ("outcome", "result", "value") if getattr(want, f) != getattr(other, f)]
+        out = [f for f in ("outcome", "result", "value", "start", "values", "remaining")
+               if getattr(want, f) != getattr(other, f)]  # fmt: skip
         if len(want.pages) != len(other.pages):
             return [*out, "pages"]
         for i, (a, b) in enumerate(zip(want.pages, other.pages)):
@@ -264,6 +317,10 @@ class EssaReply(NamedTuple):
             obj["result"] = self.result
         if self.value != NONE:
             obj["value"] = self.value
+        if self.values is not None:
+            obj["start"] = self.start
+            obj["values"] = list(self.values)
+            obj["remaining"] = self.remaining
         obj["pages"] = [pg.to_json() for pg in self.pages]
         if self.reason:
             obj["reason"] = self.reason
@@ -275,6 +332,8 @@ class EssaReply(NamedTuple):
             head += f" R1=0x{self.result:02X}"
         if self.value != NONE:
             head += f" {self.value}"
+        if self.values is not None:
+            head += f" start {self.start} values {list(self.values)} remaining {self.remaining}"
         pages = "; ".join(pg.describe() for pg in self.pages)
         return f"{head} [{pages}]"
 
@@ -283,12 +342,16 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_essa_reply(obj: object, pages: int, migration: bool = False) -> EssaReply:
+def check_essa_reply(obj: object, pages: int, migration: bool = False,
+                     vmm: bool = False) -> EssaReply:  # fmt: skip
     """A decoded step reply, checked for its types and vocabulary; raises ProtocolError. With
-    ``migration`` (the ESSAMigration mode) every page carries ``cmmaDirty``; else none does."""
+    ``migration`` (the ESSAMigration modes) every page carries ``cmmaDirty``; else none does.
+    With ``vmm`` (the ESSAMigrationVMM mode) a reply may answer ``start``, ``values`` and
+    ``remaining``, all three or none."""
     if not isinstance(obj, dict):
         raise ProtocolError(f"a reply must be an object, not {obj!r}")
-    unknown = sorted(set(obj) - {"id", "outcome", "result", "value", "pages", "reason"})
+    answer = ("start", "values", "remaining") if vmm else ()
+    unknown = sorted(set(obj) - {"id", "outcome", "result", "value", "pages", "reason", *answer})
     if unknown:
         raise ProtocolError(f"the reply has unknown field(s) {', '.join(unknown)}")
     outcome = obj.get("outcome")
@@ -327,7 +390,18 @@ def check_essa_reply(obj: object, pages: int, migration: bool = False) -> EssaRe
     reason = obj.get("reason", "")
     if not isinstance(reason, str):
         raise ProtocolError(f'"reason" must be a string, not {reason!r}')
-    return EssaReply(outcome, result, value, tuple(host), reason)
+    given = [k for k in answer if k in obj]
+    if not given:
+        return EssaReply(outcome, result, value, tuple(host), reason)
+    if len(given) != 3:
+        raise ProtocolError('"start", "values" and "remaining" come together, not '
+                            + ", ".join(f'"{k}"' for k in given) + " alone")  # fmt: skip
+    start, values, remaining = obj["start"], obj["values"], obj["remaining"]
+    if not _is_int(start) or start < 0 or not _is_int(remaining) or remaining < 0:
+        raise ProtocolError('"start" and "remaining" must be non-negative integers')
+    if not isinstance(values, list) or not all(_is_int(v) and 0 <= v <= 255 for v in values):
+        raise ProtocolError(f'"values" must be a list of bytes (0 .. 255), not {values!r}')
+    return EssaReply(outcome, result, value, tuple(host), reason, start, tuple(values), remaining)
 
 
 class EssaProfileRequest:
@@ -336,7 +410,7 @@ class EssaProfileRequest:
     other side's choice. Built from :data:`~refimpl.essa.CONSTANTS`, so a new constant of the spec
     reaches the hello, its JSON and every profile list without a change here."""
 
-    ATTRS: Final = tuple(c.attr for c in CONSTANTS) + ("pages",)
+    ATTRS: tuple[str, ...] = tuple(c.attr for c in CONSTANTS) + ("pages",)
 
     def __init__(self, **fields: Any) -> None:
         unknown = sorted(set(fields) - set(self.ATTRS))
@@ -345,18 +419,19 @@ class EssaProfileRequest:
         self.fields: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
 
     def __getattr__(self, name: str) -> Any:
-        if name in EssaProfileRequest.ATTRS:
+        if name in type(self).ATTRS:
             return self.__dict__["fields"].get(name)
         raise AttributeError(name)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, EssaProfileRequest) and self.fields == other.fields
+        return isinstance(other, EssaProfileRequest) and type(other) is type(self) \
+            and self.fields == other.fields
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self.fields.items(), key=lambda kv: kv[0])))
 
     def __repr__(self) -> str:
-        return f"EssaProfileRequest({', '.join(f'{k}={v!r}' for k, v in self.fields.items())})"
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.fields.items())})"
 
     def to_json(self) -> dict[str, Any]:
         obj = {c.tla: json_value(self.fields[c.attr]) for c in CONSTANTS if c.attr in self.fields}
@@ -388,10 +463,10 @@ class EssaProfileRequest:
 
     def merged(self, other: EssaProfileRequest) -> EssaProfileRequest:
         """Fields of ``self``, else of ``other``."""
-        return EssaProfileRequest(**{**other.fields, **self.fields})
+        return type(self)(**{**other.fields, **self.fields})
 
     def without(self, *attrs: str) -> EssaProfileRequest:
-        return EssaProfileRequest(**{k: v for k, v in self.fields.items() if k not in attrs})
+        return type(self)(**{k: v for k, v in self.fields.items() if k not in attrs})
 
     def conflicts(self, other: EssaProfileRequest) -> list[str]:
         """The fields both set, differently."""
@@ -850,7 +925,7 @@ class EssaJsonLinesEngine(JsonLinesEngine):
         #: The modes the driver may ask for (the engine answers Unsupported to one it does not
         #: speak), and the one the next hello asks for; ESSAMigration's replies carry each
         #: page's cmmaDirty.
-        self.machines: tuple[str, ...] = (ESSA_MACHINE, "ESSAMigration")
+        self.machines: tuple[str, ...] = (ESSA_MACHINE, "ESSAMigration", "ESSAMigrationVMM")
         self.machine: str = ESSA_MACHINE
         #: Each request's line around its id, built once (the driver sends a few dozen
         #: distinct requests millions of times).
@@ -866,7 +941,7 @@ class EssaJsonLinesEngine(JsonLinesEngine):
             raise EngineFault("protocol", f'hello reply: "machine" is {obj.get("machine")!r}, '
                               f'not "{self.machine}"')  # fmt: skip
         try:
-            profile = EssaProfileRequest.from_json(obj.get("profile"))
+            profile = type(request).from_json(obj.get("profile"))
         except ProtocolError as exc:
             raise EngineFault("protocol", f"hello reply: {exc}") from None
         self.pages = profile.pages or request.pages or 1
@@ -884,7 +959,8 @@ class EssaJsonLinesEngine(JsonLinesEngine):
 
     def _decode(self, request: Any, obj: dict[str, Any]) -> EssaReply:
         try:
-            return check_essa_reply(obj, self.pages, self.machine == "ESSAMigration")
+            return check_essa_reply(obj, self.pages, self.machine != ESSA_MACHINE,
+                                    self.machine == "ESSAMigrationVMM")  # fmt: skip
         except ProtocolError as exc:
             raise EngineFault("protocol", str(exc)) from None
 

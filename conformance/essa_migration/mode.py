@@ -162,6 +162,10 @@ class EssaMigrationDriver(EssaDriver):
 
     #: The mode whose profile options this one takes (``run`` refuses the others' options).
     options_from = ESSA_MACHINE
+    #: What the scope of a verdict of this mode names as not checked: the VMM's interface, a
+    #: mode of its own asked only of an engine that announces it.
+    scope_also = ("--machine ESSAMigrationVMM (stop, restart, batched Get, Peek, memslots: "
+                  "asked only of an engine that announces that mode)")  # fmt: skip
 
     def add_options(self, parser: Any, engine: bool = True) -> None:
         """None of its own: the ESSA mode's profile options (added once) serve both."""

@@ -180,7 +180,7 @@ pub fn request(text: &str) -> Option<Op> {
 /// What the driver compares of a reply: outcome, result, value and the reported pages.
 fn render(m: &Machine, o: &Outcome) -> String {
     let mut s = format!("{} {:?} {:?} ", o.outcome, o.result, o.value);
-    m.write_pages(&mut s);
+    m.write_pages_with(&mut s, None);
     s
 }
 

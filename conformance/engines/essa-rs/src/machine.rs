@@ -200,7 +200,8 @@ pub struct Machine {
     pub prof: Profile,
     pub pages: Vec<Page>,
     cbrl: Vec<usize>,
-    migrated: bool,
+    /// The VM has migrated (a VMM's second migration starts from a destination that may).
+    pub migrated: bool,
     page_table: bool,
     bug: Option<Bug>,
     /// Steps performed since the last reset.
@@ -968,8 +969,8 @@ impl Machine {
         }
     }
 
-    /// The `pages` array of a reply.
-    pub fn write_pages(&self, out: &mut String) {
+    /// The `pages` array of a reply, each page with its `cmmaDirty` bit when given.
+    pub fn write_pages_with(&self, out: &mut String, cmma_dirty: Option<&[bool]>) {
         let gmap = self.prof.imp == Impl::KVMGmap;
         out.push('[');
         for (i, pg) in self.pages.iter().enumerate() {
@@ -992,6 +993,9 @@ impl Machine {
                     pg.gmap_pte.name(),
                     pg.pte_unused
                 ));
+            }
+            if let Some(d) = cmma_dirty {
+                out.push_str(&format!(", \"cmmaDirty\": {}", d[i]));
             }
             out.push('}');
         }

@@ -1,6 +1,7 @@
 //! essa-rs: an ESSA engine speaking the conformance protocol's JSON-lines ESSA mode
 //! (conformance/PROTOCOL.md, "The ESSA machine"). It runs the three Impls: Paper2007,
-//! KVMClassic and KVMGmap (with the pre-2026 gmap bugs a profile may ask for).
+//! KVMClassic and KVMGmap (with the pre-2026 gmap bugs a profile may ask for). Under KVM it
+//! also speaks the ESSAMigrationVMM mode ("CMMA migration as a VMM drives it", vmm.rs).
 //!
 //! Usage: essa-rs [--impl Paper2007|KVMClassic|KVMGmap] [--bugs none|StickyZero,...]
 //! `--impl` and `--bugs` decide what a hello that leaves `Impl` or `Bugs` open runs.
@@ -11,10 +12,12 @@ mod bug_demos;
 mod bugs;
 mod json;
 mod machine;
+mod vmm;
 
 use json::Json;
 use machine::{Impl, Machine, Op, Profile, GMAP_BUGS};
 use std::io::{BufRead, BufWriter, Write};
+use vmm::{Memslot, Vmm, VmmOp};
 
 const ENGINE: &str = "essa-rs 1.0";
 
@@ -76,15 +79,21 @@ fn opt_int(obj: &Json, key: &str) -> Result<Option<i64>, Fail> {
     }
 }
 
-fn hello(req: &Json, defaults: &Defaults) -> Result<Profile, Fail> {
+/// The ESSAMigrationVMM mode's profile fields: the memslots and SlotDeleteFix.
+type VmmFields = Option<(Vec<Memslot>, bool)>;
+
+fn hello(req: &Json, defaults: &Defaults) -> Result<(Profile, VmmFields), Fail> {
     match req.get("version").and_then(Json::as_i64) {
         Some(1) => {}
         _ => return unsupported("version 1 is not spoken here"),
     }
-    match req.get("machine") {
-        Some(Json::Str(m)) if m == "ESSA" => {}
-        _ => return unsupported("this engine speaks the ESSA mode only (\"machine\": \"ESSA\")"),
-    }
+    let vmm = match req.get("machine") {
+        Some(Json::Str(m)) if m == "ESSA" => false,
+        Some(Json::Str(m)) if m == "ESSAMigrationVMM" => true,
+        _ => return unsupported(
+            "this engine speaks the ESSA and ESSAMigrationVMM modes (\"machine\": \"ESSA\" or \"ESSAMigrationVMM\")",
+        ),
+    };
     let empty = Json::Obj(Vec::new());
     let prof = match req.get("profile") {
         None | Some(Json::Null) => &empty,
@@ -128,7 +137,17 @@ fn hello(req: &Json, defaults: &Defaults) -> Result<Profile, Fail> {
         return unsupported("Bugs are the gmap's: non-empty only with KVMGmap");
     }
     let has = |n: &str| bug_names.iter().any(|b| b == n);
-    let pages = opt_int(prof, "Pages")?.unwrap_or(1);
+    let fields = if vmm { Some(vmm_fields(prof)?) } else { None };
+    let from_slots = fields
+        .as_ref()
+        .map(|(m, _)| m.iter().map(|s| s.pages as i64).sum::<i64>());
+    let pages = opt_int(prof, "Pages")?.or(from_slots).unwrap_or(1);
+    if from_slots.is_some_and(|n| n != pages) {
+        return bad(format!(
+            "Memslots hold {} pages, not Pages {pages}",
+            from_slots.unwrap_or(0)
+        ));
+    }
     if !(1..=1 << 20).contains(&pages) {
         return unsupported(format!("Pages {pages} is not run here (1 .. 2^20)"));
     }
@@ -140,7 +159,10 @@ fn hello(req: &Json, defaults: &Defaults) -> Result<Profile, Fail> {
     if mie {
         return unsupported("MachineInterpretsESSA is nondeterministic: not run here");
     }
-    Ok(Profile {
+    if vmm && (imp == Impl::Paper2007 || !opt_bool(prof, "CMMAEnabled")?.unwrap_or(true)) {
+        return unsupported("CMMA migration is KVM's, with CMMA enabled");
+    }
+    let profile = Profile {
         imp,
         storage_keys: opt_bool(prof, "StorageKeys")?.unwrap_or(false),
         facility147: opt_bool(prof, "Facility147")?.unwrap_or(false),
@@ -153,13 +175,56 @@ fn hello(req: &Json, defaults: &Defaults) -> Result<Profile, Fail> {
         modern_guest: opt_bool(prof, "ModernGuest")?.unwrap_or(false),
         cmma_enabled: opt_bool(prof, "CMMAEnabled")?.unwrap_or(true),
         pages: pages as usize,
-    })
+    };
+    Ok((profile, fields))
 }
 
-fn hello_line(id: &Json, p: &Profile) -> String {
+/// The hello's Memslots (default: one memslot of every page at gfn 0, filled in by the caller
+/// through Pages) and SlotDeleteFix.
+fn vmm_fields(prof: &Json) -> Result<(Vec<Memslot>, bool), Fail> {
+    let fix = opt_bool(prof, "SlotDeleteFix")?.unwrap_or(true);
+    let pages = opt_int(prof, "Pages")?.unwrap_or(1);
+    let items = match prof.get("Memslots") {
+        None | Some(Json::Null) => {
+            return Ok((
+                vec![Memslot {
+                    base: 0,
+                    pages: pages.max(1) as usize,
+                    present: true,
+                }],
+                fix,
+            ))
+        }
+        Some(Json::Arr(items)) if !items.is_empty() => items,
+        Some(_) => return bad("Memslots must be a non-empty array"),
+    };
+    let mut out = Vec::new();
+    let mut end: i64 = 0;
+    for it in items {
+        let base = opt_int(it, "base")?.ok_or_else(|| Fail::BadRequest("a memslot has a base".into()))?;
+        let n = opt_int(it, "pages")?.ok_or_else(|| Fail::BadRequest("a memslot has pages".into()))?;
+        let present = opt_bool(it, "present")?.unwrap_or(true);
+        if n < 1 || base < end || n > 1 << 20 {
+            return unsupported(format!("a memslot at gfn {base} of {n} pages is not run here"));
+        }
+        end = base + n;
+        out.push(Memslot {
+            base: base as u64,
+            pages: n as usize,
+            present,
+        });
+    }
+    if !out.iter().any(|s| s.present) {
+        return bad("at least one memslot is present at boot");
+    }
+    Ok((out, fix))
+}
+
+fn hello_line(id: &Json, p: &Profile, vmm: &VmmFields) -> String {
     let mut out = String::from("{\"id\": ");
     json::write_value(&mut out, id);
-    out.push_str(", \"version\": 1, \"machine\": \"ESSA\", \"engine\": ");
+    let machine = if vmm.is_some() { "ESSAMigrationVMM" } else { "ESSA" };
+    out.push_str(&format!(", \"version\": 1, \"machine\": \"{machine}\", \"engine\": "));
     json::write_str(&mut out, ENGINE);
     let bugs: Vec<String> = p.bug_names().iter().map(|b| format!("\"{b}\"")).collect();
     out.push_str(&format!(
@@ -176,7 +241,57 @@ fn hello_line(id: &Json, p: &Profile) -> String {
         p.cmma_enabled,
         p.pages
     ));
+    if let Some((slots, fix)) = vmm {
+        out.pop();
+        out.pop();
+        let ms: Vec<String> = slots
+            .iter()
+            .map(|s| {
+                let late = if s.present { "" } else { ", \"present\": false" };
+                format!("{{\"base\": {}, \"pages\": {}{late}}}", s.base, s.pages)
+            })
+            .collect();
+        out.push_str(&format!(
+            ", \"Memslots\": [{}], \"SlotDeleteFix\": {fix}}}}}",
+            ms.join(", ")
+        ));
+    }
     out
+}
+
+/// Reads a step request of the ESSAMigrationVMM mode: the VMM's own, else the ESSA mode's.
+fn parse_vmm_step(req: &Json, pages: usize, slots: usize) -> Result<VmmOp, Fail> {
+    let op = match req.get("op") {
+        Some(Json::Str(s)) => s.as_str(),
+        _ => return bad("op must be a string"),
+    };
+    let nonneg = |key: &str, least: i64| -> Result<u64, Fail> {
+        match opt_int(req, key)? {
+            Some(v) if v >= least => Ok(v as u64),
+            _ => bad(format!("{op} needs {key}, an integer of at least {least}")),
+        }
+    };
+    let slot = || -> Result<usize, Fail> {
+        let s = nonneg("slot", 0)?;
+        if s as usize >= slots {
+            return bad(format!("slot {s} is outside 0 .. {}", slots - 1));
+        }
+        Ok(s as usize)
+    };
+    let logging = || -> Result<bool, Fail> {
+        opt_bool(req, "logging")?.ok_or_else(|| Fail::BadRequest(format!("{op} needs logging")))
+    };
+    Ok(match op {
+        "MigrationStart" => VmmOp::Start,
+        "MigrationStop" => VmmOp::Stop,
+        "Get" => VmmOp::Get(nonneg("start", 0)?, nonneg("count", 1)?),
+        "Peek" => VmmOp::Peek(nonneg("start", 0)?, nonneg("count", 1)?),
+        "SlotCreate" => VmmOp::SlotCreate(slot()?, logging()?),
+        "SlotLogging" => VmmOp::SlotLogging(slot()?, logging()?),
+        "SlotDelete" => VmmOp::SlotDelete(slot()?),
+        "Migrate" => VmmOp::Migrate,
+        _ => VmmOp::Essa(parse_step(req, pages)?),
+    })
 }
 
 /// Reads a step request's operation, checking PROTOCOL.md's ranges ("Requests").
@@ -260,6 +375,16 @@ fn parse_step(req: &Json, pages: usize) -> Result<Op, Fail> {
 }
 
 fn step_line(id: &Json, m: &Machine, o: &machine::Outcome) -> String {
+    step_line_with(id, m, o, None, None)
+}
+
+fn step_line_with(
+    id: &Json,
+    m: &Machine,
+    o: &machine::Outcome,
+    cmma_dirty: Option<&[bool]>,
+    answer: Option<&vmm::Answer>,
+) -> String {
     let mut out = String::from("{\"id\": ");
     json::write_value(&mut out, id);
     out.push_str(", \"outcome\": ");
@@ -270,8 +395,17 @@ fn step_line(id: &Json, m: &Machine, o: &machine::Outcome) -> String {
     if let Some(v) = o.value {
         out.push_str(&format!(", \"value\": {v}"));
     }
+    if let Some(a) = answer {
+        let vs: Vec<String> = a.values.iter().map(|v| v.to_string()).collect();
+        out.push_str(&format!(
+            ", \"start\": {}, \"values\": [{}], \"remaining\": {}",
+            a.start,
+            vs.join(", "),
+            a.remaining
+        ));
+    }
     out.push_str(", \"pages\": ");
-    m.write_pages(&mut out);
+    m.write_pages_with(&mut out, cmma_dirty);
     if let Some(r) = o.reason {
         out.push_str(", \"reason\": ");
         json::write_str(&mut out, r);
@@ -348,6 +482,7 @@ fn main() {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut machine: Option<Machine> = None;
+    let mut vmm: Option<Vmm> = None;
     let mut line = String::new();
     loop {
         line.clear();
@@ -371,7 +506,7 @@ fn main() {
                 };
                 match req.get("type").and_then(Json::as_str) {
                     Some("hello") => {
-                        if machine.is_some() {
+                        if machine.is_some() || vmm.is_some() {
                             error_line(
                                 &id,
                                 "BadRequest",
@@ -379,13 +514,35 @@ fn main() {
                             )
                         } else {
                             match hello(&req, &defaults) {
-                                Ok(p) => {
-                                    let l = hello_line(&id, &p);
-                                    machine = Some(Machine::new(p, planted));
+                                Ok((p, fields)) => {
+                                    let l = hello_line(&id, &p, &fields);
+                                    match fields {
+                                        Some((slots, fix)) => {
+                                            vmm = Some(Vmm::new(Machine::new(p, planted), slots, fix))
+                                        }
+                                        None => machine = Some(Machine::new(p, planted)),
+                                    }
                                     l
                                 }
                                 Err(f) => fail_line(&id, f),
                             }
+                        }
+                    }
+                    Some("reset") if vmm.is_some() => {
+                        vmm.as_mut().expect("checked").reset();
+                        let mut l = String::from("{\"id\": ");
+                        json::write_value(&mut l, &id);
+                        l.push('}');
+                        l
+                    }
+                    Some("step") if vmm.is_some() => {
+                        let v = vmm.as_mut().expect("checked");
+                        match parse_vmm_step(&req, v.m.prof.pages, v.memslots.len()) {
+                            Ok(op) => {
+                                let (o, a) = v.step(op);
+                                step_line_with(&id, &v.m, &o, Some(&v.cmma_dirty), a.as_ref())
+                            }
+                            Err(f) => fail_line(&id, f),
                         }
                     }
                     Some("reset") => match machine.as_mut() {
