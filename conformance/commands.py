@@ -196,18 +196,24 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float,
     before it found one (what it found before stands)."""
     profiles = list({id(o.profile): o.profile for o in outcomes}.values())
     skipped = {id(o.profile) for o in outcomes if o.status == "skipped"}
-    checked = len(profiles) - len(skipped)
+    folds = [o for o in outcomes if o.status == "folded"]
+    checked = len(profiles) - len(skipped) - len(folds)
     steps = sum(o.steps for o in outcomes)
     groups = distinct(mode, outcomes)
     faults = [o for o in outcomes if isinstance(o.error, Fault)]
     verdict = ("ENGINE FAULT" if faults else "DIVERGES" if groups
                else f"INTERRUPTED by {signal_name()}" if interrupted
                else "nothing checked" if not checked else "conforms")  # fmt: skip
-    searched = {id(o.profile) for o in outcomes if o.drive not in ("replay", "quick tour")}
-    searched |= {id(o.profile) for o in outcomes if o.status not in ("passed", "skipped")
+    searched = {id(o.profile) for o in outcomes
+                if o.drive not in ("replay", "quick tour") and o.status != "folded"}
+    searched |= {id(o.profile) for o in outcomes if o.status not in ("passed", "skipped", "folded")
                  and o.drive != "replay"}  # fmt: skip
     replayed = len({id(o.profile) for o in outcomes if o.drive == "replay"} - searched)
     notes = [f"{len(skipped)} skipped"] if skipped else []
+    if folds:
+        stand_ins = len({id(o.stand_in) for o in folds})
+        notes.append(f"{len(folds)} more run as {stand_ins} of these, the reference graphs "
+                     f"being the same: {fold_reasons(folds)}")
     if interrupted and (faults or groups):
         notes.append(f"interrupted by {signal_name()}")
     if replayed:
@@ -223,8 +229,30 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float,
         text += f"; first: {first_divergence(mode, first.error)}"
         if also:
             text += f" (also under {also} other profile{'s' if also != 1 else ''})"
-    ran = [p for p in profiles if id(p) not in skipped]
-    return text + "; " + scope(ran, outcomes)
+    folded = {id(o.profile) for o in folds}
+    ran = [p for p in profiles if id(p) not in skipped and id(p) not in folded]
+    return text + "; " + scope(ran, outcomes, folded=[o.profile for o in folds])
+
+
+def fold_reasons(folds: list[Outcome]) -> str:
+    """Why folded profiles (:attr:`Outcome.stand_in`) are not run, short: each fold's part of
+    the notes before its colon (``CMMA disabled ignores Facility147, ...``)."""
+    parts = (part.partition(":")[0] for o in folds for part in o.note.split("; "))
+    return "; ".join(dict.fromkeys(parts))
+
+
+def _fold_lines(mode: Mode, folds: list[Outcome]) -> list[str]:
+    """One line per profile run for others: the others, and why their graphs are its own."""
+    by_stand_in: dict[int, list[Outcome]] = {}
+    for o in folds:
+        by_stand_in.setdefault(id(o.stand_in), []).append(o)
+    lines = []
+    for group in by_stand_in.values():
+        names = [mode.short_name(o.profile) for o in group]
+        shown = ", ".join(names) if len(names) <= 3 else f"{len(names)} profiles ({names[0]} ...)"
+        why = "; ".join(dict.fromkeys(part for o in group for part in o.note.split("; ")))
+        lines.append(f"run once: {mode.short_name(group[0].stand_in)} stands for {shown}: {why}")
+    return lines
 
 
 def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
@@ -262,7 +290,7 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
 
     def progress(o: Outcome) -> None:
         found.append(o)
-        if not args.quiet:
+        if not args.quiet and o.status != "folded":  # said once per stand-in, at the end
             print(_line(mode, o), file=out, flush=True)
 
     interrupted = False
@@ -275,8 +303,10 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
         budget = budget_of(mode, args, getattr(profiles[0], "impl", None) if profiles else None)
         print(f"{headline}; budget per profile: {budget.describe(covers(mode))}", file=out,
               flush=True)  # fmt: skip
+        further = getattr(mode, "further", None)
         outcomes = search(mode, engine, profiles, budget, seed=args.seed, database=database,
-                          progress=progress)  # fmt: skip
+                          progress=progress,
+                          further=further(args, profiles) if further else ())  # fmt: skip
     except KeyboardInterrupt:
         interrupted, outcomes = True, found
         print(f"interrupted by {signal_name()}: the search stopped", file=out)
@@ -299,6 +329,8 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
     name = engine_name(engine)
     skipped = [o for o in outcomes if o.status == "skipped"]
     for line in _skip_lines(mode, skipped):
+        print(line, file=out)
+    for line in _fold_lines(mode, [o for o in outcomes if o.status == "folded"]):
         print(line, file=out)
     code = EXIT_OK
     faults = [o for o in outcomes if isinstance(o.error, Fault)]
@@ -353,6 +385,9 @@ def run_cases(mode: Mode, outcomes: list[Outcome], engine: str) -> list[ci_forma
                                          report(mode, error, engine=engine)))  # fmt: skip
         elif all(o.status == "skipped" for o in found):
             cases.append(ci_formats.Case(name, "skipped", seconds, found[0].note))
+        elif all(o.status == "folded" for o in found):
+            cases.append(ci_formats.Case(name, "skipped", seconds, f"run as "
+                                         f"{mode.short_name(found[0].stand_in)}: {found[0].note}"))
         else:
             cases.append(ci_formats.Case(name, "passed", seconds))
     return cases

@@ -360,7 +360,8 @@ class Drive(Generic[P, S, Q, R]):
 
 @dataclass
 class Outcome:
-    """What one drive found. ``status``: passed, diverged, fault."""
+    """What one drive found. ``status``: passed, diverged, fault, skipped (the engine does not
+    run the profile), folded (another profile, :attr:`stand_in`, is run for it)."""
 
     status: str
     drive: str
@@ -374,6 +375,9 @@ class Outcome:
     #: shallow graph, or one cut by the bound on edges)
     edges: int | None = None
     whole: bool = False
+    #: a profile not run (status ``folded``): the profile run for it, whose reference graph
+    #: is its own (``note`` says why)
+    stand_in: Any = None
 
     @property
     def passed(self) -> bool:
