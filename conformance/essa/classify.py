@@ -198,11 +198,13 @@ _DEFAULTS: Final = {c.attr: c.domain[0] for c in CONSTANTS}
 
 
 def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileRequest(),
-             impls: tuple[str, ...] = IMPLS) -> Classification:  # fmt: skip
+             impls: tuple[str, ...] = IMPLS, fold: bool = False) -> Classification:  # fmt: skip
     """Classify ``engine`` against each candidate (each Impl of ``impls``, and KVMGmap before
     each fix) under every constant set ``request`` leaves open (its Impl and Bugs are ignored),
-    on ``request.pages`` pages (default 2). Raises Fault (or EngineFault at a hello) when the
-    engine breaks the protocol."""
+    on ``request.pages`` pages (default 2). ``fold``: a candidate whose reference graph one
+    checked already has (refimpl.essa.profile.FOLDS) takes that one's verdict, unrun (a
+    constant set whose every candidate does gets no hello). Raises Fault (or EngineFault at a
+    hello) when the engine breaks the protocol."""
     pages = request.pages or DEFAULT_PAGES
     fixed = request.without(*IDENTITY, "pages").fields
     asked_constants = tuple(c for c in CONSTANTS if c.attr not in IDENTITY)
@@ -213,7 +215,7 @@ def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileReques
     def as_stand_in(p: EssaProfile) -> Verdict | None:
         """``p``'s verdict as its stand-in's, when one whose graph is its own was checked."""
         stand_in = folded(p)[0]
-        v = done.get(stand_in) if stand_in != p else None
+        v = done.get(stand_in) if fold and stand_in != p else None
         return None if v is None else v._replace(profile=p, sequences=0, steps=0,
                                                  stand_in=stand_in)  # fmt: skip
 
@@ -422,7 +424,7 @@ def cmd_classify(mode: Any, args: argparse.Namespace, out: TextIO, err_out: Text
     request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
     start = time.monotonic()
     try:
-        c = classify(engine, request)
+        c = classify(engine, request, fold=True)
     except Fault as exc:
         print(fault_text(mode, exc, engine=str(args.engine or args.engine_class)), file=out)
         return EXIT_FAULT
