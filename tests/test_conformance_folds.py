@@ -51,3 +51,17 @@ def test_the_comparison_tells_apart_what_no_fold_folds() -> None:
                         ("cmma_enabled", False)):  # fmt: skip
         other = replace(base, **{attr: value})
         assert folded(other)[0] == other and same_graph(MODE, base, other) is False, attr
+
+
+def test_the_readme_counts_the_profiles_searched() -> None:
+    """conformance/README.md's budget table: each Impl's two-page profiles, and those searched."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "conformance" / "README.md").read_text()
+    for impl in IMPLS:
+        asked = profiles({"impl": impl}, 2)
+        run, _ = fold_profiles(MODE, asked)
+        assert re.search(rf"^\| {impl} \| {len(asked)} \({len(run)}\) \|", text, re.M), impl
+        assert f"{impl} searches {len(run)} of {len(asked)}" in text.replace("\n", " ") or \
+            f"{impl} {len(run)} of {len(asked)}" in text.replace("\n", " "), impl

@@ -32,8 +32,9 @@ from .protocol import (
 #: ``--examples`` change it): a quick tour of every profile (the pairs of pages to a small
 #: depth and the CBRL queue), then per profile the coverage tour and the swarm walk, stopping at
 #: the first divergence (``--keep-going``: every profile to its budget). KVMGmap has 128
-#: profiles (Bugs, PrebuiltPageTables and CMMAEnabled multiply the first four constants' 8), so
-#: each gets less; the figures of a default run are in conformance/README.md.
+#: profiles (Bugs, PrebuiltPageTables and CMMAEnabled multiply the first four constants' 8; 66
+#: searched, the others folded into them, D361), so each gets less; the figures of a default run
+#: are in conformance/README.md.
 DEFAULT_BUDGETS: Final[dict[str, Budget]] = {
     "Paper2007": Budget(cover_edges=None, depth=None, swarm=2000, quick_depth=2, first_only=True),
     "KVMClassic": Budget(cover_edges=None, depth=3, swarm=2000, quick_depth=2, first_only=True),
@@ -224,7 +225,7 @@ class EssaDriver:
         """The profiles ``run`` gives a quick tour alone, beyond those it searches: with neither
         ``--pages`` nor ``--cbrl-size`` given, the first profile's constants on one page more
         and with one CBRL entry more than any searched (a reset that stops short of the last
-        page, a queue that overflows one entry later), D361."""
+        page, a queue that overflows one entry later), D362."""
         if not profiles or getattr(args, "pages", None) or getattr(args, "cbrl_size", None):
             return []
         pages = max(p.pages for p in profiles) + 1

@@ -180,7 +180,7 @@ class Fold:
         return all(getattr(p, attr) == value for attr, value in self.when.items())
 
 
-#: The constants each Impl or setting ignores (D360).
+#: The constants each Impl or setting ignores (D361).
 FOLDS: Final = (
     Fold("Paper2007", {"impl": "Paper2007"}, ("storage_keys", "facility147", "cbrl_size"),
          "the 2007 model keeps no change bit in storage keys, has no ORC 7 and no CBRL: "
