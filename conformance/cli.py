@@ -57,10 +57,13 @@ exit status:
   4  nothing checked: the engine runs none of the profiles asked for"""
 VALIDATE_EXIT = """\
 exit status:
-  0  the trace is a behaviour of the spec (oracle and TLC agree)
-  1  it is not (or TLC and the oracle disagree)
+  0  the trace is a behaviour of the spec (oracle and TLC agree); with an engine: the
+     engine answered every step as the reference implementation does
+  1  it is not (or TLC and the oracle disagree); with an engine: a divergence (reproduced)
   2  bad command line, or a malformed trace file
-  4  TLC could not run (the oracle's verdict is printed)"""
+  3  with an engine: engine fault (malformed reply, crash, hang)
+  4  TLC could not run (the oracle's verdict is printed); with an engine: the engine does
+     not run the trace's profile"""
 MUTANTS_EXIT = """\
 exit status:
   0  every mutant was killed
@@ -80,10 +83,11 @@ def _profile_options(p: argparse.ArgumentParser, engine: bool = True) -> None:
         mode.add_options(p, engine)
 
 
-def _engine_options(p: argparse.ArgumentParser, help_class: str) -> None:
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--engine", metavar="COMMAND",
-                       help="the engine's command line; it speaks JSON lines on stdin/stdout")
+def _engine_options(p: argparse.ArgumentParser, help_class: str, required: bool = True,
+                    help_command: str = "the engine's command line; it speaks JSON lines on "
+                    "stdin/stdout") -> None:  # fmt: skip
+    which = p.add_mutually_exclusive_group(required=required)
+    which.add_argument("--engine", metavar="COMMAND", help=help_command)
     which.add_argument("--engine-class", metavar="MODULE:CLASS", help=help_class)
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help="seconds to wait for each reply of a JSON-lines engine (default %(default)s)")
@@ -155,13 +159,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no line per drive: the result only")
 
     val = sub.add_parser("validate", help="check a recorded trace (JSON lines, or ITF for "
-                         "PageStates)", epilog=VALIDATE_EXIT,
-                         formatter_class=usage.Formatter)  # fmt: skip
+                         "PageStates), or replay it on an engine",
+                         description="Check a recorded trace: the oracle and TLC judge the "
+                         "replies it records. With --engine or --engine-class, replay it: its "
+                         "requests run again on that engine (a history's every program, each "
+                         "from a reset, in order), whose replies the oracle judges as run does; "
+                         "a divergence is reported and confirmed by TLC.",
+                         epilog=VALIDATE_EXIT, formatter_class=usage.Formatter)  # fmt: skip
     val.add_argument("file", type=Path, help="the trace: JSON lines (PROTOCOL.md, Trace log), "
-                     "or ITF for PageStates")  # fmt: skip
+                     "ITF for PageStates, or a history.jsonl that run saved beside a trace")  # fmt: skip
+    _engine_options(val, "replay on this in-process engine: a class with hello/reset/step/close",
+                    required=False, help_command="replay on this engine, the command line of a "
+                    "JSON-lines engine")  # fmt: skip
     _machine_option(val)
     _profile_options(val, engine=False)
-    val.add_argument("--no-tlc", action="store_true", help="check with the oracle only")
+    val.add_argument("--no-tlc", action="store_true",
+                     help="check with the oracle only (with an engine: confirm no divergence)")
     val.add_argument("--tla-dir", type=Path,
                      help="keep the generated TLA+ module and .cfg in this directory")
 

@@ -10,13 +10,15 @@ line or input file, 3 engine fault, 4 nothing checked.
 from __future__ import annotations
 
 import argparse
+import shlex
 import signal
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from .driver import Divergence, Drive, Fault, Outcome, RecordedEngine, engine_name, report, save
+from .driver import (Divergence, Drive, Fault, Outcome, RecordedEngine, Saved, engine_name,
+                     is_history, read_history, report, run_programs, save)
 from .search import Budget, covers, scope, search
 from .machines import Mode
 from .protocol import EngineFault
@@ -39,11 +41,33 @@ def _steps(error: Divergence | Fault) -> list[tuple[Any, Any]]:
     return [(r.request, r.observed) for r in error.steps if r.observed is not None]
 
 
+def engine_option(args: argparse.Namespace) -> str | None:
+    """The option that names ``run``'s engine, as a command line takes it again (``--engine
+    'COMMAND'`` or ``--engine-class MODULE:CLASS``); None when the command line named none."""
+    if getattr(args, "engine", None) is not None:
+        return f"--engine {shlex.quote(args.engine)}"
+    if getattr(args, "engine_class", None) is not None:
+        return f"--engine-class {shlex.quote(args.engine_class)}"
+    return None
+
+
+def replay_command(mode: Mode, saved: Saved, engine: str | None) -> str:
+    """The ``replay:`` line's command: ``validate`` of the saved trace (the oracle and TLC judge
+    the engine's recorded replies), or, for a divergence right after a reset (a history saved,
+    :func:`~conformance.driver.right_after_reset`), ``validate --engine`` of the history: every
+    program the engine ran since it started, then the trace, run again on a fresh engine."""
+    history = saved.directory / "history.jsonl"
+    if engine is not None and history.is_file():
+        return f"python -m conformance validate --machine {mode.name} {engine} {history}"
+    return f"python -m conformance validate --machine {mode.name} {saved.jsonl}"
+
+
 def report_failure(mode: Mode, error: Divergence | Fault, engine: str, out_dir: Path,
-                   out: TextIO, tlc: bool = True) -> int:  # fmt: skip
+                   out: TextIO, tlc: bool = True, option: str | None = None) -> int:  # fmt: skip
     """Print the report and save it with the reproducers: JSON lines, ITF and the TLA+ trace
     module, which TLC checks against the machine's spec (for a divergence, unless ``tlc`` is
-    false). The exit status."""
+    false); ``option`` names the engine for the replay line (:func:`engine_option`). The exit
+    status."""
     text = report(mode, error, engine=engine)
     print(text, file=out)
     if isinstance(error, Fault) and error.where == "hello":
@@ -51,9 +75,11 @@ def report_failure(mode: Mode, error: Divergence | Fault, engine: str, out_dir: 
     module, config = mode.trace_module(error.profile, _steps(error))
     saved = save(mode, out_dir, text, error, engine,
                  extra={f"{MODULE}.tla": module, f"{MODULE}.cfg": config})  # fmt: skip
+    history = saved.directory / "history.jsonl"
     print(f"saved: {saved.report}, {saved.jsonl}, {saved.itf}, "
-          f"{saved.directory / MODULE}.tla (+ .cfg)", file=out)  # fmt: skip
-    print(f"replay: python -m conformance validate --machine {mode.name} {saved.jsonl}", file=out)
+          f"{saved.directory / MODULE}.tla (+ .cfg)"
+          + (f", {history}" if history.is_file() else ""), file=out)  # fmt: skip
+    print(f"replay: {replay_command(mode, saved, option)}", file=out)
     if isinstance(error, Fault):
         return EXIT_FAULT
     if tlc:
@@ -62,13 +88,13 @@ def report_failure(mode: Mode, error: Divergence | Fault, engine: str, out_dir: 
 
 
 def confirm_with_tlc(mode: Mode, profile: Any, steps: list[tuple[Any, Any]],
-                     out: TextIO) -> bool:  # fmt: skip
+                     out: TextIO, directory: Path | None = None) -> bool:  # fmt: skip
     """TLC's verdict on the recorded steps, printed; whether TLC agrees with the oracle that the
     last step, and no earlier one, is not a behaviour of the machine's spec."""
     from tlcrunner.run import TlcSetupError
 
     try:
-        verdict = mode.check_with_tlc(profile, steps)
+        verdict = mode.check_with_tlc(profile, steps, directory=directory)
     except (TlcSetupError, OSError) as exc:
         print(f"TLC not run: {exc}", file=out)
         return False
@@ -170,18 +196,24 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float,
     before it found one (what it found before stands)."""
     profiles = list({id(o.profile): o.profile for o in outcomes}.values())
     skipped = {id(o.profile) for o in outcomes if o.status == "skipped"}
-    checked = len(profiles) - len(skipped)
+    folds = [o for o in outcomes if o.status == "folded"]
+    checked = len(profiles) - len(skipped) - len(folds)
     steps = sum(o.steps for o in outcomes)
     groups = distinct(mode, outcomes)
     faults = [o for o in outcomes if isinstance(o.error, Fault)]
     verdict = ("ENGINE FAULT" if faults else "DIVERGES" if groups
                else f"INTERRUPTED by {signal_name()}" if interrupted
                else "nothing checked" if not checked else "conforms")  # fmt: skip
-    searched = {id(o.profile) for o in outcomes if o.drive not in ("replay", "quick tour")}
-    searched |= {id(o.profile) for o in outcomes if o.status not in ("passed", "skipped")
+    searched = {id(o.profile) for o in outcomes
+                if o.drive not in ("replay", "quick tour") and o.status != "folded"}
+    searched |= {id(o.profile) for o in outcomes if o.status not in ("passed", "skipped", "folded")
                  and o.drive != "replay"}  # fmt: skip
     replayed = len({id(o.profile) for o in outcomes if o.drive == "replay"} - searched)
     notes = [f"{len(skipped)} skipped"] if skipped else []
+    if folds:
+        stand_ins = len({id(o.stand_in) for o in folds})
+        notes.append(f"{len(folds)} more run as {stand_ins} of these, the reference graphs "
+                     f"being the same: {fold_reasons(folds)}")
     if interrupted and (faults or groups):
         notes.append(f"interrupted by {signal_name()}")
     if replayed:
@@ -197,8 +229,31 @@ def summary_line(mode: Mode, outcomes: list[Outcome], seconds: float,
         text += f"; first: {first_divergence(mode, first.error)}"
         if also:
             text += f" (also under {also} other profile{'s' if also != 1 else ''})"
-    ran = [p for p in profiles if id(p) not in skipped]
-    return text + "; " + scope(ran, outcomes, also=getattr(mode, "scope_also", ""))
+    folded = {id(o.profile) for o in folds}
+    ran = [p for p in profiles if id(p) not in skipped and id(p) not in folded]
+    return text + "; " + scope(ran, outcomes, also=getattr(mode, "scope_also", ""),
+                              folded=[o.profile for o in folds])
+
+
+def fold_reasons(folds: list[Outcome]) -> str:
+    """Why folded profiles (:attr:`Outcome.stand_in`) are not run, short: each fold's part of
+    the notes before its colon (``CMMA disabled ignores Facility147, ...``)."""
+    parts = (part.partition(":")[0] for o in folds for part in o.note.split("; "))
+    return "; ".join(dict.fromkeys(parts))
+
+
+def _fold_lines(mode: Mode, folds: list[Outcome]) -> list[str]:
+    """One line per profile run for others: the others, and why their graphs are its own."""
+    by_stand_in: dict[int, list[Outcome]] = {}
+    for o in folds:
+        by_stand_in.setdefault(id(o.stand_in), []).append(o)
+    lines = []
+    for group in by_stand_in.values():
+        names = [mode.short_name(o.profile) for o in group]
+        shown = ", ".join(names) if len(names) <= 3 else f"{len(names)} profiles ({names[0]} ...)"
+        why = "; ".join(dict.fromkeys(part for o in group for part in o.note.split("; ")))
+        lines.append(f"run once: {mode.short_name(group[0].stand_in)} stands for {shown}: {why}")
+    return lines
 
 
 def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
@@ -236,7 +291,7 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
 
     def progress(o: Outcome) -> None:
         found.append(o)
-        if not args.quiet:
+        if not args.quiet and o.status != "folded":  # said once per stand-in, at the end
             print(_line(mode, o), file=out, flush=True)
 
     interrupted = False
@@ -249,8 +304,10 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
         budget = budget_of(mode, args, getattr(profiles[0], "impl", None) if profiles else None)
         print(f"{headline}; budget per profile: {budget.describe(covers(mode))}", file=out,
               flush=True)  # fmt: skip
+        further = getattr(mode, "further", None)
         outcomes = search(mode, engine, profiles, budget, seed=args.seed, database=database,
-                          progress=progress)  # fmt: skip
+                          progress=progress,
+                          further=further(args, profiles) if further else ())  # fmt: skip
     except KeyboardInterrupt:
         interrupted, outcomes = True, found
         print(f"interrupted by {signal_name()}: the search stopped", file=out)
@@ -274,6 +331,8 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
     skipped = [o for o in outcomes if o.status == "skipped"]
     for line in _skip_lines(mode, skipped):
         print(line, file=out)
+    for line in _fold_lines(mode, [o for o in outcomes if o.status == "folded"]):
+        print(line, file=out)
     code = EXIT_OK
     faults = [o for o in outcomes if isinstance(o.error, Fault)]
     groups = distinct(mode, outcomes)
@@ -283,11 +342,13 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
             print(f"the same divergence under {len(under)} profiles: "
                   f"{', '.join(mode.short_name(p) for p in under)}; its report:", file=out)  # fmt: skip
         code = report_failure(mode, o.error, name, args.out, out,
-                              tlc=not args.no_tlc and n == 0 and not interrupted)  # fmt: skip
+                              tlc=not args.no_tlc and n == 0 and not interrupted,
+                              option=engine_option(args))  # fmt: skip
         print(file=out)
     for o in faults:
         assert isinstance(o.error, Fault)
-        code = report_failure(mode, o.error, name, args.out, out, tlc=False)
+        code = report_failure(mode, o.error, name, args.out, out, tlc=False,
+                              option=engine_option(args))
     if not faults and not groups and (interrupted or signalled() is not None):
         interrupted = True
         code = exit_status()
@@ -325,6 +386,9 @@ def run_cases(mode: Mode, outcomes: list[Outcome], engine: str) -> list[ci_forma
                                          report(mode, error, engine=engine)))  # fmt: skip
         elif all(o.status == "skipped" for o in found):
             cases.append(ci_formats.Case(name, "skipped", seconds, found[0].note))
+        elif all(o.status == "folded" for o in found):
+            cases.append(ci_formats.Case(name, "skipped", seconds, f"run as "
+                                         f"{mode.short_name(found[0].stand_in)}: {found[0].note}"))
         else:
             cases.append(ci_formats.Case(name, "passed", seconds))
     return cases
@@ -340,10 +404,21 @@ def _skip_lines(mode: Mode, skipped: list[Outcome]) -> list[str]:
             for reason, names in by_reason.items()]  # fmt: skip
 
 
+def _recorded(mode: Mode, args: argparse.Namespace) -> tuple[Any, list[tuple[list[Any], list[Any]]]]:
+    """The profile and the programs of ``validate``'s file, each as its requests and recorded
+    replies: a trace's one program, or a history's every program (:func:`is_history`)."""
+    if is_history(args.file):
+        return read_history(mode, args.file, args)
+    profile, requests, replies = mode.read_trace(args.file, args)
+    return profile, [(list(requests), list(replies))]
+
+
 def cmd_validate(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
-    """``validate FILE``: the steps an engine recorded, judged by the oracle and by TLC."""
+    """``validate FILE``: the steps an engine recorded, judged by the oracle and by TLC; with
+    ``--engine`` or ``--engine-class``, the recorded requests run again on that engine
+    (:func:`replay`)."""
     try:
-        profile, requests, replies = mode.read_trace(args.file, args)
+        profile, programs = _recorded(mode, args)
     except UnicodeDecodeError as exc:
         print(f"error: {args.file}: not a trace file: byte {exc.start} is not UTF-8 text (a trace "
               "is JSON lines or ITF, in UTF-8)", file=err_out)  # fmt: skip
@@ -351,20 +426,30 @@ def cmd_validate(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: Tex
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
-    print(f"{args.file}: {len(requests)} steps; {mode.describe(profile)}", file=out)
-    drive: Drive[Any, Any, Any, Any] = Drive(mode, RecordedEngine(replies), profile)
+    steps = sum(len(requests) for requests, _ in programs)
+    held = (f"{len(programs)} programs, each from a reset, " if len(programs) > 1 else "")
+    print(f"{args.file}: {held}{steps} steps; {mode.describe(profile)}", file=out)
+    if getattr(args, "engine", None) is not None or getattr(args, "engine_class", None) is not None:
+        return replay(mode, args, profile, [requests for requests, _ in programs], out, err_out)
+    drive: Drive[Any, Any, Any, Any] = Drive(mode, RecordedEngine(*(r for _, r in programs)), profile)
     stuck: int | None = None
+    which = len(programs)  # the program TLC checks: the diverging one, else the last
     try:
-        drive.run(requests)
-        print(f"oracle: every step is what the reference implementation does ({len(requests)} "
+        for _ in drive.run_all((str(n), q) for n, (q, _) in enumerate(programs, 1)):
+            pass
+        print(f"oracle: every step is what the reference implementation does ({steps} "
               "steps)", file=out)  # fmt: skip
     except Divergence as err:
         print(report(mode, err, engine=str(args.file)), file=out)
-        stuck = len(err.steps)
+        stuck, which = len(err.steps), int(drive.label)
     if args.no_tlc:
         return EXIT_OK if stuck is None else EXIT_DIVERGED
     from tlcrunner.run import TlcSetupError
 
+    requests, replies = programs[which - 1]
+    if len(programs) > 1:
+        print(f"TLC checks program {which}, the {'diverging' if stuck is not None else 'last'} "
+              "one", file=out)  # fmt: skip
     try:
         verdict = mode.check_with_tlc(profile, list(zip(requests, replies)), directory=args.tla_dir)
     except (TlcSetupError, OSError) as exc:
@@ -378,6 +463,59 @@ def cmd_validate(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: Tex
               f"{verdict.stuck_at}, oracle: step {stuck})", file=out)  # fmt: skip
         return EXIT_DIVERGED
     return EXIT_OK if stuck is None else EXIT_DIVERGED
+
+
+def replay(mode: Mode, args: argparse.Namespace, profile: Any, programs: list[list[Any]],
+           out: TextIO, err_out: TextIO) -> int:  # fmt: skip
+    """``validate --engine``: hello asking for the recorded profile, then each recorded
+    program's requests from a reset, in order, judged by the oracle as ``run`` judges them; a
+    divergence is reported and confirmed by TLC (unless ``--no-tlc``). Exit 0 every reply is
+    the reference's, 1 a divergence, 2 bad command line, 3 engine fault, 4 the engine does not
+    run the trace's profile."""
+    from .protocol import Unsupported
+
+    try:
+        engine = mode.engine(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=err_out)
+        return EXIT_USAGE
+    ask = getattr(mode, "ask_for", lambda p: p)(profile)
+    with interruptible():
+        try:
+            try:
+                _, connected = mode.connect(engine, ask)
+            except Unsupported as exc:
+                print(f"nothing checked: the engine does not run the trace's profile: {exc}",
+                      file=out)  # fmt: skip
+                return EXIT_NOTHING
+            except EngineFault as exc:
+                print(f"ENGINE FAULT ({exc.kind}) at hello: {exc.message}", file=out)
+                return EXIT_FAULT
+            except ValueError as exc:
+                print(f"error: {exc}", file=err_out)
+                return EXIT_USAGE
+            drive: Drive[Any, Any, Any, Any] = Drive(mode, engine, connected)
+            labelled = [(f"program {n} of {len(programs)}", p) for n, p in enumerate(programs, 1)]
+            outcome = run_programs(drive, labelled, "replay")
+        finally:
+            try:
+                engine.close()
+            except EngineFault:
+                pass
+    name = engine_name(engine)
+    print(f"replayed on {name}: {outcome.steps:,} steps of {len(programs)} "
+          f"program{'s' if len(programs) != 1 else ''}, each from a reset", file=out)  # fmt: skip
+    if outcome.status == "passed":
+        print("conforms: the engine answered every step as the reference implementation does",
+              file=out)  # fmt: skip
+        return EXIT_OK
+    error = outcome.error
+    print(f"{outcome.note}: " + report(mode, error, engine=name), file=out)
+    if isinstance(error, Fault):
+        return EXIT_FAULT
+    if not args.no_tlc:
+        confirm_with_tlc(mode, error.profile, _steps(error), out, directory=args.tla_dir)
+    return EXIT_DIVERGED
 
 
 def cmd_mutants(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:

@@ -360,7 +360,8 @@ class Drive(Generic[P, S, Q, R]):
 
 @dataclass
 class Outcome:
-    """What one drive found. ``status``: passed, diverged, fault."""
+    """What one drive found. ``status``: passed, diverged, fault, skipped (the engine does not
+    run the profile), folded (another profile, :attr:`stand_in`, is run for it)."""
 
     status: str
     drive: str
@@ -374,6 +375,9 @@ class Outcome:
     #: shallow graph, or one cut by the bound on edges)
     edges: int | None = None
     whole: bool = False
+    #: a profile not run (status ``folded``): the profile run for it, whose reference graph
+    #: is its own (``note`` says why)
+    stand_in: Any = None
 
     @property
     def passed(self) -> bool:
@@ -701,8 +705,8 @@ def after_reset(machine: DriverMachine, error: Divergence | Fault) -> list[str]:
     for n, program in enumerate(programs[-NAMED_PROGRAMS:], first):
         lines.append(f"  program {n}: " + ", ".join(machine.show_request(r) for r, _ in program))
     lines.append("history.jsonl beside the trace holds them all (a {\"reset\": true} line before "
-                 "each program) and this one last: replaying it from a fresh engine reproduces "
-                 "the divergence.")  # fmt: skip
+                 "each program) and this one last: replayed on a fresh engine (validate "
+                 "--engine), it reproduces the divergence.")  # fmt: skip
     return lines
 
 
@@ -788,13 +792,26 @@ def write_history(machine: DriverMachine, path: Path, error: Divergence,
                 f.write(json.dumps(machine.trace_line(request, reply)) + "\n")
 
 
-def read_history(machine: Any, path: Path, args: Any) -> list[list[Any]]:
-    """The programs of a history file (:func:`write_history`), each a list of requests, read
-    by the machine's mode with its own trace reader (``machine.read_trace(file, args)``; ``args``
-    as ``validate`` parses them). Raises ValueError."""
-    import tempfile
+def is_history(path: Path) -> bool:
+    """Whether ``path`` is a history file (:func:`write_history`): JSON lines with a
+    ``{"reset": true}`` line under the header."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            f.readline()
+            second = f.readline()
+        return bool(second.strip()) and json.loads(second) == RESET_LINE
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
 
+
+def read_history(machine: Any, path: Path, args: Any) -> tuple[Any, list[tuple[list[Any], list[Any]]]]:
+    """The profile and the programs of a history file (:func:`write_history`), each as its
+    requests and the replies recorded, read by the machine's mode with its own trace reader
+    (``machine.read_trace(file, args)``; ``args`` as ``validate`` parses them). Raises
+    ValueError."""
     lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        raise ValueError(f"{path}: empty: a history starts with the trace's header")
     chunks: list[list[str]]
     header, chunks = lines[0], [[]]
     for line in lines[1:]:
@@ -802,13 +819,16 @@ def read_history(machine: Any, path: Path, args: Any) -> list[list[Any]]:
             chunks.append([])
         elif line.strip():
             chunks[-1].append(line)
-    programs = []
+    profile, programs = None, []
     with tempfile.TemporaryDirectory(prefix="conformance-history-") as tmp:
         for n, chunk in enumerate(c for c in chunks if c):
             part = Path(tmp) / f"program-{n}.jsonl"
             part.write_text("\n".join([header, *chunk]) + "\n", encoding="utf-8")
-            programs.append(list(machine.read_trace(part, args)[1]))
-    return programs
+            profile, requests, replies = machine.read_trace(part, args)
+            programs.append((list(requests), list(replies)))
+    if profile is None:
+        raise ValueError(f"{path}: no program: a history holds at least the diverging one")
+    return profile, programs
 
 
 def write_trace(machine: DriverMachine, where: Path, profile: Any,
@@ -841,17 +861,20 @@ def write_trace(machine: DriverMachine, where: Path, profile: Any,
 
 class RecordedEngine(Generic[Q, R]):
     """An engine that answers from a recorded trace: each step's recorded reply, in order (for
-    ``validate``: the oracle judges what the engine did)."""
+    ``validate``: the oracle judges what the engine did). Given several programs' replies (a
+    history), each reset starts the next program's."""
 
-    def __init__(self, replies: Sequence[R]) -> None:
-        self.replies = list(replies)
+    def __init__(self, replies: Sequence[R], *later: Sequence[R]) -> None:
+        self.programs = [list(replies), *map(list, later)]
+        self.program = -1
         self.next = 0
 
     def reset(self) -> None:
+        self.program = min(self.program + 1, len(self.programs) - 1)
         self.next = 0
 
     def step(self, request: Q) -> R:
-        reply = self.replies[self.next]
+        reply = self.programs[max(self.program, 0)][self.next]
         self.next += 1
         return reply
 

@@ -281,20 +281,25 @@ def _sizes(values: set[Any]) -> str:
 
 
 def scope(profiles: Sequence[Any], outcomes: Sequence[Outcome] = (),
-          more: str | None = None, also: str = "") -> str:  # fmt: skip
+          more: str | None = None, also: str = "",
+          folded: Sequence[Any] = ()) -> str:  # fmt: skip
     """What a verdict covered, for a summary line (so that a pass is not read as more): the
     profiles, their pages and CBRL sizes, the reference graph's transitions the coverage tours
     took (whole graphs, to the budget's depth, and quick tours' shallow ones), and the options
     that reach further (``more``; by default run's: a third page, a third CBRL slot; ``also``
-    added to them: a mode that asks an engine only when it announces it)."""
+    added to them: a mode that asks an engine only when it announces it).
+    ``folded``: profiles run as one of ``profiles`` (:func:`fold_profiles`)."""
     ran = list({id(p): p for p in profiles}.values())
-    pages = {_constant(p, "pages") for p in ran}
-    slots = {_constant(p, "cbrl_size") for p in ran}
+    # a folded profile's pages and CBRL size are covered by its stand-in's graph, its own
+    pages = {_constant(p, "pages") for p in [*ran, *folded]}
+    slots = {_constant(p, "cbrl_size") for p in [*ran, *folded]}
     if more is None:
         more = ", ".join([f"--pages {max((n for n in pages if n), default=2) + 1}",
                           *([f"--cbrl-size {max(n for n in slots if n) + 1}"]
                             if any(slots) else []), "--profile thorough"])  # fmt: skip
-    text = (f"scope: {len(ran)} profile{'s' if len(ran) != 1 else ''}, pages {_sizes(pages)}"
+    text = (f"scope: {len(ran)} profile{'s' if len(ran) != 1 else ''}"
+            + (f" run (and {len(folded)} folded into them)" if folded else "")
+            + f", pages {_sizes(pages)}"
             + (f", CBRL sizes {_sizes(slots)}" if any(slots) else ""))  # fmt: skip
     best: dict[int, Outcome] = {}
     for o in outcomes:
@@ -370,6 +375,53 @@ def run_swarm(drive: Drive[Any, Any, Any, Any], programs: Sequence[Sequence[Any]
 # --------------------------------------------------------------------------- the budget
 
 
+def same_graph(machine: Any, one: Any, other: Any, limit: int | None = None) -> bool | None:
+    """Whether the reference gives the same reply to every request sequence from the reset
+    under profiles ``one`` and ``other`` (their graphs are the same as far as an engine can
+    see): both graphs walked together, breadth first, over the requests of ``one`` (which must
+    be ``other``'s). None when ``limit`` pairs of states were seen before the answer."""
+    requests = list(machine.requests(one))
+    if requests != list(machine.requests(other)):
+        return False
+    key = getattr(machine, "state_key", lambda s: s)
+    a, b = machine.init(one), machine.init(other)
+    seen = {(key(a), key(b))}
+    queue: deque[tuple[Any, Any]] = deque([(a, b)])
+    while queue:
+        a, b = queue.popleft()
+        for r in requests:
+            a2, ra = machine.oracle(one, a, r)
+            b2, rb = machine.oracle(other, b, r)
+            if machine.differences(ra, rb):
+                return False
+            k = (key(a2), key(b2))
+            if k not in seen:
+                if limit is not None and len(seen) >= limit:
+                    return None
+                seen.add(k)
+                queue.append((a2, b2))
+    return True
+
+
+def fold_profiles(machine: Any, profiles: Sequence[Any]
+                  ) -> tuple[list[Any], list[tuple[Any, Any, str]]]:  # fmt: skip
+    """``profiles`` split into those to run and those another one stands for: (profile, the one
+    run for it, why), by the machine's ``fold`` (a profile's stand-in and the reason, or None;
+    a machine without one folds nothing). A profile is folded only into one asked as well."""
+    fold = getattr(machine, "fold", None)
+    if fold is None:
+        return list(profiles), []
+    run, folded = [], []
+    asked = list(profiles)
+    for p in asked:
+        found = fold(p)
+        if found is not None and found[0] != p and found[0] in asked:
+            folded.append((p, asked[asked.index(found[0])], found[1]))
+        else:
+            run.append(p)
+    return run, folded
+
+
 @dataclass(frozen=True)
 class Budget:
     """What ``run`` spends on each profile: the tour (``cover_edges`` edges of the graph at
@@ -390,6 +442,9 @@ class Budget:
     #: whether the search stops at its first divergence (the other profiles then replay only
     #: its program); False: every profile is searched to its budget
     first_only: bool = False
+    #: whether a profile whose reference graph another asked profile's equals (the machine's
+    #: ``fold``: constants the reference ignores) is run once, as that other one
+    fold: bool = True
 
     def describe(self, covers: bool = True) -> str:
         parts = []
@@ -496,12 +551,16 @@ def covers(machine: Any) -> bool:
 def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *,
            seed: int | None = None, database: Any = None,
            progress: Callable[[Outcome], None] | None = None,
-           stop_at_first: bool = False, cache: Path | None = CACHE) -> list[Outcome]:  # fmt: skip
+           stop_at_first: bool = False, cache: Path | None = CACHE,
+           further: Sequence[Any] = ()) -> list[Outcome]:  # fmt: skip
     """Every profile in turn: hello, the tour, hypothesis, the swarm walk, the uniform walk, as
     ``budget`` says. A profile stops at its first divergence and the search goes on with the
     next (unless ``stop_at_first``); a fault ends it; a profile the engine does not run is
     skipped (status ``skipped``). The coverage tour's outcome notes the graph's size; its graph
-    and walks are kept in ``cache`` (:func:`graph_and_walks`; None: none)."""
+    and walks are kept in ``cache`` (:func:`graph_and_walks`; None: none). ``further``: profiles
+    given the quick tour alone, after the quick tours of ``profiles`` (a larger scope cheaply).
+    A profile whose graph another's equals is run as that one (``budget.fold``,
+    :func:`fold_profiles`: status ``folded``)."""
     from .driver import run_hypothesis, run_programs, run_walk
     from .protocol import EngineFault, Unsupported
 
@@ -512,7 +571,7 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
         outcomes.append(o)
         if progress is not None:
             progress(o)
-        return o.status in ("passed", "skipped")
+        return o.status in ("passed", "skipped", "folded")
 
     def connect(asked: Any) -> Any:
         """The profile the engine runs for ``asked``; None (noted) when it runs none."""
@@ -525,9 +584,13 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
         return None
 
     def first_found() -> bool:
-        return budget.first_only and any(o.status != "passed" and o.status != "skipped"
+        return budget.first_only and any(o.status not in ("passed", "skipped", "folded")
                                          for o in outcomes)  # fmt: skip
 
+    if budget.fold:
+        profiles, folded = fold_profiles(machine, profiles)
+        for p, stand_in, why in folded:
+            add(Outcome("folded", "hello", p, 0, 0.0, note=why, stand_in=stand_in))
     quick = bool(budget.tour and covers(machine) and budget.quick_depth
                  and budget.cover_edges != 0)  # fmt: skip
     loaded: dict[int, tuple[Graph, list[list[int]], bool]] = {}
@@ -595,6 +658,16 @@ def search(machine: Any, engine: Any, profiles: Sequence[Any], budget: Budget, *
                         break
                     if outcomes[-1].status == "fault":
                         return outcomes
+        for asked in further:
+            if any(o.status not in ("passed", "skipped", "folded") for o in outcomes):
+                break
+            profile = connect(asked)
+            if profile is None:
+                continue
+            qg, qwalks, _ = graph_and_walks(machine, profile, shallow, cache, QUICK_GROUPS)
+            o = run_cover(Drive(machine, engine, profile), qg, qwalks, key)
+            o.drive = "quick tour"
+            add(o)
         if any(o.status == "fault" for o in outcomes) or (stop_at_first and first_found()):
             return outcomes
     for n, asked in enumerate(profiles):
@@ -631,7 +704,7 @@ def replay_first(machine: Any, engine: Any, profiles: Sequence[Any], outcomes: l
     passed that replay, nothing more)."""
     from .protocol import EngineFault, Unsupported
 
-    first = next(o for o in outcomes if o.status not in ("passed", "skipped"))
+    first = next(o for o in outcomes if o.status not in ("passed", "skipped", "folded"))
     if not isinstance(first.error, Divergence):
         return
     program = [r.request for r in first.error.steps]

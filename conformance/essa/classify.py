@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any, Final, NamedTuple, TextIO
 
 from refimpl.core.constants import combinations
 from tlcrunner import ci_formats, usage
 from refimpl.essa import CONSTANTS, IMPLS, EssaProfile
-from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, profiles
+from refimpl.essa.profile import BUG_FIXES, GMAP_ONLY, IDENTITY, folded, profiles
 
 from ..driver import Divergence, Drive, Fault, run_programs
 from ..driver import report as fault_text
@@ -105,6 +105,9 @@ class Verdict(NamedTuple):
     steps: int
     divergence: Divergence1 | None = None
     skipped: str = ""
+    #: the candidate run for this one (its reference graph is this one's,
+    #: refimpl.essa.profile.FOLDS): the verdict is that one's, at no step
+    stand_in: EssaProfile | None = None
 
     @property
     def matches(self) -> bool:
@@ -195,21 +198,36 @@ _DEFAULTS: Final = {c.attr: c.domain[0] for c in CONSTANTS}
 
 
 def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileRequest(),
-             impls: tuple[str, ...] = IMPLS) -> Classification:  # fmt: skip
+             impls: tuple[str, ...] = IMPLS, fold: bool = False) -> Classification:  # fmt: skip
     """Classify ``engine`` against each candidate (each Impl of ``impls``, and KVMGmap before
     each fix) under every constant set ``request`` leaves open (its Impl and Bugs are ignored),
-    on ``request.pages`` pages (default 2). Raises Fault (or EngineFault at a hello) when the
-    engine breaks the protocol."""
+    on ``request.pages`` pages (default 2). ``fold``: a candidate whose reference graph one
+    checked already has (refimpl.essa.profile.FOLDS) takes that one's verdict, unrun (a
+    constant set whose every candidate does gets no hello). Raises Fault (or EngineFault at a
+    hello) when the engine breaks the protocol."""
     pages = request.pages or DEFAULT_PAGES
     fixed = request.without(*IDENTITY, "pages").fields
     asked_constants = tuple(c for c in CONSTANTS if c.attr not in IDENTITY)
     verdicts: list[Verdict] = []
+    done: dict[EssaProfile, Verdict] = {}  # the candidates checked
     info = EssaEngineInfo("engine", EssaProfileRequest())
+
+    def as_stand_in(p: EssaProfile) -> Verdict | None:
+        """``p``'s verdict as its stand-in's, when one whose graph is its own was checked."""
+        stand_in = folded(p)[0]
+        v = done.get(stand_in) if fold and stand_in != p else None
+        return None if v is None else v._replace(profile=p, sequences=0, steps=0,
+                                                 stand_in=stand_in)  # fmt: skip
+
     for fields in combinations(asked_constants, fixed):
         asked = EssaProfileRequest(**fields, pages=pages)
         # A candidate's profile: the asked constants, and its own Impl and Bugs.
         cands = candidates(fields, pages, impls, fixed)
         if not cands:
+            continue
+        copied = [as_stand_in(p) for p in cands]
+        if all(v is not None for v in copied):  # every candidate run already: no hello
+            verdicts += [v for v in copied if v is not None]
             continue
         try:
             info = engine.hello(asked)
@@ -222,8 +240,10 @@ def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileReques
             if conflicts:
                 verdicts.append(Verdict(profile, 0, 0, skipped="the engine announces " + ", ".join(
                     _conflict(a, info.profile, asked) for a in conflicts)))  # fmt: skip
+            elif (v := as_stand_in(profile)) is not None:
+                verdicts.append(v)
             else:
-                verdicts.append(check_profile(engine, profile))
+                verdicts.append(done.setdefault(profile, check_profile(engine, profile)))
     return Classification(info, tuple(verdicts))
 
 
@@ -238,6 +258,12 @@ def report(c: Classification, out: TextIO, command: str = "--engine ...") -> Non
         name = ESSA_DRIVER.short_name(v.profile)
         if v.skipped:
             rows.append((name, "skipped: " + v.skipped, "", "", "", "", ""))
+        elif v.stand_in is not None:
+            rows.append((name, f"{'matches' if d is None else 'diverges'} as "
+                         f"{ESSA_DRIVER.short_name(v.stand_in)} (the same reference graph)",
+                         *((d.sequence, str(d.step), d.request.describe(),
+                            ESSA_DRIVER.show_reply(d.expected), ESSA_DRIVER.show_reply(d.observed))
+                           if d is not None else ("", "", "", "", ""))))  # fmt: skip
         elif d is None:
             rows.append((name, f"matches ({v.sequences} sequences, {v.steps} steps)",
                          "", "", "", "", ""))  # fmt: skip
@@ -265,6 +291,11 @@ def report(c: Classification, out: TextIO, command: str = "--engine ...") -> Non
               f"{', '.join(c.matched)}", file=out)  # fmt: skip
 
 
+def fold_names(folds: Sequence[Verdict]) -> str:
+    """The folds (refimpl.essa.profile.FOLDS) that made ``folds`` run as others, by name."""
+    return ", ".join(dict.fromkeys(f.name for v in folds for f in folded(v.profile)[1]))
+
+
 def summary_line(c: Classification, seconds: float) -> str:
     """The one line classify ends with: the verdict, the profiles checked, the steps, the
     distinct divergences (the same request diverging in the same fields under several constant
@@ -282,8 +313,12 @@ def summary_line(c: Classification, seconds: float) -> str:
         if d is not None:
             seen.setdefault((candidate(v.profile), d.request, tuple(d.expected.differences(
                 d.observed))), v)  # fmt: skip
+    folds = [v for v in ran if v.stand_in is not None]
+    notes = ([f"{skipped} skipped"] if skipped else []) + (
+        [f"{len(folds)} as another whose reference graph is theirs: {fold_names(folds)}"]
+        if folds else [])  # fmt: skip
     text = (f"SUMMARY: {verdict}: {len(ran)} candidate profiles checked"
-            + (f" ({skipped} skipped)" if skipped else "")
+            + (f" ({', '.join(notes)})" if notes else "")
             + f", {sum(v.steps for v in c.verdicts):,} steps in {seconds:.1f} s, {len(seen)} "
             f"distinct divergence{'s' if len(seen) != 1 else ''}"
             + (" (of the other candidates)" if m is not None and seen else ""))  # fmt: skip
@@ -316,7 +351,8 @@ def nearest(c: Classification) -> tuple[str, Verdict] | None:
         diverged = [v for v in vs if v.divergence is not None]
         if not diverged:
             continue
-        first = min(diverged, key=lambda v: v.steps)
+        run = [v for v in diverged if v.stand_in is None] or diverged  # a copy has no steps
+        first = min(run, key=lambda v: v.steps)
         key = (len(diverged), -first.steps)
         if best is None or key < best[0]:
             best = (key, name, first)
@@ -388,7 +424,7 @@ def cmd_classify(mode: Any, args: argparse.Namespace, out: TextIO, err_out: Text
     request = essa_request_of(args).merged(EssaProfileRequest(pages=args.pages))
     start = time.monotonic()
     try:
-        c = classify(engine, request)
+        c = classify(engine, request, fold=True)
     except Fault as exc:
         print(fault_text(mode, exc, engine=str(args.engine or args.engine_class)), file=out)
         return EXIT_FAULT

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
 from refimpl import essa as oracle
 from refimpl.essa import CONSTANTS, ESSA, EssaProfile, EssaState
-from refimpl.essa.profile import profiles as run_profiles
+from refimpl.essa.profile import folded, profiles as run_profiles
 
 from ..driver import marker
 from ..protocol import VERSION, Unsupported
@@ -31,8 +32,9 @@ from .protocol import (
 #: ``--examples`` change it): a quick tour of every profile (the pairs of pages to a small
 #: depth and the CBRL queue), then per profile the coverage tour and the swarm walk, stopping at
 #: the first divergence (``--keep-going``: every profile to its budget). KVMGmap has 128
-#: profiles (Bugs, PrebuiltPageTables and CMMAEnabled multiply the first four constants' 8), so
-#: each gets less; the figures of a default run are in conformance/README.md.
+#: profiles (Bugs, PrebuiltPageTables and CMMAEnabled multiply the first four constants' 8; 66
+#: searched, the others folded into them, D361), so each gets less; the figures of a default run
+#: are in conformance/README.md.
 DEFAULT_BUDGETS: Final[dict[str, Budget]] = {
     "Paper2007": Budget(cover_edges=None, depth=None, swarm=2000, quick_depth=2, first_only=True),
     "KVMClassic": Budget(cover_edges=None, depth=3, swarm=2000, quick_depth=2, first_only=True),
@@ -217,6 +219,30 @@ class EssaDriver:
     def profiles(self, fixed: EssaProfileRequest, pages: int) -> list[EssaProfile]:
         """Every combination of the constants ``fixed`` leaves open, on ``pages`` pages."""
         return run_profiles(fixed.without("pages").fields, pages)
+
+    def further(self, args: argparse.Namespace, profiles: Sequence[EssaProfile]
+                ) -> list[EssaProfile]:  # fmt: skip
+        """The profiles ``run`` gives a quick tour alone, beyond those it searches: with neither
+        ``--pages`` nor ``--cbrl-size`` given, the first profile's constants on one page more
+        and with one CBRL entry more than any searched (a reset that stops short of the last
+        page, a queue that overflows one entry later), D362."""
+        if not profiles or getattr(args, "pages", None) or getattr(args, "cbrl_size", None):
+            return []
+        pages = max(p.pages for p in profiles) + 1
+        slots = max(p.cbrl_size for p in profiles) + 1
+        return [replace(profiles[0], pages=pages, cbrl_size=slots)]
+
+    def fold(self, profile: EssaProfile) -> tuple[EssaProfile, str] | None:
+        """The profile run for ``profile`` when the reference ignores some of its constants
+        (:data:`refimpl.essa.profile.FOLDS`: its graph is the stand-in's), and why; None when
+        it is run itself."""
+        stand_in, folds = folded(profile)
+        if not folds:
+            return None
+        tla = {c.attr: c.tla for c in CONSTANTS}
+        why = "; ".join(f"{f.name} ignores {', '.join(tla[a] for a in f.ignored)}: {f.reason}"
+                        for f in folds)  # fmt: skip
+        return stand_in, why
 
     def itf_state(self, profile: EssaProfile, before: EssaState, request: EssaRequest | None,
                   reply: EssaReply | None) -> dict[str, Any]:  # fmt: skip

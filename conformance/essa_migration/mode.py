@@ -151,6 +151,15 @@ class EssaMigrationDriver(EssaDriver):
     """The ESSAMigration mode for :mod:`conformance.driver` and :mod:`conformance.commands`:
     the ESSA mode's vocabulary with the state of spec/ESSAMigration.tla."""
 
+    def fold(self, profile: EssaProfile) -> tuple[EssaProfile, str] | None:
+        """None: no profile folded, refimpl.essa.profile.FOLDS being proved of spec/ESSA.tla's
+        graphs, not of the migration's."""
+        return None
+
+    def further(self, args: Any, profiles: Sequence[EssaProfile]) -> list[EssaProfile]:
+        """None beyond the profiles searched: the migration's default run is sized apart."""
+        return []
+
     name = MIGRATION_MACHINE
     spec = "spec/ESSAMigration.tla"
     state_key = staticmethod(_state_key)  # type: ignore[assignment]

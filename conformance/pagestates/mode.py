@@ -462,6 +462,11 @@ class PageStatesDriver:
         out["lastOp"] = last
         return out
 
+    def ask_for(self, recorded: Connected) -> Ask:
+        """What a hello asks for to run a recorded trace's profile again (``validate
+        --engine``): every field of it."""
+        return Ask(ProfileRequest.of(recorded.profile), values=recorded.profile.values)
+
     def connect(self, engine: Any, ask: Ask) -> tuple[str, Connected]:
         """Say hello asking for ``ask``; the engine's name and the profile of the drive (the
         engine's announcement, completed from the ask). Raises Unsupported, EngineFault, or

@@ -16,8 +16,8 @@ reports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, replace
+from typing import Any, Final
 
 from ..core.constants import Constant, combinations
 
@@ -162,3 +162,44 @@ def profiles(fixed: dict[str, object], pages: int) -> list[EssaProfile]:
         except EssaProfileError:
             continue
     return sorted(out, key=lambda p: sum(getattr(p, a) != defaults[a] for a in FIDELITY))
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Constants the reference ignores where ``when`` holds of a profile: two profiles that
+    differ only in them have the same reference graph (the same reply to every request sequence
+    from the reset), so a test of one tests the other as far as the spec can tell them apart.
+    tests/test_conformance_folds.py compares the graphs of every fold's profiles."""
+
+    name: str
+    when: dict[str, object]
+    ignored: tuple[str, ...]
+    reason: str
+
+    def applies(self, p: EssaProfile) -> bool:
+        return all(getattr(p, attr) == value for attr, value in self.when.items())
+
+
+#: The constants each Impl or setting ignores (D361).
+FOLDS: Final = (
+    Fold("Paper2007", {"impl": "Paper2007"}, ("storage_keys", "facility147", "cbrl_size"),
+         "the 2007 model keeps no change bit in storage keys, has no ORC 7 and no CBRL: "
+         "StorageKeys, Facility147 and CBRLSize change no reply"),
+    Fold("CMMA disabled", {"cmma_enabled": False},
+         ("facility147", "cbrl_size", "bugs", "prebuilt_page_tables"),
+         "with CMMA disabled every ESSA is an operation exception: Facility147, CBRLSize, Bugs "
+         "and PrebuiltPageTables change no reply"),
+)  # fmt: skip
+
+
+def folded(p: EssaProfile) -> tuple[EssaProfile, list[Fold]]:
+    """The profile that stands for ``p`` (every constant a fold of :data:`FOLDS` that applies
+    to ``p`` ignores set to its first value) and those folds; ``p`` itself and no fold when
+    none applies."""
+    defaults = {c.attr: c.domain[0] for c in CONSTANTS}
+    folds = [f for f in FOLDS if f.applies(p)]
+    changes: dict[str, Any] = {a: defaults[a] for f in folds for a in f.ignored
+                               if getattr(p, a) != defaults[a]}
+    if not changes:
+        return p, []
+    return replace(p, **changes), [f for f in folds if any(a in changes for a in f.ignored)]
