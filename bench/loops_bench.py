@@ -191,7 +191,9 @@ def check_projection(jobs: int = 2, measured: tuple[Path, ...] = (RESULTS / "che
             s = r["seconds"] if r else jvm + (e.distinct or 0) / rate
             runs.append((n, e.size, round(s, 1), r is not None, e.distinct))
     out: dict[str, Any] = {"rate": round(rate), "jvm": round(jvm, 2), "jobs": jobs}
-    for loop, chosen in (("make check", runs), ("CI models", [r for r in runs if r[1] == "ci"])):
+    # tests/test_models.py runs each CI-sized model's own rows: no run against the contract alone
+    ci = [r for r in runs if r[1] == "ci" and not r[0].endswith(INTENT_SUFFIX)]
+    for loop, chosen in (("make check", runs), ("CI models", ci)):
         secs = [r[2] for r in chosen]
         out[loop] = {"TLC runs": len(chosen), "measured": sum(r[3] for r in chosen),
                      "CPU s": round(sum(secs)), "JVM starts s": round(jvm * len(chosen)),
@@ -221,10 +223,10 @@ def projected_loop() -> dict[str, Any]:
                        "twins' intent runs": check["intent runs"],
                        "CI models' runs": ci["TLC runs"], "CI models' CPU s": ci["CPU s"],
                        "CI models' wall s on the idle cores": ci["wall s"],
-                       "with every twin that breaks a promise run twice: CPU s":
-                           before["make check"]["CPU s"],
-                       "wall s": before["make check"]["wall s"],
-                       "CI models' CPU s": before["CI models"]["CPU s"]},
+                       "with every twin that breaks a promise run twice: TLC runs":
+                           before["make check"]["TLC runs"],
+                       "CPU s": before["make check"]["CPU s"],
+                       "wall s": before["make check"]["wall s"]},
             "top": p["top"]}  # fmt: skip
 
 
