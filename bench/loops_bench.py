@@ -151,7 +151,8 @@ def _lpt(seconds: list[float], jobs: int) -> float:
 
 def check_projection(jobs: int = 2, measured: tuple[Path, ...] = (RESULTS / "check-all.json",
                                                                   RESULTS / "check.json"),
-                     jvm: float | None = None, once: bool = True) -> dict[str, Any]:
+                     jvm: float | None = None, once: bool = True,
+                     manifest: Path = REPO / "model" / "manifest.json") -> dict[str, Any]:
     """``make check`` and CI's models (``--size ci``, tests/test_models.py) projected without
     running them: each TLC run the runner makes (a model's, a witness run of its own for a model
     expected to violate, a broken twin's run against its contract alone unless the twin runs
@@ -167,11 +168,12 @@ def check_projection(jobs: int = 2, measured: tuple[Path, ...] = (RESULTS / "che
     from tlcrunner.manifest import load_manifest
     from tlcrunner.schedule import STATES_PER_S
 
-    entries = load_manifest(REPO / "model" / "manifest.json").entries
+    entries = load_manifest(manifest).entries
     seen: dict[str, Any] = {}
     for path in measured:  # the later file's row wins
         if path.exists():
-            seen.update({r["name"]: r for r in json.loads(path.read_text())["models"]
+            data = json.loads(path.read_text())  # results/check.json: a list; a run's: "models"
+            seen.update({r["name"]: r for r in (data["models"] if isinstance(data, dict) else data)
                          if r.get("seconds", 0) > 0})  # fmt: skip
     jvm = _one_state_seconds() if jvm is None else jvm
     rates = [r["distinct"] / (r["seconds"] - jvm) for r in seen.values()
