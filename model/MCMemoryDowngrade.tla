@@ -24,24 +24,4 @@ EXTENDS MemoryDowngradeStepChecks, TLC
 Symmetry == Permutations(Pages) \cup Permutations(Permanent)
                 \cup Permutations(Reconfigurable)
 
-(***************************************************************************)
-(* FrameSymmetry (the four-frame safety models Safety4 and                 *)
-(* SafetySlotsFirst4, and the twin HalfDoneRejection, which shows that the *)
-(* model so reduced still catches a rejection that is not clean): the      *)
-(* group the argument above gives, each permutation of the pages composed  *)
-(* with one of the permanent frames and one of the reconfigurable frames.  *)
-(* Symmetry lists the three groups side by side, so TLC, which takes the   *)
-(* smallest of a state's images under the permutations listed, merges two  *)
-(* states only when one permutation of one kind maps one to the other;     *)
-(* here any product does.  Sound by the same argument: each permutation    *)
-(* maps a behaviour to a behaviour, and every safety property checked      *)
-(* names no page or frame.  Never with a liveness property (TLC's symmetry *)
-(* reduction is unsound for liveness).                                     *)
-(***************************************************************************)
-FrameSymmetry ==
-    { [x \in Pages \cup Frames |->
-          IF x \in Pages THEN pp[x] ELSE IF x \in Permanent THEN fp[x] ELSE rp[x]] :
-        pp \in Permutations(Pages), fp \in Permutations(Permanent),
-        rp \in Permutations(Reconfigurable) }
-
 =============================================================================
