@@ -61,7 +61,7 @@ def projection_block(r: Any) -> str:
     rate = d["states per s (median of the measured)"]
     twice = d["with every twin that breaks a promise run twice: TLC runs"]
     lines = [f"Projected {r['at']} ({r['cpus']} CPUs, no TLC run but a one-state run's "
-             f"{d['one-state run s']} s): `make check` makes {d['TLC runs']} TLC runs "
+             f"{d['one-state run s']} s of CPU): `make check` makes {d['TLC runs']} TLC runs "
              f"({d['of them measured']} measured, the rest at {rate:,} states per second after "
              f"a JVM start), {r['cpu']} s of CPU, {r['wall']} s of wall on {d['idle cores']} "
              f"idle cores longest first (the longest run {d['longest s']} s). JVM starts "
