@@ -133,12 +133,16 @@ mypy: venv
 # (by default every one: a whole `make check` and CI take most of an hour of CPU each run;
 # `make bench LOOPS=run` times one, `LOOPS=` none); docs/loops.md is rewritten from
 # results/bench-loops.json. KERNEL_GMAP_SRC: the 7.x tree of the kernel-gmap loop (else skipped).
+# Every run also projects make check and CI's models from the pins and the runs measured here
+# (no model run: loop check-projected) into docs/loops.md's projection block.
 BENCH_RUNS ?= 3
 LOOPS ?= check ci kernel-classic kernel-gmap run classify
 KERNEL_GMAP_SRC ?=
 bench: venv tlc engines
 	$(if $(LOOPS),$(PY) bench/loops_bench.py --runs $(BENCH_RUNS) $(foreach l,$(LOOPS),--loop $(l)) $(if $(KERNEL_GMAP_SRC),--gmap-src '$(KERNEL_GMAP_SRC)'))
 	$(if $(LOOPS),$(PY) bench/report.py --loops-doc docs/loops.md > /dev/null)
+	$(PY) bench/loops_bench.py --loop check-projected
+	$(PY) bench/report.py --projection-doc docs/loops.md > /dev/null
 	$(PY) bench/refimpl_bench.py
 	$(PY) bench/conformance_bench.py
 	$(PY) bench/models_bench.py --runs $(BENCH_RUNS)

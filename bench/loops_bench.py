@@ -9,6 +9,10 @@ so a wall clock alone says little), and a breakdown read from what the command p
   per phase: set-up (Java and the jar checked: a run that checks no model), JVM start (the TLC
   runs times the seconds of a one-state model), state space (the rest of the models' seconds),
   witness runs of their own (none when the witnesses are checked in the model's run).
+* ``check-projected``: ``make check`` and CI's models without running TLC: each run the
+  runner makes, its last measured seconds (results/check.json) or its pinned distinct states at
+  the measured rate, the JVM starts, the twins' runs against their contract alone, the wall
+  clock on two idle cores longest first, and the 40 longest runs.
 * ``ci``: ``.ci/run``'s steps without the apt install: ``make test`` (its ten slowest tests),
   ``make apalache`` and ``make kernel-check --check-readme``; each step's budget.
 * ``kernel-classic``, ``kernel-gmap``: ``make kernel-check`` on Debian's 6.12 tree, or on the
@@ -47,7 +51,7 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "results"
 OUT = RESULTS / "bench-loops.json"
 PY = sys.executable
-LOOPS = ("check", "ci", "kernel-classic", "kernel-gmap", "run", "classify")
+LOOPS = ("check", "check-projected", "ci", "kernel-classic", "kernel-gmap", "run", "classify")
 
 
 def _cpu() -> float:
@@ -98,6 +102,24 @@ def _one_state_seconds() -> float:
     return statistics.median(runs)
 
 
+def _one_state_cpu() -> float:
+    """CPU seconds of a TLC run of one state (the JVM's and TLC's own start), the median of
+    three: on a shared machine the CPU a run needs varies far less with the load than its wall
+    clock."""
+    from tlcrunner.fetch import default_jar
+    from tlcrunner.run import run_tlc
+
+    cpus = []
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "One.tla").write_text(ONE_STATE)
+        (Path(tmp) / "One.cfg").write_text("INIT Init\nNEXT Next\n")
+        for _ in range(3):
+            before = _cpu()
+            run_tlc(Path(tmp) / "One.tla", Path(tmp) / "One.cfg", jar=default_jar(), short=True)
+            cpus.append(_cpu() - before)
+    return statistics.median(cpus)
+
+
 def check_loop(models: str | None, runs: int) -> dict[str, Any]:
     json_out = RESULTS / "bench-loops-check.json"
     command = [PY, "-m", "tlcrunner", "check", "--size", "all", "--json", str(json_out)]
@@ -130,6 +152,102 @@ def check_breakdown(rows: list[dict[str, Any]], setup: float, jvm: float
               "one-state run s": round(jvm, 2), "runs' seconds summed": round(models_s, 1)}  # fmt: skip
     top = sorted(tlc_runs, key=lambda r: -r["seconds"])[:10]
     return phases, detail, [(r["name"], r["seconds"], r["distinct"]) for r in top]
+
+
+# --- check, projected from the pins -----------------------------------------------------------
+
+
+def _lpt(seconds: list[float], jobs: int) -> float:
+    """The wall clock of ``seconds`` run ``jobs`` at a time, longest first, each on the first
+    free core (what tlcrunner.schedule does)."""
+    free = [0.0] * max(1, jobs)
+    for s in sorted(seconds, reverse=True):
+        i = free.index(min(free))
+        free[i] += s
+    return max(free, default=0.0)
+
+
+def check_projection(jobs: int = 2, measured: tuple[Path, ...] = (RESULTS / "check-all.json",
+                                                                  RESULTS / "check.json"),
+                     jvm: float | None = None, once: bool = True,
+                     manifest: Path = REPO / "model" / "manifest.json") -> dict[str, Any]:
+    """``make check`` and CI's models (``--size ci``, tests/test_models.py) projected without
+    running them: each TLC run the runner makes (a model's, a witness run of its own for a model
+    expected to violate, a broken twin's run against its contract alone unless the twin runs
+    once, D385), its seconds the last measured in ``measured`` (the rows every ``tlcrunner
+    check`` in this checkout merged there), else the CPU of a one-state run (``jvm``) plus the
+    pinned distinct states at the median rate of the measured runs; the wall clock on ``jobs``
+    idle cores, longest first, each run taking its seconds there. A projection: the figures say how many seconds were measured. ``once=False``
+    projects every twin that breaks a promise run twice (its own .cfg, then its contract alone),
+    its second run as long as its first."""
+    import statistics as st
+
+    from tlcrunner.contract import INTENT_SUFFIX, runs_once
+    from tlcrunner.manifest import load_manifest
+    from tlcrunner.schedule import STATES_PER_S
+
+    entries = load_manifest(manifest).entries
+    seen: dict[str, Any] = {}
+    for path in measured:  # the later file's row wins
+        if path.exists():
+            data = json.loads(path.read_text())  # results/check.json: a list; a run's: "models"
+            seen.update({r["name"]: r for r in (data["models"] if isinstance(data, dict) else data)
+                         if r.get("seconds", 0) > 0})  # fmt: skip
+    jvm = _one_state_cpu() if jvm is None else jvm
+    rates = [r["distinct"] / (r["seconds"] - jvm) for r in seen.values()
+             if (r.get("distinct") or 0) >= 2000 and r["seconds"] > jvm + 1]  # fmt: skip
+    rate = st.median(rates) if rates else STATES_PER_S
+    runs: list[tuple[str, str, float, bool, int | None]] = []  # name, size, s, measured, distinct
+    for e in entries:
+        names = [e.name]
+        if e.witnesses and e.expect.kind != "holds":
+            names.append(e.name + ":witnesses")
+        if e.is_twin and e.breaks and not (once and runs_once(e)):
+            names.append(e.name + INTENT_SUFFIX)
+        for n in names:
+            r = seen.get(n)
+            if n.endswith(INTENT_SUFFIX) and runs_once(e):  # as long as the twin's own run
+                r = seen.get(e.name)
+            s = r["seconds"] if r else jvm + (e.distinct or 0) / rate
+            runs.append((n, e.size, round(s, 1), r is not None, e.distinct))
+    out: dict[str, Any] = {"rate": round(rate), "jvm": round(jvm, 2), "jobs": jobs}
+    # tests/test_models.py runs each CI-sized model's own rows: no run against the contract alone
+    ci = [r for r in runs if r[1] == "ci" and not r[0].endswith(INTENT_SUFFIX)]
+    for loop, chosen in (("make check", runs), ("CI models", ci)):
+        secs = [r[2] for r in chosen]
+        out[loop] = {"TLC runs": len(chosen), "measured": sum(r[3] for r in chosen),
+                     "CPU s": round(sum(secs)), "JVM starts s": round(jvm * len(chosen)),
+                     "intent runs": sum(r[0].endswith(INTENT_SUFFIX) for r in chosen),
+                     "intent s": round(sum(r[2] for r in chosen if r[0].endswith(INTENT_SUFFIX))),
+                     "longest s": max(secs, default=0),
+                     "wall s": round(_lpt(secs, jobs))}  # fmt: skip
+    out["top"] = [(n, s, d) for n, _, s, _, d in sorted(runs, key=lambda r: -r[2])[:40]]
+    return out
+
+
+def projected_loop() -> dict[str, Any]:
+    p = check_projection()
+    before = check_projection(jvm=p["jvm"], once=False)
+    check, ci = p["make check"], p["CI models"]
+    return {"command": "tlcrunner check --size all, projected (no TLC run)", "exit": 0,
+            "wall": check["wall s"], "cpu": check["CPU s"], "load_start": _load(),
+            "load_end": _load(),
+            "phases": {"JVM starts": check["JVM starts s"],
+                       "twins against their contract alone": check["intent s"],
+                       "the 40 longest": round(sum(t[1] for t in p["top"])),
+                       "the rest": round(check["CPU s"] - sum(t[1] for t in p["top"]))},
+            "detail": {"TLC runs": check["TLC runs"], "of them measured": check["measured"],
+                       "states per s (median of the measured)": p["rate"],
+                       "one-state run s": p["jvm"], "idle cores": p["jobs"],
+                       "longest s": check["longest s"],
+                       "twins' intent runs": check["intent runs"],
+                       "CI models' runs": ci["TLC runs"], "CI models' CPU s": ci["CPU s"],
+                       "CI models' wall s on the idle cores": ci["wall s"],
+                       "with every twin that breaks a promise run twice: TLC runs":
+                           before["make check"]["TLC runs"],
+                       "CPU s": before["make check"]["CPU s"],
+                       "wall s": before["make check"]["wall s"]},
+            "top": p["top"]}  # fmt: skip
 
 
 # --- ci --------------------------------------------------------------------------------------
@@ -249,6 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     loops: dict[str, Callable[[], dict[str, Any]]] = {
         "check": lambda: check_loop(args.models, args.runs),
+        "check-projected": projected_loop,
         "ci": lambda: ci_loop(args.runs),
         "kernel-classic": lambda: kernel_loop(None, args.runs),
         "kernel-gmap": lambda: kernel_loop(args.gmap_src, args.runs),

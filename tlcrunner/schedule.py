@@ -101,7 +101,8 @@ def cache_key(entry: ModelEntry, library: Path | None) -> str:
     digest = hashlib.sha256(f"tlc {PINNED_SHA256}\n".encode())
     fields = {"name": entry.name, "expect": str(entry.expect), "distinct": entry.distinct,
               "depth": entry.depth, "size": entry.size, "workers": entry.workers,
-              "timeout": entry.timeout, "witnesses": entry.witnesses}  # fmt: skip
+              "timeout": entry.timeout, "witnesses": entry.witnesses,
+              "breaks": entry.breaks}  # fmt: skip
     digest.update(json.dumps(fields, sort_keys=True).encode())
     here = Path(__file__).resolve().parent
     picture = FINDING_PICTURES / f"{entry.name}.svg"  # a finding's run checks its picture too
