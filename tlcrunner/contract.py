@@ -35,7 +35,11 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from .check import Row
+    from .manifest import ModelEntry
 
 from .tool_output import is_source_location
 
@@ -606,7 +610,7 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     return row(True, "", result.seconds, first)
 
 
-def runs_once(twin) -> bool:
+def runs_once(twin: "ModelEntry") -> bool:
     """A broken twin whose one run is against its contract alone (D385): it is recorded as
     breaking promises (``breaks``) and the property it was written for is one of them, so the
     run of its contract (the THEOREM-backed properties and refinements, in its own machine) shows
@@ -619,9 +623,9 @@ def runs_once(twin) -> bool:
                 and not twin.witnesses)
 
 
-def check_twin_once(twin, entries, *, jar: Path, library: Path | None,
-                    workers: int | str | None = None, heap: str | None = None,
-                    intent_row: bool = True) -> list:
+def check_twin_once(twin: "ModelEntry", entries: "list[ModelEntry]", *, jar: Path,
+                    library: Path | None, workers: int | str | None = None,
+                    heap: str | None = None, intent_row: bool = True) -> "list[Row]":
     """The rows of a twin that :func:`runs_once`: its own row, judged against its manifest entry
     (``violates P`` with P the first promise TLC names, and the pins), from one run of its .cfg
     with the contract in place of what it checks; then, with ``intent_row``, its ``(intent)``
