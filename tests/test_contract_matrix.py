@@ -104,12 +104,12 @@ def test_the_checks_intent_row_passes_a_step_detail_and_fails_an_unrecorded_twin
     assert not row.as_expected and "step check or bookkeeping" in row.note
 
 
-def test_a_twin_that_breaks_its_own_property_runs_once_and_fails_when_its_contract_holds(
+def test_a_twin_that_breaks_its_own_property_runs_once_and_fails_when_it_is_not_caught(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """D385: a twin recorded as breaking the promise it was written for runs once, its .cfg with
-    the contract alone, and both its rows come from that run: a contract that no longer catches
-    it fails the twin's row and its ``(intent)`` row. A twin written for a step check keeps its
-    own run (``runs_once`` is false), and so do a step detail and an open hole."""
+    """D385: a twin recorded as breaking the promise it was written for runs once, its own .cfg,
+    and its ``(intent)`` row is read from that run: when the run does not find that promise
+    violated first, both rows fail. A twin written for a step check keeps its run against the
+    contract alone (``runs_once`` is false), and so do a step detail and an open hole."""
     from tlcrunner import run as run_module
     from tlcrunner.run import RunResult
     from tlcrunner.tool_output import Outcome, ToolResult
@@ -120,20 +120,22 @@ def test_a_twin_that_breaks_its_own_property_runs_once_and_fails_when_its_contra
     assert contract.runs_once(once)
     assert not contract.runs_once(by["MCPageStates_Twin_StableContent"])  # its own: a step check
     assert not any(contract.runs_once(e) for e in entries if e.step_detail or e.open_hole)
-    configs: list[str] = []
+    runs: list[Path] = []
 
-    def fake(outcome: Outcome, violated: str | None):
+    def fake(outcome: Outcome, violated: str | None):  # type: ignore[no-untyped-def]
         def run_tlc(module, config, **_):  # type: ignore[no-untyped-def]
-            configs.append(Path(config).read_text(encoding="utf-8"))
+            runs.append(Path(config))
             tool = ToolResult(outcome, violated=violated, distinct=once.distinct, depth=once.depth)
             return RunResult(module, config, tool, violated, "", 1.0, 0, [], "")
         return run_tlc
 
     monkeypatch.setattr(run_module, "run_tlc", fake(Outcome.INVARIANT, "StableContentKeptInv"))
-    own, intent = contract.check_twin_once(once, entries, jar=Path("unused.jar"), library=None)
+    from tlcrunner import check as check_module
+    monkeypatch.setattr(check_module, "run_tlc", run_module.run_tlc)
+    own, intent = contract.check_twin_once(once, jar=Path("unused.jar"), library=None)
     assert own.as_expected and intent.as_expected and intent.name.endswith(contract.INTENT_SUFFIX)
-    assert "TypeOK" not in configs[-1] and "StableContentKeptInv" in configs[-1]
-    monkeypatch.setattr(run_module, "run_tlc", fake(Outcome.HOLDS, None))
-    own, intent = contract.check_twin_once(once, entries, jar=Path("unused.jar"), library=None)
+    assert runs == [once.config]  # one run, of its own .cfg
+    monkeypatch.setattr(check_module, "run_tlc", fake(Outcome.INVARIANT, "TypeOK"))
+    own, intent = contract.check_twin_once(once, jar=Path("unused.jar"), library=None)
     assert not own.as_expected and not intent.as_expected
-    assert "now breaks no promise" in intent.note
+    assert "does not show its contract alone catches it" in intent.note

@@ -34,7 +34,7 @@ _PARAMS = [pytest.param(e, id=e.name) for e in _ENTRIES] or [pytest.param(None, 
 def test_model_as_expected(entry: ModelEntry | None, tlc_jar: Path) -> None:
     if entry is None or _MANIFEST is None:
         pytest.fail(_PROBLEM, pytrace=False)
-    rows = check_model(entry, jar=tlc_jar, library=default_library(_MANIFEST), entries=_MANIFEST.entries)
+    rows = check_model(entry, jar=tlc_jar, library=default_library(_MANIFEST))
     bad = [f"{r.name} (expected {r.expected}): {r.note}" for r in rows if not r.as_expected]
     if bad:
         pytest.fail("; ".join(bad), pytrace=False)

@@ -253,23 +253,19 @@ FINDING_PICTURES = Path(__file__).resolve().parents[1] / "docs" / "findings"
 
 def check_model(entry: ModelEntry, *, jar: Path, library: Path | None,
                 witnesses: bool = True, intent_of: list[ModelEntry] | None = None,
-                workers: int | str | None = None, heap: str | None = None,
-                entries: list[ModelEntry] | None = None) -> list[Row]:
+                workers: int | str | None = None, heap: str | None = None) -> list[Row]:
     """One model's rows: the model's, then (when it has witnesses and ``witnesses``) its
     witnesses', from the same TLC run when the model is expected to hold (D410). A finding's
     model is not as expected when its committed picture is not what its counterexample draws
     (D413). With ``intent_of`` (the manifest's entries), a broken twin's rows end with its run
-    against its contract alone (D370). A twin recorded as breaking the promise it was written
-    for runs once, its contract alone, when the manifest's entries are given (``intent_of`` or
-    ``entries``), and its ``(intent)`` row comes from that run (D385)."""
+    against its contract alone (D370), but for a twin recorded as breaking the promise it was
+    written for: its ``(intent)`` row is read from its own run (D385)."""
     from .contract import check_twin_once, runs_once
     from .findings import picture_drift
     from .witness import check_with_witnesses, check_witnesses
 
-    known = intent_of if intent_of is not None else entries
-    if known is not None and runs_once(entry):
-        return check_twin_once(entry, known, jar=jar, library=library, workers=workers,
-                               heap=heap, intent_row=intent_of is not None)  # fmt: skip
+    if intent_of is not None and runs_once(entry):
+        return check_twin_once(entry, jar=jar, library=library, workers=workers, heap=heap)
     if not (entry.witnesses and witnesses):
         rows = [check_entry(entry, jar=jar, library=library, workers=workers, heap=heap)]
     elif entry.expect.kind == "holds":

@@ -35,7 +35,11 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from .check import Row
+    from .manifest import ModelEntry
 
 from .tool_output import is_source_location
 
@@ -606,81 +610,39 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     return row(True, "", result.seconds, first)
 
 
-def runs_once(twin) -> bool:
-    """A broken twin whose one run is against its contract alone (D385): it is recorded as
-    breaking promises (``breaks``) and the property it was written for is one of them, so the
-    run of its contract (the THEOREM-backed properties and refinements, in its own machine) shows
-    both that this property catches it and that the contract does; its pins (the property TLC
-    names, distinct states, depth) are that run's. A twin written for a step check or
-    bookkeeping property keeps the run of its own .cfg (the only one that shows that property
-    is not vacuous) and its run against the contract; a step detail or an open hole runs its
-    own .cfg only."""
+def runs_once(twin: "ModelEntry") -> bool:
+    """A broken twin that runs once (D385): it is recorded as breaking promises (``breaks``) and
+    the property it was written for is one of them. Its own run, which must find that property
+    violated first, then shows that a promise catches it, so that its contract alone (which holds
+    that promise, in the same machine) catches it: TLC explores the same states whichever
+    properties it checks. A twin written for a step check or bookkeeping property keeps its run
+    against the contract alone after its own; a step detail or an open hole runs its own .cfg
+    only; a twin with witnesses keeps both runs."""
     return bool(twin.is_twin and twin.breaks and twin.expect.prop in twin.breaks
                 and not twin.witnesses)
 
 
-def check_twin_once(twin, entries, *, jar: Path, library: Path | None,
+def check_twin_once(twin: "ModelEntry", *, jar: Path, library: Path | None,
                     workers: int | str | None = None, heap: str | None = None,
-                    intent_row: bool = True) -> list:
-    """The rows of a twin that :func:`runs_once`: its own row, judged against its manifest entry
-    (``violates P`` with P the first promise TLC names, and the pins), from one run of its .cfg
-    with the contract in place of what it checks; then, with ``intent_row``, its ``(intent)``
-    row from the same run: as recorded when the promise named is one ``breaks`` records."""
-    import dataclasses
-    import tempfile
+                    intent_row: bool = True) -> "list[Row]":
+    """The rows of a twin that :func:`runs_once`: its own row from the run of its .cfg, judged
+    against its manifest entry (``violates P`` and the pins); then, with ``intent_row``, its
+    ``(intent)`` row read from the same run: as recorded when the twin's row is as expected, P
+    being one of the promises ``breaks`` records."""
+    from .check import Row, check_entry
 
-    from .check import Row, judge, not_run
-    from .run import TlcSetupError, run_tlc
-
-    bodies = definition_bodies()
-    contract = twin_contract(twin, entries, Kinds.of(library or SPEC), bodies)
-    workers = twin.workers if workers is None else workers
-    cfg_text = twin.config.read_text(encoding="utf-8")
-    extra_seconds = 0.0
-    try:
-        with tempfile.TemporaryDirectory(prefix="twin-") as tmp:
-            config = Path(tmp) / twin.config.name
-            config.write_text(contract.config(cfg_text), encoding="utf-8")
-            run = run_tlc(twin.module, config, jar=jar, library=library, workers=workers,
-                          timeout=twin.timeout, short=twin.size == "ci", heap=heap)  # fmt: skip
-            named, temporal = _violations(run.raw_output, contract)
-            if run.violated and not is_source_location(run.violated):
-                named.add(run.violated)
-            if not named and temporal:
-                # TLC names no temporal property: the only temporal candidate, else the one that
-                # fails alone (runs that judge the name only; the pins are the first run's).
-                candidates = [n for n in contract.properties if is_temporal(n, bodies)]
-                if len(candidates) == 1:
-                    named = {candidates[0]}
-                else:
-                    for n in candidates:
-                        config.write_text(contract.config(cfg_text, (n,)), encoding="utf-8")
-                        alone = run_tlc(twin.module, config, jar=jar, library=library,
-                                        workers=1, timeout=twin.timeout, short=True)  # fmt: skip
-                        extra_seconds += alone.seconds
-                        got, temporal_alone = _violations(alone.raw_output, contract)
-                        if got or temporal_alone:
-                            named = {n}
-                            break
-    except TlcSetupError as exc:
-        return [not_run(twin, str(exc))]
-    violated = next(iter(named)) if len(named) == 1 else run.violated
-    note = "" if len(named) == 1 or not named else f"TLC named {', '.join(sorted(named))}"
-    run = dataclasses.replace(run, violated=violated, note=note,
-                              seconds=run.seconds + extra_seconds)  # fmt: skip
-    own = judge(twin, run, skip={"depth": "several workers"} if workers != 1 else {})
-    own.notes.insert(0, "its contract alone")
+    own = check_entry(twin, jar=jar, library=library, workers=workers, heap=heap)
     rows = [own]
     if intent_row:
-        ok = violated in (twin.breaks or ())
+        ok = own.outcome_ok and own.violated in (twin.breaks or ())
         rows.append(Row(
             name=twin.name + INTENT_SUFFIX,
             expected="breaks " + ", ".join(twin.breaks or ()),
             result="as recorded" if ok else "not as recorded", outcome_ok=ok, pins_ok=True,
-            violated=violated if ok else None, distinct=None, depth=None, seconds=0.0,
-            notes=["in the twin's own run" if ok else
-                   f"the contract alone now breaks {violated or 'no promise'}; rerun `python -m "
-                   f"tlcrunner.contract --matrix --record --models {twin.name}`"]))  # fmt: skip
+            violated=own.violated if ok else None, distinct=None, depth=None, seconds=0.0,
+            notes=[f"in the twin's own run: {own.violated}, a promise, found first" if ok else
+                   f"the twin's own run does not find {twin.expect.prop} first, so it does not "
+                   "show its contract alone catches it"]))  # fmt: skip
     return rows
 
 
