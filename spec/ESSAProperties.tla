@@ -536,7 +536,8 @@ THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ ~MachineInterpretsESSA /\ CMMAEnable
 \* Progress.  MCESSA_Paper2007GivenUpLiveness, MCESSA_KVMClassicGivenUpLiveness
 \* (MCESSA_Paper2007GivenUpLivenessTwoPages, deep); twin
 \* MCESSA_Twin_GivenUpSwapped.  Not the new gmap: a page freed while no gmap PTE maps it is
-\* swapped out on reclaim (MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
+\* swapped out on reclaim, finding F14 (MCESSA_Finding_F14_KVMGmapGivenUpSwapped; on the machine's
+\* path MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
 THEOREM (Impl # "KVMGmap" /\ CMMAEnabled) => (HostFairSpec => GivenUpPageFreedProp)
 \* What CMMA saves the host.  MCESSA_KVMClassicModernNoKeys, MCESSA_KVMGmapModernNoKeys,
 \* MCESSA_KVMGmapFixed, MCESSA_KVMClassicKeys, MCESSA_KVMClassicNoKeysTwoPages, MCESSA_KVMClassicCMMAOff,
