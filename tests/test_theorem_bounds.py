@@ -76,9 +76,6 @@ EXEMPT: dict[tuple[str, str, str, Any], str] = {
     ("FairSpec", "QueuedDiscardProcessedProp", "Pages", 2): (
         "a liveness model on two pages has no symmetry; the one-page models hold a list of two "
         "entries, one page queued twice"),
-    ("ZapContractSpec", "QueuedZapHarmlessInv", "Pages", 2): (
-        "ZapSpec's two-page model (MCESSAQueuedZap_KVMClassicTwoPages) has 187,334 states; the bare "
-        "instruction's did not end within 900 s on the development machine"),
     **{("MSpec", prop, "Pages", 2): _ROUNDS for prop in (
         "SentAttributesCurrentInv", "MigrationAppliesSentProp", "MigrationKeepsAttributesProp",
         "MigrationKeepsStableContentProp", "BelievedStableContentKeptInv", "GuestStableBeliefInv")},
