@@ -527,7 +527,8 @@ THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []ReportedZeroReadsZero
 \* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; twin
 \* MCESSA_Twin_AddressingExceptionEverywhere.
 THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []AddressingExceptionOnlyIfUnusedInv)
-\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_Twin_CBRLStopsAtKept; on
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness (MCESSA_KVMClassicLivenessTwoPages,
+\* deep); twin MCESSA_Twin_CBRLStopsAtKept; on
 \* the machine's path MCESSA_KVMGmapMachinePathQueued.
 \* The intercepted path only: on the machine's path an entry waits until the list fills.  KVM
 \* with CMMA enabled: the 2007 machine queues nothing, and without CMMA no ESSA is carried out.
