@@ -188,6 +188,11 @@ TwinZap(keepSlot, outcome) ==
     /\ UNCHANGED GuestVars
 ZapKeepingSwapSlotSpec == Init /\ [][Next \/ TwinZap(TRUE, "Zapped")]_vars
 ZapRecordedKeptSpec == Init /\ [][Next \/ TwinZap(FALSE, "Kept")]_vars
+\* The first of them under the host's fairness (HostFairSpec, ESSA.tla): the CBRL is worked off,
+\* by either zap, and a given-up page in a frame is reclaimed; a page whose slot the zap kept
+\* stays given up and backed (GivenUpPageFreedProp).
+ZapKeepingSwapSlotFairSpec ==
+    ZapKeepingSwapSlotSpec /\ WF_vars(HostProcessCBRL \/ TwinZap(TRUE, "Zapped")) /\ PressureFairness
 
 \* Twin of the aging scenario (NoAgedPageReportedPreserved, spec/ESSAProperties.tla): aging that
 \* leaves the gmap PTE valid.

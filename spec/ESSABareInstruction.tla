@@ -1,5 +1,19 @@
 --------------------------- MODULE ESSABareInstruction ---------------------------
 (***************************************************************************)
+(* Contract (docs/contract.md).  What any program that issues ESSA may     *)
+(* rely on, whatever ORC it sends to whatever page (sources 1: the ORCs    *)
+(* every Linux-era implementation shares), each a THEOREM at the end of    *)
+(* this module, checked in the models it names:                           *)
+(*                                                                         *)
+(*   Right answers. OrcContractProp: each ORC does to the usage and N what *)
+(*       its name says (sources 1), the licence the guest gives the host   *)
+(*       (paper 2); ResultByteProp: R1 is the page's state before the      *)
+(*       operation, the answer the guest decodes (sources 1; sources 6:    *)
+(*       make_stable "reads failure from" it).                             *)
+(*                                                                         *)
+(* Both properties are ESSAProperties.tla's (D406).                        *)
+(***************************************************************************)
+(***************************************************************************)
 (* ESSA as an instruction, apart from the guest that issues it: the        *)
 (* specifications under which ESSA's step properties and its queued zaps   *)
 (* are checked for every operation-request code on every page, not only   *)
@@ -16,7 +30,7 @@
 (* bare access: no guest program asked for it, so the guest's own records  *)
 (* (owed, belief, modified) say nothing about it.                          *)
 (***************************************************************************)
-EXTENDS ESSA
+EXTENDS ESSAProperties
 
 \* The bare instruction: ORC orc on page p, as a harness sends it.  It reaches what no guest of
 \* Next issues (ORC 5; ORC 7 on a page the guest does not believe stable).
@@ -46,5 +60,13 @@ CBRLSpec ==
                   \/ ESSAInstruction(p, 1) \/ ESSAInstruction(p, 2) \/ HostReclaim(p)
                   \/ WriteAccess("Write", p, Written) /\ UNCHANGED GuestVars
               \/ HostProcessCBRL]_vars
+
+\* Right answers, for every ORC on every page.  MCESSA_Paper2007Contract,
+\* MCESSA_KVMClassicInstructionContract, MCESSA_KVMGmapInstructionContract,
+\* MCESSA_KVMClassicNoKeysContract, MCESSA_KVMClassicNoFacilityContract,
+\* MCESSA_KVMGmapNoKeysContract, MCESSA_KVMClassicCMMAOffContract; twin MCESSA_Twin_OrcContract.
+THEOREM (Bugs = {}) => (ContractSpec => OrcContractProp)
+\* The same models; twin MCESSA_Twin_ResultByte.
+THEOREM (Bugs = {}) => (ContractSpec => ResultByteProp)
 
 =============================================================================

@@ -78,11 +78,17 @@
 EXTENDS ESSAMigration, FiniteSets
 
 CONSTANTS
+    \* @type: Seq(PAGE);
     GfnOrder,       \* the pages in guest-frame order: page GfnOrder[g + 1] is gfn g
+    \* @type: PAGE -> SLOT;
     SlotOf,         \* the memslot of each page (every memslot a run of consecutive gfns)
+    \* @type: Set(SLOT);
     SlotsAtStart,   \* the memslots present at boot (every page of one, logging dirty pages)
+    \* @type: Int;
     MaxBitDistance, \* KVM_S390_MAX_BIT_DISTANCE: the longest run of clean pages a GET sends
+    \* @type: Int;
     MaxCount,       \* the largest count a Get or a Peek asks for
+    \* @type: Bool;
     SlotDeleteFix   \* TRUE: a deleted memslot's dirty pages leave the count (F12's fix)
 
 Slots == {SlotOf[p] : p \in Pages}

@@ -5,11 +5,13 @@
 (* ModifiedPContentKeptInv, UnwrittenContentKeptInv,                       *)
 (* MigrationKeepsStableContentProp, MigrationKeepsAttributesProp,          *)
 (* GuestStableBeliefInv, ReadReturnsOwedInv, ReportedZeroReadsZeroInv,     *)
-(* AddressingExceptionOnlyIfUnusedInv, QueuedDiscardProcessedProp and      *)
-(* GivenUpPageFreedProp; their THEOREMs, each under the constants          *)
-(* for which it holds, are gathered at the end of this module, naming the  *)
-(* model that checks it.  The other properties here check types and        *)
-(* bookkeeping.  The step checks, each restating what one step does, are   *)
+(* AddressingExceptionOnlyIfUnusedInv, QueuedDiscardProcessedProp,        *)
+(* GivenUpPageFreedProp and UnusedNotSwappedProp; their THEOREMs, each     *)
+(* under the constants for which it holds, are gathered at the end of this *)
+(* module, naming the model that checks it.  The instruction's promises,   *)
+(* OrcContractProp and ResultByteProp, are defined here and stated as      *)
+(* THEOREMs in ESSABareInstruction.tla.  The other properties here check   *)
+(* types and bookkeeping.  The step checks, each restating what one step does, are   *)
 (* in ESSAStepChecks.tla, apart from the contract.                         *)
 (***************************************************************************)
 (***************************************************************************)
@@ -157,6 +159,88 @@ MigrationAttributesStep ==
     lastOp'.op = "Migrate" =>
         \A p \in Pages : usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
 MigrationKeepsAttributesProp == [][MigrationAttributesStep]_vars
+
+(***************************************************************************)
+(* OrcContractProp.  Sources 1: the operation-request codes and their      *)
+(* names, which every Linux-era implementation shares: 0 GET_STATE, 1      *)
+(* SET_STABLE, 2 SET_UNUSED, 3 SET_VOLATILE, 4 SET_POT_VOLATILE, 5         *)
+(* SET_STABLE_RESIDENT, 6 SET_STABLE_IF_RESIDENT (the 2007 name: IF_NOT_   *)
+(* DISCARDED, StableIfNotDiscardedProp), 7 SET_STABLE_NODAT; sources 2:    *)
+(* "1 S, N cleared", "5 S (the page is not made resident)", "7 S, N set", *)
+(* while the 2007 ORC 5 is SET_STABLE_MAKE_RESIDENT (sources 1, 6);       *)
+(* sources 2, 3, 6: P is what a resident                                   *)
+(* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
+(* (elsewhere the host's dirty bit decides: the paper, section 2, "If the *)
+(* page dirty bit is set, the host needs to preserve the page and will set *)
+(* the combined target state to Sp"; sources 2, "not valid, Z clear, GC    *)
+(* set: S"; sources 3, "ORC 4 on a non-resident, changed page leaves the   *)
+(* usage as it was"; D329).  An ESSA                                      *)
+(* that completes does to the usage and N what its code's name says, in    *)
+(* every implementation (D199).  A promise, not a step restated: the usage *)
+(* the guest asks for is what the host may do with the page (paper 2: S    *)
+(* preserved, U "at will", V and P discardable), so an ORC that sets       *)
+(* another usage or N hands the host a licence the guest never gave, or    *)
+(* withholds one it gave (D406).                                           *)
+(***************************************************************************)
+OrcContractStep ==
+    LET p == lastOp'.page
+        o == lastOp'.orc
+    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages) =>
+            /\ o = 0 => usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
+            /\ o \in {1, 5, 7} => usage'[p] = "S"
+            /\ o = 5 => valid'[p] = (valid[p] \/ Impl = "Paper2007")
+            /\ o = 1 => ~nodat'[p]
+            /\ o = 7 => nodat'[p]
+            /\ o = 2 => usage'[p] = "U"
+            /\ o = 3 => usage'[p] = "V"
+            /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
+            /\ (o = 4 /\ ReportedZero(p)) => usage'[p] = "V"
+            /\ (o = 4 /\ ~EssaValid(p) /\ ~ReportedZero(p) /\ (IF KVM THEN gc[p] ELSE keyDirty[p]))
+                 => usage'[p] = IF Gmap THEN usage[p] ELSE "S"
+            /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
+OrcContractProp == [][OrcContractStep]_vars
+
+(***************************************************************************)
+(* ResultByteProp.  Sources 1: "R1 receives one byte, the state before the *)
+(* operation: content in 0x03 (0 resident, 2 preserved, 3 logically zero), *)
+(* usage in 0x0C (0 S, 4 U, 8 P, 0xC V), 0x10 the exception indication    *)
+(* ..., 0x20 the no-DAT bit N.  Classic KVM computes the content from the  *)
+(* host PTE: valid gives 0; invalid with Z clear gives 2; invalid with Z   *)
+(* set gives 3"; sources 3: the same from the gmap PTE; sources 6: the     *)
+(* 2007 content states resident, preserved, zero.  An ESSA that completes  *)
+(* leaves in R1 the page's usage, N and content state before the operation *)
+(* in that encoding, which the guest decodes (make_stable reads failure    *)
+(* from it, D229).  Written out from the source's table, not through       *)
+(* ResultByte (D230).  A promise, not a step restated: R1 is the answer    *)
+(* the guest gets, the one way it learns a page's state (sources 6: the   *)
+(* guest "reads failure from 'old state = V and logically zero'") (D406).  *)
+(***************************************************************************)
+ResultByteStep ==
+    LET p == lastOp'.page
+        usageCode == CASE usage[p] = "S" -> 0 [] usage[p] = "U" -> 4
+                       [] usage[p] = "P" -> 8 [] usage[p] = "V" -> 12
+        logicallyZero == IF KVM THEN zbit[p] ELSE ~swapped[p]
+        contentCode == IF EssaValid(p) THEN 0 ELSE IF logicallyZero THEN 3 ELSE 2
+    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ lastOp'.orc \in 0 .. 7)
+        => lastOp'.result = contentCode + usageCode + (IF nodat[p] THEN 32 ELSE 0)
+ResultByteProp == [][ResultByteStep]_vars
+
+(***************************************************************************)
+(* UnusedNotSwappedProp.  Sources 2: "Reclaim (ptep_xchg_commit, S10): a   *)
+(* page whose usage is U is dropped, not swapped ('a future reference will *)
+(* then fault in a new zero page')"; sources 3.3: KVM sets _PAGE_UNUSED on *)
+(* the host PTE "so that core mm drops the page (S10)"; [Z1]: the host     *)
+(* steals unused pages first.  What CMMA saves the host: in KVM a reclaim  *)
+(* never writes to swap a page core mm is told is unused (classic KVM:     *)
+(* every U page, ptep_xchg_commit hands back _PAGE_UNUSED; the new gmap: a *)
+(* page whose host PTE carries the bit) (D315).                            *)
+(***************************************************************************)
+UnusedNotSwappedStep ==
+    \A p \in Pages :
+        (/\ KVM /\ lastOp'.op = "HostReclaim" /\ lastOp'.page = p
+         /\ IF Gmap THEN pteUnused[p] ELSE usage[p] = "U")
+        => ~swapped'[p]
+UnusedNotSwappedProp == [][UnusedNotSwappedStep]_vars
 
 (***************************************************************************)
 (* ChangeBitTrackedInv.  Sources 1: GC is "the guest's storage-key change  *)
@@ -407,9 +491,11 @@ NoAgedPageReportedPreserved ==
 (* out.                                                                    *)
 (***************************************************************************)
 \* No data loss.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMGmapFixed,
-\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicModern, MCESSA_KVMClassicCMMAOff
-\* (MCESSA_KVMClassicTwoPages, deep); findings MCESSA_Finding_F7_KVMGmapStickyZero, MCESSA_Finding_F8_KVMGmapCBRLGuestAddress, MCESSA_Finding_F9_KVMGmapStaleUnusedBit.
-THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicModern, MCESSA_KVMClassicCMMAOff,
+\* MCESSA_KVMClassicModernNoKeys, MCESSA_KVMGmapModernNoKeys (MCESSA_KVMClassicTwoPages, deep).
+\* Today's guest issues no ORC 3 to 6, so on KVM the change bit, and with it the storage keys,
+\* decide nothing it relies on; findings MCESSA_Finding_F7_KVMGmapStickyZero, MCESSA_Finding_F8_KVMGmapCBRLGuestAddress, MCESSA_Finding_F9_KVMGmapStaleUnusedBit.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ Bugs = {}))
             => (Spec => []BelievedStableContentKeptInv)
 \* MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMClassicKeys, MCESSA_KVMGmapKeys,
 \* MCESSA_KVMGmapKeysInterpreted (the machine's path), MCESSA_KVMClassicCMMAOff; findings
@@ -428,19 +514,21 @@ THEOREM (Impl # "Paper2007" /\ Bugs = {}) => (Spec => MigrationKeepsStableConten
 \* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival (incremental migration, ESSAMigration.tla).
 THEOREM (Impl # "Paper2007" /\ Bugs = {}) => (Spec => MigrationKeepsAttributesProp)
 \* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_KVMGmapFixed,
-\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicModern, MCESSA_KVMClassicCMMAOff
-\* (MCESSA_KVMClassicTwoPages, deep); findings MCESSA_Finding_F1_KVMClassic, MCESSA_Finding_F1_KVMGmap (the 2007 guest on KVM), twin MCESSA_Twin_Reset.
-THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+\* MCESSA_KVMGmapPrebuilt, MCESSA_KVMClassicModern, MCESSA_KVMClassicCMMAOff,
+\* MCESSA_KVMClassicModernNoKeys, MCESSA_KVMGmapModernNoKeys (MCESSA_KVMClassicTwoPages, deep);
+\* findings MCESSA_Finding_F1_KVMClassic, MCESSA_Finding_F1_KVMGmap (the 2007 guest on KVM), twin MCESSA_Twin_Reset.
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ Bugs = {}))
             => (Spec => []GuestStableBeliefInv)
 \* The same models; findings MCESSA_Finding_F2_KVMClassic, MCESSA_Finding_F2_KVMGmap.
-THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ StorageKeys /\ Bugs = {}))
+THEOREM (Impl = "Paper2007" \/ (ModernGuest /\ Bugs = {}))
             => (Spec => []ReadReturnsOwedInv)
 \* MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; findings MCESSA_Finding_F4_KVMClassic, MCESSA_Finding_F4_KVMGmap.
 THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []ReportedZeroReadsZeroInv)
 \* Right answers.  MCESSA_Paper2007, MCESSA_Paper2007Two, MCESSA_Paper2007CMMAOff; twin
 \* MCESSA_Twin_AddressingExceptionEverywhere.
 THEOREM (Impl = "Paper2007" /\ ~ModernGuest) => (Spec => []AddressingExceptionOnlyIfUnusedInv)
-\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness; twin MCESSA_Twin_CBRLStopsAtKept; on
+\* Progress.  MCESSA_KVMClassicLiveness, MCESSA_KVMGmapLiveness (MCESSA_KVMClassicLivenessTwoPages,
+\* deep); twin MCESSA_Twin_CBRLStopsAtKept; on
 \* the machine's path MCESSA_KVMGmapMachinePathQueued.
 \* The intercepted path only: on the machine's path an entry waits until the list fills.  KVM
 \* with CMMA enabled: the 2007 machine queues nothing, and without CMMA no ESSA is carried out.
@@ -449,7 +537,13 @@ THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ ~MachineInterpretsESSA /\ CMMAEnable
 \* Progress.  MCESSA_Paper2007GivenUpLiveness, MCESSA_KVMClassicGivenUpLiveness
 \* (MCESSA_Paper2007GivenUpLivenessTwoPages, deep); twin
 \* MCESSA_Twin_GivenUpSwapped.  Not the new gmap: a page freed while no gmap PTE maps it is
-\* swapped out on reclaim (MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
+\* swapped out on reclaim, finding F14 (MCESSA_Finding_F14_KVMGmapGivenUpSwapped; on the machine's
+\* path MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
 THEOREM (Impl # "KVMGmap" /\ CMMAEnabled) => (HostFairSpec => GivenUpPageFreedProp)
+\* What CMMA saves the host.  MCESSA_KVMClassicModernNoKeys, MCESSA_KVMGmapModernNoKeys,
+\* MCESSA_KVMGmapFixed, MCESSA_KVMClassicKeys, MCESSA_KVMClassicNoKeysTwoPages, MCESSA_KVMClassicCMMAOff,
+\* MCESSA_Paper2007, MCESSA_Paper2007Two; twin MCESSA_Twin_UnusedSwapped.
+\* In KVM only (the 2007 machine's reclaim drops an unused page by its table, sources 6).
+THEOREM (Bugs = {}) => (Spec => UnusedNotSwappedProp)
 
 =============================================================================

@@ -88,7 +88,8 @@ ZapContractSpec ==
 \* No data loss.  MCESSAQueuedZap_KVMClassic, MCESSAQueuedZap_KVMGmap (ESSA's own Next),
 \* MCESSAQueuedZap_KVMClassicContract, MCESSAQueuedZap_KVMGmapContract (the bare instruction),
 \* MCESSAQueuedZap_KVMGmapSwitches, MCESSAQueuedZap_KVMGmapContractSwitches (the other switches;
-\* MCESSAQueuedZap_KVMClassicTwoPages, deep); twins
+\* MCESSAQueuedZap_KVMClassicTwoPages and, the bare instruction, MCESSAQueuedZap_KVMClassicContractTwoPages,
+\* deep); twins
 \* MCESSAQueuedZap_Twin_StickyZero, MCESSAQueuedZap_Twin_CBRLGuestAddress (the new gmap before its S9
 \* fixes, Bugs outside the hypothesis).
 THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ CMMAEnabled) => (ZapSpec => []QueuedZapHarmlessInv)

@@ -79,42 +79,6 @@ StableIfNotDiscardedStep ==
 StableIfNotDiscardedProp == [][StableIfNotDiscardedStep]_vars
 
 (***************************************************************************)
-(* OrcContractProp.  Sources 1: the operation-request codes and their      *)
-(* names, which every Linux-era implementation shares: 0 GET_STATE, 1      *)
-(* SET_STABLE, 2 SET_UNUSED, 3 SET_VOLATILE, 4 SET_POT_VOLATILE, 5         *)
-(* SET_STABLE_RESIDENT, 6 SET_STABLE_IF_RESIDENT (the 2007 name: IF_NOT_   *)
-(* DISCARDED, StableIfNotDiscardedProp), 7 SET_STABLE_NODAT; sources 2:    *)
-(* "1 S, N cleared", "5 S (the page is not made resident)", "7 S, N set", *)
-(* while the 2007 ORC 5 is SET_STABLE_MAKE_RESIDENT (sources 1, 6);       *)
-(* sources 2, 3, 6: P is what a resident                                   *)
-(* page gets from ORC 4, and "P on a zero page gives Vz" (sources 6)      *)
-(* (elsewhere the host's dirty bit decides: the paper, section 2, "If the *)
-(* page dirty bit is set, the host needs to preserve the page and will set *)
-(* the combined target state to Sp"; sources 2, "not valid, Z clear, GC    *)
-(* set: S"; sources 3, "ORC 4 on a non-resident, changed page leaves the   *)
-(* usage as it was"; D329).  An ESSA                                      *)
-(* that completes does to the usage and N what its code's name says, in    *)
-(* every implementation (D199).                                            *)
-(***************************************************************************)
-OrcContractStep ==
-    LET p == lastOp'.page
-        o == lastOp'.orc
-    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages) =>
-            /\ o = 0 => usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
-            /\ o \in {1, 5, 7} => usage'[p] = "S"
-            /\ o = 5 => valid'[p] = (valid[p] \/ Impl = "Paper2007")
-            /\ o = 1 => ~nodat'[p]
-            /\ o = 7 => nodat'[p]
-            /\ o = 2 => usage'[p] = "U"
-            /\ o = 3 => usage'[p] = "V"
-            /\ (o = 4 /\ EssaValid(p)) => usage'[p] = "P"
-            /\ (o = 4 /\ ReportedZero(p)) => usage'[p] = "V"
-            /\ (o = 4 /\ ~EssaValid(p) /\ ~ReportedZero(p) /\ (IF KVM THEN gc[p] ELSE keyDirty[p]))
-                 => usage'[p] = IF Gmap THEN usage[p] ELSE "S"
-            /\ (o = 6 /\ KVM) => usage'[p] = IF EssaValid(p) THEN "S" ELSE usage[p]
-OrcContractProp == [][OrcContractStep]_vars
-
-(***************************************************************************)
 (* QueuedDiscardProp.  Sources 2: KVM "appends non-resident frames that    *)
 (* became U or V to the CBRL"; pgste_perform_essa: "2 U, queue if not      *)
 (* valid; 3 V, queue if not valid; 4 ... not valid, Z clear, GC clear: V   *)
@@ -144,29 +108,6 @@ QueuedDiscardStep ==
             /\ ~queued => /\ cbrl' = cbrl
                           /\ zbit'[p] = IF Gmap /\ intercepted THEN FALSE ELSE zbit[p]
 QueuedDiscardProp == [][QueuedDiscardStep]_vars
-
-(***************************************************************************)
-(* ResultByteProp.  Sources 1: "R1 receives one byte, the state before the *)
-(* operation: content in 0x03 (0 resident, 2 preserved, 3 logically zero), *)
-(* usage in 0x0C (0 S, 4 U, 8 P, 0xC V), 0x10 the exception indication    *)
-(* ..., 0x20 the no-DAT bit N.  Classic KVM computes the content from the  *)
-(* host PTE: valid gives 0; invalid with Z clear gives 2; invalid with Z   *)
-(* set gives 3"; sources 3: the same from the gmap PTE; sources 6: the     *)
-(* 2007 content states resident, preserved, zero.  An ESSA that completes  *)
-(* leaves in R1 the page's usage, N and content state before the operation *)
-(* in that encoding, which the guest decodes (make_stable reads failure    *)
-(* from it, D229).  Written out from the source's table, not through       *)
-(* ResultByte (D230).                                                      *)
-(***************************************************************************)
-ResultByteStep ==
-    LET p == lastOp'.page
-        usageCode == CASE usage[p] = "S" -> 0 [] usage[p] = "U" -> 4
-                       [] usage[p] = "P" -> 8 [] usage[p] = "V" -> 12
-        logicallyZero == IF KVM THEN zbit[p] ELSE ~swapped[p]
-        contentCode == IF EssaValid(p) THEN 0 ELSE IF logicallyZero THEN 3 ELSE 2
-    IN  (lastOp'.outcome \in {"Done", "Interpreted"} /\ p \in Pages /\ lastOp'.orc \in 0 .. 7)
-        => lastOp'.result = contentCode + usageCode + (IF nodat[p] THEN 32 ELSE 0)
-ResultByteProp == [][ResultByteStep]_vars
 
 (***************************************************************************)
 (* CMMAResetProp.  Sources 2: "Reset (ptep_zap_unused with reset set)      *)
@@ -305,23 +246,6 @@ ZeroBitClearedStep ==
         \/ Gmap /\ gmapPte'[p] # gmapPte[p]
         \/ Gmap /\ lastOp'.page = p /\ lastOp'.orc \in 0 .. 7 /\ lastOp'.outcome = "Done"
 ZeroBitClearedProp == [][ZeroBitClearedStep]_vars
-
-(***************************************************************************)
-(* UnusedNotSwappedProp.  Sources 2: "Reclaim (ptep_xchg_commit, S10): a   *)
-(* page whose usage is U is dropped, not swapped ('a future reference will *)
-(* then fault in a new zero page')"; sources 3.3: KVM sets _PAGE_UNUSED on *)
-(* the host PTE "so that core mm drops the page (S10)"; [Z1]: the host     *)
-(* steals unused pages first.  What CMMA saves the host: in KVM a reclaim  *)
-(* never writes to swap a page core mm is told is unused (classic KVM:     *)
-(* every U page, ptep_xchg_commit hands back _PAGE_UNUSED; the new gmap: a *)
-(* page whose host PTE carries the bit) (D315).                            *)
-(***************************************************************************)
-UnusedNotSwappedStep ==
-    \A p \in Pages :
-        (/\ KVM /\ lastOp'.op = "HostReclaim" /\ lastOp'.page = p
-         /\ IF Gmap THEN pteUnused[p] ELSE usage[p] = "U")
-        => ~swapped'[p]
-UnusedNotSwappedProp == [][UnusedNotSwappedStep]_vars
 
 (***************************************************************************)
 (* PteExchangeClearsZeroProp.  Sources 2: "Z is cleared only by            *)

@@ -85,7 +85,7 @@ def test_step_checks_are_apart_from_the_contract_and_still_checked() -> None:
         checked |= {*names.invariants, *names.properties}
     assert kinds.steps <= checked, f"step checks no model checks: {sorted(kinds.steps - checked)}"
     assert kinds.kind("StableContentKeptInv") == contract.INTENT
-    assert kinds.kind("OrcContractProp") == contract.STEP
+    assert kinds.kind("QueuedDiscardProp") == contract.STEP
     assert kinds.kind("RefinesPageStates") == contract.REFINEMENT
     assert kinds.kind("EssaTypeOK") == contract.BOOKKEEPING
 

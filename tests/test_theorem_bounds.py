@@ -73,12 +73,6 @@ _ROUNDS = ("MCESSAMigration_KVMClassicTwoPages checks it on two pages under Roun
            "with the guest's allocation, freeing and stores, CBRL processing and reclaim; MSpec itself is "
            "checked on one page")
 EXEMPT: dict[tuple[str, str, str, Any], str] = {
-    ("FairSpec", "QueuedDiscardProcessedProp", "Pages", 2): (
-        "a liveness model on two pages has no symmetry; the one-page models hold a list of two "
-        "entries, one page queued twice"),
-    ("ZapContractSpec", "QueuedZapHarmlessInv", "Pages", 2): (
-        "ZapSpec's two-page model (MCESSAQueuedZap_KVMClassicTwoPages) has 187,334 states; the bare "
-        "instruction's did not end within 900 s on the development machine"),
     **{("MSpec", prop, "Pages", 2): _ROUNDS for prop in (
         "SentAttributesCurrentInv", "MigrationAppliesSentProp", "MigrationKeepsAttributesProp",
         "MigrationKeepsStableContentProp", "BelievedStableContentKeptInv", "GuestStableBeliefInv")},

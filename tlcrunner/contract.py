@@ -230,8 +230,6 @@ PROMISE_WITHOUT_THEOREM: Final = {
                                    'if it has not been discarded": the guest learns of a loss',
     "StableIfNotDiscardedProp": "the same answer of ESSA's 2007 SET_STABLE_IF_NOT_DISCARDED "
                                 "(KVM fails it: F1)",
-    "UnusedNotSwappedProp": 'paper 2: U "at will": an unused page is never written to swap, '
-                            "what CMMA saves",
 }
 
 
