@@ -6,8 +6,14 @@
 (* plausible implementation mistake.  Each must make TLC report a         *)
 (* violation of exactly the property its cfg checks; model/manifest.json  *)
 (* records which.  A property no twin can violate would prove nothing.     *)
+(*                                                                         *)
+(* The twins run the machine with its history variable (AugSpec of        *)
+(* PageStatesRefinesFull.tla, whose steps on PageStates' variables are     *)
+(* Spec's), so that a twin's contract includes the refinement of the       *)
+(* guest's view, RefinesGuestMemory, checked on the twin itself (D396).    *)
+(* The liveness twins keep FairSpec.                                       *)
 (***************************************************************************)
-EXTENDS MCPageStates
+EXTENDS MCPageStatesRefinement
 
 \* A host that ignores the dirty bit and discards any P page.
 \* Caught by HostDiscardsOnlyDiscardableProp.
