@@ -14,11 +14,8 @@
 (*                                                                         *)
 (* The ghosts psIntended and psModified apply PageStates' own rule to the  *)
 (* mapped steps (GhostNext, with SetStableIfNotDiscarded's Success keeping *)
-(* what is owed, D359): written from the guest's requests, its answers,    *)
-(* the usage it set and its change bit, never from the residency (D395).  *)
-(* They cannot                                                             *)
-(* excuse a loss: what the guest is owed is checked by                     *)
-(* ESSARefinesGuestMemory.tla, whose mapping reads neither.                *)
+(* what is owed, D359).  They cannot excuse a loss: what the guest is owed *)
+(* is checked by ESSARefinesGuestMemory.tla, whose mapping reads neither.  *)
 (***************************************************************************)
 (***************************************************************************)
 (* ESSA (ESSA.tla) as an implementation of the page-state machine          *)
@@ -263,16 +260,17 @@ Targets == [o \in {"SetStable", "SetUnused", "SetVolatile", "SetPotentialVolatil
 \* @type: ({ op: Str, page: PAGE, arg: Int, outcome: Str, value: Int }) => Bool;
 GhostNext(a) ==
     LET p == a.page
-        gaveUp == PS!GuestGaveUp(p)
+        wasDiscarded == PS!IsDiscarded(AbsUsage[p], AbsResid[p])
+        isDiscarded == PS!IsDiscarded(AbsUsage'[p], AbsResid'[p])
     IN  IF a.op \in DOMAIN Targets /\ a.outcome # "Failure"
         THEN /\ psIntended' = [psIntended EXCEPT ![p] =
                                  IF Targets[a.op] = "U" THEN NoValue
                                  ELSE IF /\ a.op # "SetStableIfNotDiscarded"
-                                         /\ Targets[a.op] = "S" /\ gaveUp
-                                      THEN NoValue
+                                         /\ wasDiscarded /\ ~isDiscarded
+                                      THEN Zero
                                  ELSE @]
              /\ psModified' = [psModified EXCEPT ![p] =
-                                 IF Targets[a.op] = "U" \/ PS!StoresGone(p) THEN FALSE ELSE @]
+                                 IF Targets[a.op] = "U" \/ wasDiscarded THEN FALSE ELSE @]
         ELSE IF a.op = "Write" /\ a.outcome = "Done"
         THEN /\ psIntended' = [psIntended EXCEPT ![p] = a.arg]
              /\ psModified' = [psModified EXCEPT ![p] = TRUE]

@@ -37,20 +37,17 @@
 (*       has not been discarded" (paper 3.2).                              *)
 (*                                                                         *)
 (* Why no ghost can excuse a loss.  The ghosts intended and modified (D10, *)
-(* D11) serve StableContentKeptInv and ReadResultInv.  Both are written    *)
-(* only by the guest's own steps, from what the guest sees: its requests,  *)
-(* the usage it set, its stores, write-backs and change bit, and the       *)
-(* answers it gets (D395).  No host step writes them and none reads the    *)
-(* residency, so a discard the guest did not allow leaves them apart from  *)
-(* data.  The change bit is read only as a volatile page is left, a page   *)
-(* whose loss the guest allowed.  Where the guest cannot know whether it   *)
-(* lost content (an unconditional SetStable on a page it gave up) intended *)
-(* owes nothing in particular, which excuses no loss either:               *)
-(* RefinesGuestMemory's mapping reads neither ghost (the content owed is   *)
-(* data, the loss is a V or P page logically zero) and allows a loss only  *)
-(* where the guest gave the content up.  SetStableIfNotDiscarded's Success *)
-(* keeps intended (D359), so a Success on a discarded page leaves intended *)
-(* and data apart.                                                         *)
+(* D11) serve StableContentKeptInv and ReadResultInv.                      *)
+(* RefinesGuestMemory's mapping reads neither: the content owed is data,   *)
+(* the loss is a V or P page logically zero.  intended is written by the   *)
+(* guest's own steps and, in one case, from the discarded condition: an    *)
+(* unconditional SetStable that makes a discarded page usable owes zero    *)
+(* (D5), on a page whose loss the guest allowed                            *)
+(* (HostDiscardsOnlyDiscardableProp, and GuestMemory's Lose).              *)
+(* SetStableIfNotDiscarded's Success keeps intended (D359), so a Success   *)
+(* on a discarded page leaves intended and data apart.  modified is        *)
+(* cleared with the content of a discarded page, again only on a page the  *)
+(* guest gave up.                                                          *)
 (*                                                                         *)
 (* The other properties restate one step (PrimitiveSetsUsageProp,          *)
 (* SetStableIfNotDiscardedProp, HostKeepsUsageProp,                        *)
@@ -270,26 +267,13 @@ Record(op, p, arg, outcome, value) ==
 (***************************************************************************)
 
 \* A primitive is offered only if its target usage exists in this machine
-\* (Offered): without P there is no SetPotentialVolatile.  The ghosts are
-\* written from what the guest sees: the usage it set, its own record of
-\* stores (modified) and its storage key's change bit (dirty, which the guest
-\* reads and resets itself, D6, D7), never the residency (D395).  A page the
-\* guest gave up (U, V, or P it has not modified: GuestGaveUp) may have lost
-\* its content without the guest learning of it, so an unconditional
-\* SetStable on it owes nothing in particular (NoValue: the kept content or
-\* zero, D5, whichever the host left).  Nothing after SetUnused ("the page
-\* content is meaningless").  A volatile page whose change bit is clean holds
-\* none of the stores the guest made to it (StoresGone: a discard "zeroes the
-\* reference and change bits"), so a primitive leaving it clears modified.
-\* A SetStableIfNotDiscarded that answers Success keeps what the guest is
-\* owed: its Success is the guest's word that nothing was lost (paper 3.2),
-\* so the ghost never follows the machine past a discard it answered as
-\* kept (D359).  The rules give the same answer where a simplified machine
-\* shows a P page as V (a clean one, given up either way) or S (a dirty one,
-\* modified by the guest's record, not given up).
-GuestGaveUp(p) == usage[p] \in {"U", "V"} \/ (usage[p] = "P" /\ ~modified[p])
-StoresGone(p)  == usage[p] = "V" /\ ~dirty[p]
-
+\* (Offered): without P there is no SetPotentialVolatile.  The content the guest may
+\* expect afterwards (D10): nothing after SetUnused ("the page content is
+\* meaningless"); zero after an unconditional SetStable makes a discarded page
+\* usable again (the page is logically zero, D5); otherwise unchanged.  A
+\* SetStableIfNotDiscarded that answers Success keeps what the guest is owed:
+\* its Success is the guest's word that nothing was lost (paper 3.2), so the
+\* ghost never follows the machine past a discard it answered as kept (D359).
 ApplyPrimitive(op, p, target, outcome) ==
     LET res == PrimitiveResult(p, target)
     IN  /\ usage'    = [usage EXCEPT ![p] = res.u]
@@ -299,10 +283,10 @@ ApplyPrimitive(op, p, target, outcome) ==
         /\ intended' = [intended EXCEPT ![p] =
                           IF target = "U" THEN NoValue
                           ELSE IF /\ op # "SetStableIfNotDiscarded"
-                                  /\ target = "S" /\ GuestGaveUp(p)
-                               THEN NoValue
+                                  /\ Discarded(p) /\ ~IsDiscarded(res.u, res.r)
+                               THEN Zero
                           ELSE @]
-        /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ StoresGone(p) THEN FALSE ELSE @]
+        /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ Discarded(p) THEN FALSE ELSE @]
         /\ Record(op, p, NoValue, outcome, NoValue)
 
 \* (Each is written as a conjunction with its offer condition so that TLC

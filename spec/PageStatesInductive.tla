@@ -39,11 +39,6 @@ ZeroPageIsEmpty == \A p \in Pages : resid[p] = "z" => (data[p] = 0 /\ ~dirty[p])
 \* page was discarded (the content and its change bit went together).
 ModifiedIsDirty == \A p \in Pages : (modified[p] /\ ~Discarded(p)) => dirty[p]
 
-\* A discarded P page holds none of the guest's unsaved stores: the host
-\* discards a P page only with a clean change bit, and a primitive leaving a
-\* discarded V page clears the record (StoresGone, D395).
-DiscardedPHoldsNoStores == \A p \in Pages : (usage[p] = "P" /\ Discarded(p)) => ~modified[p]
-
 \* The guest is owed nothing from an unused page.
 UnusedOwesNothing == \A p \in Pages : usage[p] = "U" => (intended[p] = NoValue /\ ~modified[p])
 
@@ -62,7 +57,6 @@ IndInv ==
     /\ InVariant
     /\ ZeroPageIsEmpty
     /\ ModifiedIsDirty
-    /\ DiscardedPHoldsNoStores
     /\ UnusedOwesNothing
     /\ OwedContentPresent
     /\ StableContentKeptInv

@@ -147,29 +147,16 @@ def offered(profile: Profile, target: str) -> bool:
     return target != "P" or profile.features.has_p
 
 
-def guest_gave_up(pg: Page) -> bool:
-    """Spec: GuestGaveUp. U, V, or P the guest has not modified (its own record)."""
-    return pg.usage in ("U", "V") or (pg.usage == "P" and not pg.modified)
-
-
-def stores_gone(pg: Page) -> bool:
-    """Spec: StoresGone. A volatile page with a clean change bit holds none of the guest's stores."""
-    return pg.usage == "V" and not pg.dirty
-
-
 def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str, op: str = "") -> Effect:
     """Spec: ApplyPrimitive."""
     res = primitive_result(profile, pg, target)
-    # The ghosts read what the guest sees (D395): the usage it set, its own record of stores and
-    # its change bit.
-    gave_up = guest_gave_up(pg)
+    was_discarded = is_discarded(pg.usage, pg.resid)
     if target == "U":
         intended = NO_VALUE  # "the page content is meaningless" (D10)
-    elif op != "SetStableIfNotDiscarded" and target == "S" and gave_up:
-        # An unconditional SetStable on a page the guest gave up owes the kept content or zero,
-        # whichever the host left (D5, D395); a Success of SetStableIfNotDiscarded keeps what
-        # the guest is owed (D359).
-        intended = NO_VALUE
+    elif op != "SetStableIfNotDiscarded" and was_discarded and not is_discarded(res.u, res.r):
+        # An unconditional SetStable makes a discarded page usable again, logically zero
+        # (D5); a Success of SetStableIfNotDiscarded keeps what the guest is owed (D359).
+        intended = ZERO
     else:
         intended = pg.intended
     new = Page(
@@ -178,7 +165,7 @@ def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str, op: s
         dirty=False if res.dropped else pg.dirty,
         data=ZERO if res.dropped else pg.data,
         intended=intended,
-        modified=False if target == "U" or stores_gone(pg) else pg.modified,
+        modified=False if target == "U" or was_discarded else pg.modified,
     )
     return Effect(new, outcome)
 
