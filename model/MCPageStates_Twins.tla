@@ -6,8 +6,14 @@
 (* plausible implementation mistake.  Each must make TLC report a         *)
 (* violation of exactly the property its cfg checks; model/manifest.json  *)
 (* records which.  A property no twin can violate would prove nothing.     *)
+(*                                                                         *)
+(* The twins run the machine with its history variable (AugSpec of        *)
+(* PageStatesRefinesFull.tla, whose steps on PageStates' variables are     *)
+(* Spec's), so that a twin's contract includes the refinement of the       *)
+(* guest's view, RefinesGuestMemory, checked on the twin itself (D396).    *)
+(* The liveness twins, which run FairSpec, are in MCPageStates.tla.        *)
 (***************************************************************************)
-EXTENDS MCPageStates
+EXTENDS MCPageStatesRefinement
 
 \* A host that ignores the dirty bit and discards any P page.
 \* Caught by HostDiscardsOnlyDiscardableProp.
@@ -100,23 +106,5 @@ StateNameSpSzExchanged(u, r) ==
 \* An engine that answers an unconditional primitive as it answers the conditional
 \* one: SetVolatile reports Success.  Caught by PrimitiveOutcomeInv.
 SetVolatileAnsweringSuccess(p) == Offered("V") /\ ApplyPrimitive("SetVolatile", p, "V", "Success")
-
-
-\* A host whose fault handler only swaps pages in: a logically zero stable page gets
-\* no fresh frame on first touch, so an access to it waits for ever.  Caught by
-\* WaitingAccessServedProp (under FairSpec).
-HostZeroFillMissing(p) == FALSE
-
-\* A host that pages in stable and volatile pages but not potentially volatile ones
-\* (the state added last): a clean Pp page may still be discarded, which answers the
-\* access with a discard fault, but an access to a dirty Pp page, which the host must
-\* not discard, waits for ever.  Caught by WaitingAccessServedProp (under FairSpec).
-HostPageInSkippingP(p) ==
-    /\ resid[p] = "p"
-    /\ usage[p] \in {"S", "V"}
-    /\ resid' = [resid EXCEPT ![p] = "r"]
-    /\ dirty' = [dirty EXCEPT ![p] = PageInDirty(@)]
-    /\ Record("HostPageIn", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, data, intended, modified>>
 
 =============================================================================

@@ -40,7 +40,7 @@ RefinesGuestMemoryInit == GMR!RefinesGuestMemoryInit
 RefinesGuestMemory ==
     [][GMR!GuestView!Perform(GMR!ViewOp(lastOp'), lastOp'.page, lastOp'.arg)]_GMR!GuestView!gvars
 
-\* What the guest is owed.  MCHostReclaimRefinement_ZVM.
+\* What the guest is owed.  MCHostReclaimRefinement_ZVM, MCHostReclaimRefinement_ZVM2Pages (two pages).
 THEOREM AugSpec => RefinesGuestMemoryInit /\ RefinesGuestMemory
 THEOREM AugSpec => GMR!GuestView!Spec
 

@@ -4,7 +4,8 @@
 (* docs/contract.md) are StableWhileHeldInv,                               *)
 (* PgDiscardedOnlyIfDiscardedInv, NoVolatileWhileForbiddenInv,             *)
 (* NoVolatileOnDiscardedInv,                                               *)
-(* NoUseAfterFreeProp, NoDeadlockInv, MakeVolatileEndsProp,                *)
+(* NoUseAfterFreeProp, UncachedUnmappedInv, InFlightPageHeldInv,           *)
+(* NoDeadlockInv, MakeVolatileEndsProp,                                    *)
 (* StateChangeReleasedProp and MakeStableCompletesProp; each has its       *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
 (* properties here check types and bookkeeping.  The step checks, each     *)
@@ -302,6 +303,38 @@ THEOREM CheckOrder = "Atomic" => (Spec => NoUseAfterFreeProp)
 \* What NoUseAfterFreeProp is about (its witness): a free page gets a reference.
 FreePageTaken ==
     \E p \in Pages : ~inCache[p] /\ PageCount(p) = 0 /\ PageCount(p)' > 0
+
+(***************************************************************************)
+(* UncachedUnmappedInv.  Paper 3.6: a discard fault "causes the page cache *)
+(* page to get removed from memory, including all page table entries       *)
+(* referring to the page"; 3.7: "The discard fault handler can remove the  *)
+(* references of the page cache and all entries of the page in the page    *)
+(* tables."  A page out of the page cache has no page-table entry: an      *)
+(* entry left behind maps a discarded page, or a freed one, into a user's  *)
+(* address space, where no lookup finds it and its reference keeps the     *)
+(* page from being freed.  (The race of 3.7, a page mapped after the       *)
+(* discard fault removed it, is not in this model: its faults map only     *)
+(* cached pages.)                                                          *)
+(***************************************************************************)
+UncachedUnmappedInv == \A p \in Pages : ~inCache[p] => maps[p] = 0
+\* Contract (no use after free).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_TwoMaps,
+\* MCLinuxGuestProtocol_TruncateMapped; twin MCLinuxGuestProtocol_Twin_DiscardKeepsMappings.
+THEOREM CheckOrder = "Atomic" => (Spec => []UncachedUnmappedInv)
+
+(***************************************************************************)
+(* InFlightPageHeldInv.  Paper 3.1: "each page address involved in an I/O  *)
+(* operation represents a user"; condition 3: "The page content is still   *)
+(* needed until the I/O operation has finished."  A page with a read or a  *)
+(* write in flight is not free: something references it (the page cache,  *)
+(* a mapping or a user).  A page freed under its I/O is allocated again    *)
+(* and read in while the old write still lands on it, and "the allocation  *)
+(* operation makes the pages stable again" (3) for a page whose content    *)
+(* is not yet its own.                                                     *)
+(***************************************************************************)
+InFlightPageHeldInv == \A p \in Pages : io[p] # "None" => PageCount(p) > 0
+\* Contract (no use after free).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_TruncateMapped;
+\* twin MCLinuxGuestProtocol_Twin_WritebackTruncated.
+THEOREM CheckOrder = "Atomic" => (Spec => []InFlightPageHeldInv)
 
 (***************************************************************************)
 (* PageRefsCountedInv.  Paper 3.1, condition 10: "There is one reference   *)

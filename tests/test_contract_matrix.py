@@ -67,6 +67,10 @@ def test_a_twins_contract_is_its_specs_promises_in_its_own_machine() -> None:
     assert "StableContentKeptInv" in ssind.invariants
     assert "SetStableIfNotDiscardedProp" not in ssind.names  # a step check, no THEOREM
     assert "TypeOK" not in ssind.names
+    # the twin runs the machine with its history variable, so the refinement of the guest's view
+    # is checked on the twin itself (D396)
+    assert "RefinesGuestMemory" in ssind.properties
+    assert "MCPageStatesRefinement" in contract.extended_models(by["MCPageStates_Twin_SSIND"].module)
     # a liveness twin keeps the liveness promise of a model with its own specification
     nozero = contract.twin_contract(by["MCPageStates_Twin_NoZeroFill"], entries, kinds, bodies)
     assert "WaitingAccessServedProp" in nozero.properties

@@ -421,19 +421,43 @@ def _conflicts(a: frozenset[str], b: frozenset[str]) -> bool:
     return any(va[k] != vb[k] for k in va.keys() & vb.keys())
 
 
+_EXTENDS: Final = re.compile(r"^EXTENDS\s+(.*)$", re.M)
+
+
+def extended_models(module: Path) -> set[str]:
+    """The model modules (beside ``module``, in its folder) that ``module`` extends, directly or
+    through another: a twin module that extends a refinement model (MCPageStates_Twins extends
+    MCPageStatesRefinement) runs the machine those models check, so the refinement they check
+    is its contract too (D396)."""
+    out: set[str] = set()
+    todo = [module]
+    while todo:
+        text = todo.pop().read_text(encoding="utf-8")
+        for m in _EXTENDS.finditer(text):
+            for name in (n.strip() for n in m.group(1).split(",")):
+                other = module.parent / f"{name}.tla"
+                if name and name not in out and other.exists():
+                    out.add(name)
+                    todo.append(other)
+    return out
+
+
 def twin_contract(twin, entries, kinds: Kinds, bodies: dict[str, str]) -> TwinContract:
     """The promises a broken twin (a manifest entry) is judged by: the THEOREM-backed properties
     and refinements the models of its spec check that hold (same MC module, or the module its
-    ``_Twins`` module extends), taken from those whose machine is closest to the twin's (the most
-    constant assignments in common; a temporal property only from a model with the twin's own
-    SPECIFICATION, since fairness is the specification's), and the twin's own property when it
+    ``_Twins`` module extends; from any other model module a ``_Twins`` module extends, the
+    refinements those models check), taken from those
+    whose machine is closest to the twin's (the most constant assignments in common; a temporal
+    property only from a model with the twin's own SPECIFICATION, since fairness is the specification's), and the twin's own property when it
     is a promise. Step checks and bookkeeping are left out."""
     from .cfg import checked_names
 
     own_spec, own_constants = cfg_settings(twin.config.read_text(encoding="utf-8"))
     base = twin.module.stem.removesuffix("_Twins")
-    family = [e for e in entries if e.expect.kind == "holds"
-              and e.module.stem in (twin.module.stem, base)]  # fmt: skip
+    # a _Twins module that extends a refinement model is judged by that refinement too (D396)
+    extended = extended_models(twin.module) - {base} if twin.module.stem.endswith("_Twins") else set()
+    holding = [e for e in entries if e.expect.kind == "holds"]
+    family = [e for e in holding if e.module.stem in (twin.module.stem, base)]
     compatible, scored = [], []
     for e in family:
         spec, constants = cfg_settings(e.config.read_text(encoding="utf-8"))
@@ -444,16 +468,23 @@ def twin_contract(twin, entries, kinds: Kinds, bodies: dict[str, str]) -> TwinCo
     if not compatible:  # no model of its spec shares its machine: the closest ones
         best = max((s for s, _, _ in scored), default=-1)
         compatible = [(same, e) for s, same, e in scored if s == best]
+    refining = []  # the models of the refinement the twin's module extends, in its machine
+    for e in holding:
+        if e.module.stem in extended:
+            spec, constants = cfg_settings(e.config.read_text(encoding="utf-8"))
+            if not _conflicts(constants, own_constants):
+                refining.append((spec == own_spec, e))
     wanted = (INTENT, REFINEMENT)
     invariants: list[str] = []
     properties: list[str] = []
-    for same, e in [(True, twin)] + compatible:
+    for same, e in [(True, twin)] + compatible + refining:
         names = checked_names(e.config.read_text(encoding="utf-8"))
+        only = (REFINEMENT,) if e.module.stem in extended else wanted
         for n in names.invariants:
-            if kinds.kind(n) in wanted and n not in invariants:
+            if kinds.kind(n) in only and n not in invariants:
                 invariants.append(n)
         for n in names.properties:
-            if kinds.kind(n) in wanted and n not in properties and (same or not is_temporal(n, bodies)):
+            if kinds.kind(n) in only and n not in properties and (same or not is_temporal(n, bodies)):
                 properties.append(n)
     return TwinContract(tuple(invariants), tuple(properties))
 
