@@ -321,6 +321,10 @@ UncachedUnmappedInv == \A p \in Pages : ~inCache[p] => maps[p] = 0
 \* MCLinuxGuestProtocol_TruncateMapped; twin MCLinuxGuestProtocol_Twin_DiscardKeepsMappings.
 THEOREM CheckOrder = "Atomic" => (Spec => []UncachedUnmappedInv)
 
+\* What UncachedUnmappedInv is about (its witness): a page has left the page cache
+\* (every page starts in it).
+SomePageUncached == \E p \in Pages : ~inCache[p]
+
 (***************************************************************************)
 (* InFlightPageHeldInv.  Paper 3.1: "each page address involved in an I/O  *)
 (* operation represents a user"; condition 3: "The page content is still   *)
@@ -335,6 +339,9 @@ InFlightPageHeldInv == \A p \in Pages : io[p] # "None" => PageCount(p) > 0
 \* Contract (no use after free).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_TruncateMapped;
 \* twin MCLinuxGuestProtocol_Twin_WritebackTruncated.
 THEOREM CheckOrder = "Atomic" => (Spec => []InFlightPageHeldInv)
+
+\* What InFlightPageHeldInv is about (its witness): a page with a read or a write in flight.
+SomePageInFlight == \E p \in Pages : io[p] # "None"
 
 (***************************************************************************)
 (* PageRefsCountedInv.  Paper 3.1, condition 10: "There is one reference   *)
