@@ -93,3 +93,10 @@ def test_the_report_names_the_owner_and_says_why() -> None:
     assert "kernel function: __do_essa" in again and "kernel function: pgste_perform_essa" not in again
     assert next(ln for ln in again if ln.startswith("blame: ")).startswith("blame: result is 3")
     assert reblame(terms, [("pages[1].swapped", "True", "False")], TEXTS, HELPERS) == terms
+
+
+def test_a_wrong_page_field_comes_before_the_result_made_from_it() -> None:
+    # a refused ESSA whose usage is wrong: the R1 byte and the outcome follow from the PGSTE
+    values = [("outcome", "Refused", "Done"), ("result", "-1", "7"), ("pages[0].usage", "U", "V")]
+    found = blame(CALLS, values, TEXTS, HELPERS)
+    assert found is not None and found[0] == "pgste_perform_essa"

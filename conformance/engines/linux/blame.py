@@ -103,12 +103,15 @@ def blame(calls: Sequence[Call], values: Sequence[tuple[str, str, str]],
           texts: dict[str, str], helpers: frozenset[str] = frozenset(),
           before: dict[str, str] | None = None) -> tuple[str, str] | None:  # fmt: skip
     """The function to blame for a step whose call tree is ``calls`` (in call order) and whose
-    wrong fields are ``values`` (name, the kernel's value, the spec's), and why, in words; None
+    wrong fields are ``values`` (name, the kernel's value, the spec's; a page's fields are taken
+    first), and why, in words; None
     when no writer of a wrong field ran. ``before``: each field's value before the step, where
     known: a field the spec changes and the kernel left as it was is a write not made, a field
     the kernel changed wrongly is a write made (the writers that changed the state first)."""
     before = before or {}
-    for name, kernel, spec in values:
+    # a page's fields first: the reply's result, value and outcome are made from the page's
+    # state (__do_essa builds R1 from the PGSTE), so a wrong page field is the cause of theirs
+    for name, kernel, spec in sorted(values, key=lambda v: not v[0].startswith("pages[")):
         field = field_of(name)
         owners = writers(texts, field) - helpers
         ran = [(i, c) for i, c in enumerate(calls) if c[2] in owners]
