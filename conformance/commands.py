@@ -353,7 +353,7 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
         interrupted = True
         code = exit_status()
     elif not faults and not groups:
-        if len(skipped) == len(outcomes):
+        if all(o.status in ("skipped", "folded") for o in outcomes):  # folded into a skipped one
             print("nothing checked: the engine runs none of the profiles asked for", file=out)
             code = EXIT_NOTHING
         else:
