@@ -36,6 +36,9 @@ from .kernels import HARNESSES, SEARCHED, kernel_tree
 
 HERE: Final = Path(__file__).resolve().parent
 CATALOGUE: Final = HERE / "regressions.json"
+#: The held-out catalogue of the migration paths (peek, GET batching, START/STOP, SET on the
+#: destination, memslots), written blind in the same format; run with ``--held-out``.
+HELD_OUT: Final = HERE / "regressions_heldout.json"
 REPO: Final = HERE.parents[2]
 
 
@@ -139,8 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--names", help="comma-separated names (default: the whole catalogue)")
     parser.add_argument("--check-flags", default="", help="extra flags for kernel-check")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--held-out", action="store_true",
+                        help=f"the held-out catalogue ({HELD_OUT.name}) instead of {CATALOGUE.name}")
     args = parser.parse_args(argv)
-    catalogue = load()
+    catalogue = load(HELD_OUT if args.held_out else CATALOGUE)
     chosen = catalogue
     if args.names:
         wanted = args.names.split(",")
