@@ -44,6 +44,7 @@ from conformance.essa_migration.cmma_selftest import (
 from conformance.essa_migration.mode import cmma_value
 from refimpl.core.package import Refused
 from refimpl.essa import EssaProfile, vmm
+from refimpl.essa.machine import essa as essa_step
 from refimpl.essa.machine import guest_alloc, guest_free, host_process_cbrl
 from refimpl.essa.profile import NO_PAGE
 from refimpl.essa.rules import zap_targets
@@ -257,6 +258,21 @@ class Lockstep:
         assert u is not None, f"page {page} is outside the memslots"
         return self.step(f"ESSA ORC {orc} page {page}", f"essa {page} {orc} 0", u)
 
+    def _essa_any(self, page: int, orc: int) -> VMMState | None:
+        """The reference's ESSA with ``orc`` on ``page`` (ESSA.tla's host view: any ORC the
+        guest may issue), None where it is refused or the page is outside the memslots."""
+        r = essa_step(self.profile, self.s.mig.essa, orc, page)
+        return None if isinstance(r, Refused) else vmm.guest_step(self.layout, self.s, r[0])
+
+    def essa_orc(self, page: int, orc: int) -> Divergence | None:
+        u = self._essa_any(page, orc)
+        if u is None and self.s.mig.essa.cbrl:  # a full CBRL: the host empties it
+            if (d := self.cbrl()) is not None:
+                return d
+            u = self._essa_any(page, orc)
+        assert u is not None, f"ESSA ORC {orc} page {page} is not enabled"
+        return self.step(f"ESSA ORC {orc} page {page}", f"essa {page} {orc} 0", u)
+
     def _cbrl(self) -> VMMState | None:
         """The reference's HostProcessCBRL, None where it does not enable it (the entry's page
         is outside the memslots)."""
@@ -298,6 +314,9 @@ class Lockstep:
             for orc, f in ((1, guest_alloc), (2, guest_free)):
                 if present[p] and not isinstance(f(self.profile, s.mig.essa, p, -1), Refused):
                     yield "essa", (lambda p=p, orc=orc: self.essa(p, orc))
+            for orc in (3, 7):  # volatile, stable without DAT (the value's N)
+                if present[p] and self._essa_any(p, orc) is not None:
+                    yield "essa", (lambda p=p, orc=orc: self.essa_orc(p, orc))
         if self._cbrl() is not None:
             yield "cbrl", self.cbrl
 
@@ -323,6 +342,7 @@ def _qemu_session(m: Lockstep) -> Iterator[Divergence | None]:
     pass, the switch, and a second migration from the destination before its guest issues an
     ESSA (kvm_s390_set_cmma_bits sets uses_cmm)."""
     yield m.essa(1, 2)
+    yield m.essa_orc(2, 7)
     yield m.start()
     yield m.peek(0, 3)
     yield m.get(0, 1)
@@ -349,6 +369,7 @@ def _clean_between(m: Lockstep) -> Iterator[Divergence | None]:
 def _peek_pages(m: Lockstep) -> Iterator[Divergence | None]:
     """A peek of pages of different values, outside and in migration mode."""
     yield m.essa(1, 2)
+    yield m.essa_orc(0, 7)
     yield m.peek(0, 3)
     yield m.start()
     yield m.peek(1, 2)
