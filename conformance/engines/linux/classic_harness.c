@@ -552,6 +552,15 @@ static void vm_reset(int source)
 
 static void host_reset(void) { vm_reset(1); }
 
+/* The saved states are of one layout's size: a new profile or layout drops them. */
+static void drop_snapshots(void)
+{
+	for (int i = 0; i < MAX_SNAPSHOTS; i++) {
+		free(snapshots[i]);
+		snapshots[i] = NULL;
+	}
+}
+
 /* The layout request: the memslots (see the header).  The pages' page tables are laid out
  * slot by slot. */
 static int set_layout(const char *line)
@@ -584,6 +593,7 @@ static int set_layout(const char *line)
 	}
 	if (total != pages || tables > MAX_TABLES)
 		return -1;
+	drop_snapshots();
 	nslots = (int)v[0];
 	ntables = tables;
 	return 0;
@@ -592,6 +602,7 @@ static int set_layout(const char *line)
 /* The default layout: one memslot of every page at gfn 0, with dirty logging. */
 static void default_layout(void)
 {
+	drop_snapshots();
 	nslots = 1;
 	slot_base[0] = 0, slot_npages[0] = (unsigned long)pages, slot_at_boot[0] = 2;
 	slot_first[0] = 0;
