@@ -673,7 +673,10 @@ static const char *process_cbrl(void)
 static const char *essa(unsigned long gfn, int orc, int problem_state, long *result)
 {
 	struct host saved = H;
-	int interpreted = !H.kvm.arch.migration_mode;
+	int mode = H.kvm.arch.migration_mode;
+	/* the machine intercepts ESSA while ECB2_CMMA is off in the SIE block (a new vCPU; in
+	 * migration mode, after the kernel's KVM_REQ_START_MIGRATION), else interprets it */
+	int intercepted = !(H.sie.ecb2 & ECB2_CMMA);
 	H.sie.ipb = ((u32)orc << 28) | (1u << 20) | (2u << 16);
 	/* handle_essa's first check: the guest PSW's problem-state bit (privileged operation) */
 	H.sie.gpsw.mask = problem_state ? PSW_MASK_PSTATE : 0;
@@ -681,22 +684,24 @@ static const char *essa(unsigned long gfn, int orc, int problem_state, long *res
 	H.run.s.regs.gprs[1] = 0;
 	H.pic = 0;
 	H.nappended = 0;
-	/* outside migration mode, with ECB2_CMMA off, the machine intercepts: handle_essa sets
-	 * uses_cmm and ECB2_CMMA and retries the instruction, which the machine then interprets */
-	if (interpreted && !(H.sie.ecb2 & ECB2_CMMA))
+	/* intercepted: the kernel's handle_essa; in migration mode __do_essa emulates it, outside
+	 * it sets uses_cmm and ECB2_CMMA and retries the instruction, which the machine then
+	 * interprets */
+	if (intercepted)
 		handle_essa(&H.vcpu);
-	if (H.pic == 0) {
+	int interpreted = !intercepted || !mode;
+	if (H.pic == 0 && interpreted) {
 		H.kvm.arch.migration_mode = 1;
-		interpreting = interpreted;
+		interpreting = 1;
 		for (int s = 0; s < nslots; s++)  /* the marks are put back: any bitmap will do */
-			if (interpreted && !H.slot[s].dirty_bitmap)
+			if (!H.slot[s].dirty_bitmap)
 				H.slot[s].dirty_bitmap = H.cmma_dirty[s];
 		handle_essa(&H.vcpu);
 	}
 	H.sie.gpsw.mask = 0;
 	interpreting = 0;
 	if (interpreted) {
-		H.kvm.arch.migration_mode = 0;
+		H.kvm.arch.migration_mode = mode;
 		memcpy(H.cmma_dirty, saved.cmma_dirty, sizeof(H.cmma_dirty));
 		for (int s = 0; s < nslots; s++)
 			H.slot[s].dirty_bitmap = saved.slot[s].dirty_bitmap;
