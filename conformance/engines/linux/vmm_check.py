@@ -68,6 +68,8 @@ class Slot(NamedTuple):
 LAYOUT: Final = (Slot(0, 3, 2), Slot(256, 1, 2))
 #: The same with memslot 1 not there at boot (a VMM creates it).
 LAYOUT_LATE: Final = (Slot(0, 3, 2), Slot(256, 1, 0))
+#: One memslot of 64 pages: room for a clean gap longer than KVM_S390_MAX_BIT_DISTANCE.
+LAYOUT_WIDE: Final = (Slot(0, 64, 2),)
 #: The selftest's memslots at the harness's size (MAIN 64, TEST_DATA 256, TEST_DATA_TWO 64).
 SELFTEST_SIZES: Final = Sizes(main=64, test_data=256, test_data_two=64)
 WALKS: Final = 40
@@ -397,6 +399,17 @@ def _end_of_memory(m: Lockstep) -> Iterator[Divergence | None]:
     yield m.get(0, 4)
 
 
+def _long_gap(m: Lockstep) -> Iterator[Divergence | None]:
+    """Two dirty pages 40 frames apart: a GET of the whole memslot stops after the first, the
+    gap being longer than KVM_S390_MAX_BIT_DISTANCE (:data:`LAYOUT_WIDE`)."""
+    yield m.start()
+    yield _final_pass(m, 64)
+    yield m.essa(0, 2)
+    yield m.essa(40, 2)
+    yield m.get(0, 64)
+    yield m.get(0, 64)
+
+
 def _slot_deleted(m: Lockstep) -> Iterator[Divergence | None]:
     """F12's witness: a memslot deleted during migration while its page is dirty."""
     yield m.start()
@@ -411,6 +424,7 @@ SCRIPTS: Final[dict[str, Callable[[Lockstep], Iterator[Divergence | None]]]] = {
     "peeks": _peek_pages,
     "a memslot created during migration": _slot_created,  # in LAYOUT_LATE
     "no trailing clean values at the end of memory": _end_of_memory,  # in LAYOUT_LATE
+    "a clean gap longer than 16 pages": _long_gap,  # in LAYOUT_WIDE
     "a memslot deleted during migration (F12)": _slot_deleted,
 }
 
@@ -524,7 +538,8 @@ def check_vmm(built: Built, walks: int = WALKS, seed: int = SEED) -> Result:
     res.slot_delete_fix = d is None
     for name, script in SCRIPTS.items():
         late = script in (_slot_created, _end_of_memory)
-        m = Lockstep(built, LAYOUT_LATE if late else LAYOUT, res.slot_delete_fix)
+        layout = LAYOUT_WIDE if script is _long_gap else LAYOUT_LATE if late else LAYOUT
+        m = Lockstep(built, layout, res.slot_delete_fix)
         try:
             res.scripts += 1
             if (d := _run(m, script(m))) is not None:
