@@ -251,7 +251,7 @@ FINDINGS = (
     Finding(
         "F12", "a memslot deleted during migration leaves its dirty pages in remaining",
         ("MCESSAMigrationVMM_Finding_F12_SlotDelete",),
-        "the implementation (Linux 6.12's KVM), [INFERENCE] from its code",
+        "the implementation (Linux 6.12's KVM), read from its code and reproduced through it",
         "The API documentation says a GET's `remaining` \"will indicate the total number of dirty "
         "CMMA values still remaining\", and QEMU GETs until it is 0 (sources 5). "
         "`kvm_s390_vm_start_migration` sets `cmma_dirty_pages` to the number of pages of every "
@@ -266,7 +266,18 @@ FINDINGS = (
         "pass still ends, since it stops on a batch of no values. A fix: on `KVM_MR_DELETE` in "
         "migration mode, subtract the number of bits set in the old memslot's second bitmap from "
         "`cmma_dirty_pages` before it is freed (or stop migration mode, as a memslot without "
-        "logging does). The models that hold take the fix (`SlotDeleteFix`, D423).",
+        "logging does). The models that hold take the fix (`SlotDeleteFix`, D423)."
+        " Confirmed through the kernel's own code: kernel-check's VMM pass (conformance/engines/l"
+        "inux/vmm_check.py) runs Linux 6.12.117's `kvm_s390_vm_start_migration`, `kvm_arch_prepar"
+        "e_memory_region`, `kvm_arch_commit_memory_region` and `kvm_s390_get_cmma_bits` (arch/s39"
+        "0/kvm/kvm-s390.c lines 1149-1184, 5821-5871, 5873-5901, 2317-2367; kvm_main.c's memslot "
+        "path, which frees the bitmap, is the harness's host model) on memslot 0 of three pages a"
+        "t gfn 0 and memslot 1 of one page at gfn 256: `MigrationStart` leaves `cmma_dirty_pages="
+        "4` and every bit set; `SlotDelete` of memslot 1 runs the two hooks and leaves `cmma_dirt"
+        "y_pages=4`; `Get` of 3 from gfn 0 sends the three pages of memslot 0 and answers `remain"
+        "ing` 1; every later `Get` answers start 3 (the end of memory), no values, `remaining` 1,"
+        " with no bit set in any bitmap. The pass replays this witness first and checks the kerne"
+        "l against the spec with `SlotDeleteFix` FALSE when it reproduces.",
         table=False,
     ),
     Finding(

@@ -63,6 +63,7 @@ from refimpl.essa.profile import GMAP_ONLY, IDENTITY
 from .blame import bodies, reblame
 from .engine import IMPL, KernelEssaEngine
 from .extract import ExtractError
+from . import vmm_check
 from .kernels import HARNESSES, IMPLEMENTATIONS, Built, build, detect
 
 PAGES: Final = 2
@@ -671,6 +672,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         found = findings(rows)
         for f in found:
             f.kernel = kernel_terms(built, args.harness, f)
+        # CMMA migration as a VMM drives it (vmm_check), on the classic code with CMMA on
+        vmm = (vmm_check.check_vmm(built) if args.harness == "classic" and (
+            args.only is None or args.only.cmma_enabled is not False) else None)  # fmt: skip
     except Fault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.fault.kind}) at {exc.where}: {exc.fault.message}",
               file=sys.stderr)  # fmt: skip
@@ -689,6 +693,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
           "s390x, run under qemu-s390x)", c, rows, printed, examples=examples,
           max_steps=max_steps, found=found)  # fmt: skip
     last = summary(built.kernel, impl, c, rows, found)
+    if vmm is not None:
+        printed.write("\n" + "\n".join(vmm_check.report(vmm)) + "\n")
+        if vmm.divergences and not found:
+            last = f"kernel-check: the VMM pass diverges; first: {vmm.divergences[0].headline()}"
     out.write(printed.getvalue())
     out.flush()
     # on stderr: the table on stdout is the same on every run (the README quotes it)
@@ -705,7 +713,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
           f"{harness.ru_utime + harness.ru_stime:.1f} s; requests the harness ran "
           f"{counters.get('sent', 0)} in {counters.get('round_trips', 0)} round trips, answered "
           f"from memo {counters.get('memoized', 0)}", file=sys.stderr, flush=True)  # fmt: skip
-    status = EXIT_DIVERGED if found and not args.report_only else EXIT_OK
+    diverged = bool(found) or (vmm is not None and bool(vmm.divergences))
+    status = EXIT_DIVERGED if diverged and not args.report_only else EXIT_OK
     if args.check_readme and readme_block() != printed.getvalue() + last + "\n":
         print("kernel-check: docs/kernel.md's kernel-check block differs from what this run printed; "
               "paste the output above (the table and this summary line) between its marker "

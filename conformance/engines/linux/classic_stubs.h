@@ -110,16 +110,24 @@ struct kvm_s390_sie_block {
 	struct { unsigned long mask, addr; } gpsw;
 };
 struct kvm_run { struct { struct { unsigned long gprs[16]; } regs; } s; };
-/* KVM's memslots (include/linux/kvm_host.h), with the members the CMMA migration code uses:
- * one memslot, which the red-black tree of slots by gfn holds alone. */
-struct rb_node { struct rb_node *left, *right; };
+/* KVM's memslots (include/linux/kvm_host.h), with the members the CMMA migration code and the
+ * memslot hooks use: up to MAX_SLOTS memslots, kept in a red-black tree by gfn (the host
+ * model's rb_first, rb_last, rb_next and ____gfn_to_memslot walk it). */
+struct rb_node { struct rb_node *rb_parent, *rb_left, *rb_right; };
 struct rb_root { struct rb_node *rb_node; };
+typedef unsigned long gpa_t;
 struct kvm_memory_slot {
 	unsigned long base_gfn, npages;
 	unsigned long *dirty_bitmap;
+	unsigned long userspace_addr;
+	u32 flags;
+	short id;
 	struct rb_node gfn_node[2];
 };
-struct kvm_memslots { struct rb_root gfn_tree; int node_idx; int nslots; struct kvm_memory_slot *slot; };
+struct kvm_memslots { struct rb_root gfn_tree; int node_idx; int nslots; };
+enum kvm_mr_change { KVM_MR_CREATE, KVM_MR_DELETE, KVM_MR_MOVE, KVM_MR_FLAGS_ONLY };
+#define KVM_MEM_LOG_DIRTY_PAGES (1UL << 0)
+#define KVM_S390_NO_MEM_LIMIT (-1UL)
 struct kvm {
 	struct mm_struct *mm;
 	int srcu;
@@ -128,6 +136,8 @@ struct kvm {
 		int use_cmma, migration_mode;
 		atomic64_t cmma_dirty_pages;
 		unsigned long facility147;
+		unsigned long mem_limit;
+		struct gmap *gmap;
 	} arch;
 };
 struct kvm_vcpu {
@@ -179,20 +189,34 @@ int walk_page_range(struct mm_struct *mm, unsigned long start, unsigned long end
 /* The second dirty bitmap: the harness's memslot has only the second half (the first is x86's). */
 #define kvm_second_dirty_bitmap(ms) ((ms)->dirty_bitmap)
 #define kvm_dirty_bitmap_bytes(ms) ((((ms)->npages + BITS_PER_LONG - 1) / BITS_PER_LONG) * 8)
-/* KVM's memslots: the one slot (kvm_memslots, kvm_for_each_memslot, ____gfn_to_memslot with
- * approx, the red-black tree's rb_first, rb_last, rb_next). */
+/* KVM's memslots: the host model's tree of up to MAX_SLOTS slots (kvm_memslots,
+ * kvm_for_each_memslot in gfn order, ____gfn_to_memslot as include/linux/kvm_host.h's
+ * search_memslots, the red-black tree's rb_first, rb_last, rb_next). */
+struct kvm_memory_slot *harness_slot_at(struct kvm_memslots *slots, int i);
+struct kvm_memory_slot *____gfn_to_memslot(struct kvm_memslots *slots, gfn_t gfn, bool approx);
+struct rb_node *rb_first(const struct rb_root *root);
+struct rb_node *rb_last(const struct rb_root *root);
+struct rb_node *rb_next(const struct rb_node *node);
 #define kvm_memslots(kvm) (&(kvm)->slots)
 #define kvm_memslots_empty(slots) ((slots)->nslots == 0)
 #define kvm_for_each_memslot(ms, bkt, slots) \
-	for ((bkt) = 0, (ms) = (slots)->slot; (bkt) < (slots)->nslots; (bkt)++)
-#define ____gfn_to_memslot(slots, gfn, approx) ((void)(gfn), (void)(approx), (slots)->slot)
-#define rb_first(root) ((root)->rb_node)
-#define rb_last(root) ((root)->rb_node)
-#define rb_next(node) ((void)(node), (struct rb_node *)0)
+	for ((bkt) = 0; ((ms) = harness_slot_at((slots), (bkt))) != NULL; (bkt)++)
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-/* kvm_s390_vm_start_migration asks each vCPU to turn ESSA interpretation off; the harness's
- * ESSA is always the intercepted one (the host model's essa). */
-#define kvm_s390_sync_request_broadcast(kvm, req) do { (void)(kvm); } while (0)
+/* The memslot hooks (kvm_arch_prepare_memory_region, kvm_arch_commit_memory_region): no
+ * user-controlled VM, no protected VM; the segment mapping of the gmap is the host model's. */
+#define kvm_is_ucontrol(kvm) ((void)(kvm), 0)
+#define kvm_s390_pv_get_handle(kvm) ((void)(kvm), 0UL)
+#define WARN(cond, ...) ({ bool __warned = !!(cond); __warned; })
+#define pr_warn(...) do { } while (0)
+#define fallthrough __attribute__((__fallthrough__))
+int gmap_map_segment(struct gmap *gmap, unsigned long from, unsigned long to, unsigned long len);
+int gmap_unmap_segment(struct gmap *gmap, unsigned long to, unsigned long len);
+/* kvm_s390_vm_start_migration and kvm_s390_vm_stop_migration ask each vCPU to turn ESSA
+ * interpretation off or on again: the host model's one vCPU takes the request as
+ * kvm_s390_handle_requests does (ECB2_CMMA in its SIE block). */
+#define KVM_REQ_START_MIGRATION 1
+#define KVM_REQ_STOP_MIGRATION 2
+void kvm_s390_sync_request_broadcast(struct kvm *kvm, int req);
 /* The ioctls' user buffers are the harness's own memory; vmalloc is malloc. */
 #define __user
 #define vmalloc(n) malloc(n)

@@ -161,7 +161,11 @@ _VERBS: Final = {"ESSA": "essa", "HostReclaim": "reclaim", "HostProcessCBRL": "c
                  "HostResetCMMA": "resetcmma", "MigrationStart": "migstart",
                  "MigrationSend": "migsend"}  # fmt: skip
 #: The machines (PROTOCOL.md's modes) the classic harness speaks.
-MACHINES: Final = {"classic": ("ESSA", "ESSAMigration"), "gmap": ("ESSA",)}
+MACHINES: Final = {"classic": ("ESSA", "ESSAMigration", "ESSAMigrationVMM"), "gmap": ("ESSA",)}
+#: The ESSAMigrationVMM mode's requests (PROTOCOL.md): the harness's verbs (MIG 2).
+_VMM_VERBS: Final = {"MigrationStart": "migstart", "MigrationStop": "migstop", "Get": "get",
+                     "Peek": "peek", "SlotCreate": "slotcreate", "SlotLogging": "slotlog",
+                     "SlotDelete": "slotdelete", "Migrate": "switch"}  # fmt: skip
 #: Requests of the new gmap's own PTEs: the classic code has none, so the host never takes them.
 _GMAP_ONLY: Final = {"HostUnmapGmap": "only the new gmap has gmap PTEs",
                      "HostAge": "only the new gmap has gmap PTEs"}  # fmt: skip
@@ -362,7 +366,7 @@ class KernelEssaEngine:
                             f"{int(cmma)}"
                             + (f" {int(bool(chosen.prebuilt_page_tables))}"
                                if self.harness == "gmap" else
-                               f" {int(self.machine == 'ESSAMigration')}"))  # fmt: skip
+                               f" {2 if self.machine == 'ESSAMigrationVMM' else int(self.machine == 'ESSAMigration')}"))  # fmt: skip
         if answer.strip() != "ok":
             raise Unsupported(answer.strip().removeprefix("error "))
         # a new profile: nothing kept; the harness is fresh, as after a reset
@@ -582,6 +586,14 @@ class KernelEssaEngine:
             return f"{_GMAP_VERBS[request.op]} {request.page}"
         if request.op == "ESSA" and request.beyond_memory:
             return f"essabeyond {request.orc}"
+        if self.machine == "ESSAMigrationVMM" and request.op in _VMM_VERBS:
+            args = [_VMM_VERBS[request.op]]
+            if request.op in ("Get", "Peek"):
+                args += [str(getattr(request, "start")), str(getattr(request, "count"))]
+            elif request.op.startswith("Slot"):
+                args.append(str(getattr(request, "slot")))
+                args.append("1" if getattr(request, "logging", None) else "0")
+            return " ".join(args)
         if request.op == "Migrate" and self.machine == "ESSAMigration":
             return "switch"  # the incremental migration's switch, in migration mode only
         args = [_VERBS[request.op]]
@@ -595,6 +607,15 @@ class KernelEssaEngine:
         return " ".join(args)
 
     def _parse(self, answer: str, op: str) -> EssaReply:
+        if self.machine == "ESSAMigrationVMM":
+            head, _, tail = answer.partition(" | ")
+            reply = parse_reply(head, self.pages, op, True)
+            extra = tail.split()
+            if op in ("Get", "Peek") and reply.outcome == "Done" and len(extra) >= 5 \
+                    and "values" in EssaReply._fields:  # fmt: skip
+                reply = reply._replace(start=int(extra[2]), remaining=int(extra[4]),  # type: ignore[call-arg]
+                                       values=tuple(int(v) for v in extra[5:]))  # fmt: skip
+            return reply
         reply = parse_reply(answer, self.pages, op, self.machine == "ESSAMigration")
         if op in _GMAP_ONLY and self.harness != "gmap":
             return reply._replace(reason=_GMAP_ONLY[op])

@@ -11,6 +11,7 @@
 
 #ifndef BITS_PER_LONG
 #define BITS_PER_LONG 64
+#define BITS_PER_BYTE 8
 #endif
 #define BIT_WORD(nr) ((nr) / BITS_PER_LONG)
 #define BIT_MASK(nr) (1UL << ((nr) % BITS_PER_LONG))

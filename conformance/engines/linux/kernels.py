@@ -161,6 +161,15 @@ CLASSIC: Final[tuple[Want, ...]] = (
        "static int kvm_s390_get_cmma_bits(struct kvm *kvm, struct kvm_s390_cmma_log *args)"),
     _f(KVM_S390_C, "kvm_s390_set_cmma_bits", "static int kvm_s390_set_cmma_bits(struct kvm *kvm, "
        "const struct kvm_s390_cmma_log *args)"),
+    _f(KVM_S390_C, "kvm_s390_vm_stop_migration",
+       "static int kvm_s390_vm_stop_migration(struct kvm *kvm)"),
+    # the memslot hooks (KVM_SET_USER_MEMORY_REGION): a memslot created, deleted or changed
+    _f(KVM_S390_C, "kvm_arch_prepare_memory_region", "int kvm_arch_prepare_memory_region("
+       "struct kvm *kvm, const struct kvm_memory_slot *old, struct kvm_memory_slot *new, "
+       "enum kvm_mr_change change)"),
+    _f(KVM_S390_C, "kvm_arch_commit_memory_region", "void kvm_arch_commit_memory_region("
+       "struct kvm *kvm, struct kvm_memory_slot *old, const struct kvm_memory_slot *new, "
+       "enum kvm_mr_change change)"),
     _f(PRIV_C, "__do_essa", "static inline int __do_essa(struct kvm_vcpu *vcpu, const int orc)"),
     _f(PRIV_C, "handle_essa", "static int handle_essa(struct kvm_vcpu *vcpu)"),
 )  # fmt: skip

@@ -41,6 +41,9 @@ from .kernels import HARNESSES, SEARCHED, kernel_tree
 
 HERE: Final = Path(__file__).resolve().parent
 CATALOGUE: Final = HERE / "regressions.json"
+#: The held-out catalogue of the migration paths (peek, GET batching, START/STOP, SET on the
+#: destination, memslots), written blind in the same format; run with ``--held-out``.
+HELD_OUT: Final = HERE / "regressions_heldout.json"
 REPO: Final = HERE.parents[2]
 
 
@@ -189,11 +192,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--names", help="comma-separated names (default: the whole catalogue)")
     parser.add_argument("--check-flags", default="", help="extra flags for kernel-check")
     parser.add_argument("--json", type=Path, help="write the results here")
+    parser.add_argument("--held-out", action="store_true",
+                        help=f"the held-out catalogue ({HELD_OUT.name}) instead of {CATALOGUE.name}")
     parser.add_argument("--doc", type=Path, metavar="RESULTS.json",
                         help="write docs/kernel.md's block of the catalogue from this results file "
                              "(--json's), instead of running")
     args = parser.parse_args(argv)
-    catalogue = load()
+    catalogue = load(HELD_OUT if args.held_out else CATALOGUE)
     if args.doc is not None:
         text = DOC.read_text(encoding="utf-8")
         if doc_block(text) is None:

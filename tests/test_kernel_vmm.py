@@ -1,0 +1,56 @@
+"""kernel-check's VMM pass (conformance/engines/linux/vmm_check.py): CMMA migration as a VMM drives
+it, through kvm-s390.c's own code, in lockstep with refimpl/essa/vmm.py. The tree conforms (with
+F12, which it has), and each of the catalogue's three migration regressions the default check
+missed before the pass is caught by it. Skipped, with the reason, where the toolchain or the
+kernel source is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.engines.linux import kernels, regressions, vmm_check
+from conformance.engines.linux.kernels import APT_PACKAGES, DEFAULT_TARBALL, toolchain_missing
+
+_missing = toolchain_missing() or (
+    "" if os.environ.get("KERNEL_SRC") or DEFAULT_TARBALL.is_file()
+    else f"no KERNEL_SRC and no {DEFAULT_TARBALL}: apt-get install {' '.join(APT_PACKAGES)}"
+)  # fmt: skip
+pytestmark = pytest.mark.skipif(bool(_missing), reason=f"the kernel's ESSA code: {_missing}")
+
+
+def test_the_tree_conforms_and_has_f12() -> None:
+    res = vmm_check.check_vmm(kernels.build("classic"), walks=10)
+    assert not res.divergences, vmm_check.report(res)
+    assert res.slot_delete_fix is False  # F12: the deleted memslot's pages stay in the count
+    assert res.selftest == len(vmm_check.SCENARIOS) and res.selftest_instances > 300
+    assert "F12" in res.line()
+
+
+def test_the_harness_answers_a_batched_get_and_the_deleted_memslot_count(tmp_path: Path) -> None:
+    """F12 through the kernel's code: after a memslot with a dirty page is deleted, a GET answers
+    remaining 1 with no bit set anywhere."""
+    m = vmm_check.Lockstep(kernels.build("classic"), vmm_check.LAYOUT, False)
+    try:
+        assert m.start() is None
+        assert m.slot_delete(1) is None
+        assert m.get(0, 3) is None
+        assert (m.s.answer.start, len(m.s.answer.values), m.s.answer.remaining) == (0, 3, 1)
+        assert m.get(3, 3) is None
+        assert (m.s.answer.start, m.s.answer.values, m.s.answer.remaining) == (3, (), 1)
+    finally:
+        m.close()
+
+
+@pytest.mark.parametrize("name", ["peek-stays-on-first-page", "get-counts-clean-pages",
+                                  "set-cmma-leaves-uses-cmm"])  # fmt: skip
+def test_the_known_misses_are_caught(name: str, tmp_path: Path) -> None:
+    catalogue = regressions.load()
+    (r,) = [x for x in catalogue if x.name == name]
+    tree = tmp_path / "linux"
+    regressions._copy(regressions.base_tree(None), catalogue, tree)
+    (tree / r.file).write_text(regressions.apply((tree / r.file).read_text(), r))
+    res = vmm_check.check_vmm(kernels.build("classic", str(tree)), walks=0)
+    assert res.divergences, f"{name} not caught"
