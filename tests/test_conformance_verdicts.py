@@ -43,7 +43,7 @@ def buggy_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("argv, says", [
     (["--engine-class", REFERENCE, "--impl", "KVMGmap", "--cbrl-size", "3"],
-     "--impl applies to --machine ESSA or --machine ESSAMigration, not to PageStates"),
+     "--impl applies to --machine ESSA or --machine ESSAMigration or --machine ESSAMigrationVMM, not to PageStates"),
     (["--machine", "ESSA", "--engine-class", REFERENCE, "--variant", "Full"],
      "--variant applies to --machine PageStates, not to ESSA"),
     (["--engine-class", REFERENCE, "--timeout", "-1"], "--timeout must be a positive number"),

@@ -267,17 +267,18 @@ FINDINGS = (
         "migration mode, subtract the number of bits set in the old memslot's second bitmap from "
         "`cmma_dirty_pages` before it is freed (or stop migration mode, as a memslot without "
         "logging does). The models that hold take the fix (`SlotDeleteFix`, D423)."
-        " Confirmed through the kernel's own code: kernel-check's VMM pass (conformance/engines/l"
-        "inux/vmm_check.py) runs Linux 6.12.117's `kvm_s390_vm_start_migration`, `kvm_arch_prepar"
-        "e_memory_region`, `kvm_arch_commit_memory_region` and `kvm_s390_get_cmma_bits` (arch/s39"
-        "0/kvm/kvm-s390.c lines 1149-1184, 5821-5871, 5873-5901, 2317-2367; kvm_main.c's memslot "
-        "path, which frees the bitmap, is the harness's host model) on memslot 0 of three pages a"
-        "t gfn 0 and memslot 1 of one page at gfn 256: `MigrationStart` leaves `cmma_dirty_pages="
-        "4` and every bit set; `SlotDelete` of memslot 1 runs the two hooks and leaves `cmma_dirt"
-        "y_pages=4`; `Get` of 3 from gfn 0 sends the three pages of memslot 0 and answers `remain"
-        "ing` 1; every later `Get` answers start 3 (the end of memory), no values, `remaining` 1,"
-        " with no bit set in any bitmap. The pass replays this witness first and checks the kerne"
-        "l against the spec with `SlotDeleteFix` FALSE when it reproduces.",
+        " Confirmed through the kernel's own code: kernel-check's VMM pass "
+        "(conformance/engines/linux/vmm_check.py) runs Linux 6.12.117's "
+        "`kvm_s390_vm_start_migration`, `kvm_arch_prepare_memory_region`, "
+        "`kvm_arch_commit_memory_region` and `kvm_s390_get_cmma_bits` (arch/s390/kvm/kvm-s390.c "
+        "lines 1149-1184, 5821-5871, 5873-5901, 2317-2367; kvm_main.c's memslot path, which frees"
+        " the bitmap, is the harness's host model) on memslot 0 of three pages at gfn 0 and "
+        "memslot 1 of one page at gfn 256: `MigrationStart` leaves `cmma_dirty_pages=4` and every"
+        " bit set; `SlotDelete` of memslot 1 runs the two hooks and leaves `cmma_dirty_pages=4`; "
+        "`Get` of 3 from gfn 0 sends the three pages of memslot 0 and answers `remaining` 1; "
+        "every later `Get` answers start 3 (the end of memory), no values, `remaining` 1, with no"
+        " bit set in any bitmap. The pass replays this witness first and checks the kernel "
+        "against the spec with `SlotDeleteFix` FALSE when it reproduces.",
         table=False,
     ),
     Finding(

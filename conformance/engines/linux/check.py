@@ -324,11 +324,13 @@ def _coverage(engines: Sequence[object]) -> tuple[tuple[str, ...], frozenset[str
     return functions, frozenset(entered)
 
 
-def not_entered(rows: Sequence[Row]) -> tuple[list[str], list[str]]:
-    """The kernel functions taken from the tree that a request of ``rows`` entered, and those
-    none entered, each in the harness's order (empty when the engine does not say)."""
+def not_entered(rows: Sequence[Row], also: frozenset[str] = frozenset()
+                ) -> tuple[list[str], list[str]]:  # fmt: skip
+    """The kernel functions taken from the tree that a request of ``rows`` (or of the VMM pass:
+    ``also``) entered, and those none entered, each in the harness's order (empty when the
+    engine does not say)."""
     functions = next((r.functions for r in rows if r.functions), ())
-    entered = frozenset().union(*(r.entered for r in rows))
+    entered = frozenset().union(also, *(r.entered for r in rows))
     return ([f for f in functions if f in entered], [f for f in functions if f not in entered])
 
 
@@ -472,9 +474,11 @@ def varying(rows: Sequence[Row]) -> list[Constant]:
 
 def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
           examples: int = EXAMPLES, max_steps: int = MAX_STEPS,
-          found: Sequence[Finding] | None = None) -> None:  # fmt: skip
+          found: Sequence[Finding] | None = None,
+          also: frozenset[str] = frozenset()) -> None:  # fmt: skip
     """The title, one row per profile, then each distinct divergence once (``found``, else
-    :func:`findings` of ``rows``), with the profiles it shows under."""
+    :func:`findings` of ``rows``), with the profiles it shows under; ``also``: the kernel
+    functions the VMM pass entered."""
     columns = varying(rows)
     # a constant the same in every row is named in the title when not at its default
     fixed = [k for k in CONSTANTS if k not in columns and k.attr != "impl" and rows
@@ -494,7 +498,7 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
         cells = [_value(getattr(r.profile, k.attr)) for k in columns]
         cells += [r.classify, _run_cell(r), *([_run_cell(r, r.migration)] if migrates else [])]
         print("| " + " | ".join(cells) + " |", file=out)
-    ran, idle = not_entered(rows)
+    ran, idle = not_entered(rows, also)
     if ran or idle:
         print(f"\nKernel functions taken from the tree: {len(ran) + len(idle)}; entered by a "
               f"request: {len(ran)}; entered by none: {', '.join(idle) or 'none'}.", file=out)  # fmt: skip
@@ -513,7 +517,7 @@ def table(title: str, c: Classification, rows: Sequence[Row], out: TextIO, *,
 
 
 def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
-            found: Sequence[Finding]) -> str:
+            found: Sequence[Finding], also: frozenset[str] = frozenset()) -> str:
     """The last line kernel-check prints: the verdict in one sentence; a pass then says its scope
     (D414), a divergence is the kernel's whatever else was covered."""
     if found:
@@ -526,7 +530,7 @@ def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
     covered = scope([r.profile for r in rows], [o for r in rows for o in r.outcomes],
                     more="KERNEL_CHECK_FLAGS='--profile thorough'")  # fmt: skip
     # conforms only for the code that ran: the functions no request entered are named
-    ran, idle = not_entered(rows)
+    ran, idle = not_entered(rows, also)
     which = (f" for the {len(ran)} kernel functions entered (not entered: "
              f"{', '.join(idle) or 'none'})" if ran or idle else "")  # fmt: skip
     return (f"kernel-check: Linux {kernel} conforms to {impl}{which}: {len(rows)} "
@@ -691,8 +695,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     printed = io.StringIO()
     table(f"Linux {built.kernel}, {args.harness} harness ({args.harness} KVM code compiled for "
           "s390x, run under qemu-s390x)", c, rows, printed, examples=examples,
-          max_steps=max_steps, found=found)  # fmt: skip
-    last = summary(built.kernel, impl, c, rows, found)
+          max_steps=max_steps, found=found,
+          also=frozenset(vmm.entered) if vmm is not None else frozenset())  # fmt: skip
+    last = summary(built.kernel, impl, c, rows, found,
+                   frozenset(vmm.entered) if vmm is not None else frozenset())
     if vmm is not None:
         printed.write("\n" + "\n".join(vmm_check.report(vmm)) + "\n")
         if vmm.divergences and not found:

@@ -53,6 +53,10 @@ from refimpl.essa.vmm import Answer, Layout, VMMState
 from .engine import KernelEssaEngine
 from .kernels import Built
 
+#: The kernel functions a request of the pass entered, gathered as each harness closes
+#: (harness_trace.h); :func:`check_vmm` reports them in its :class:`Result`.
+ENTERED: Final[set[str]] = set()
+
 #: The mode's name (the hello's MIG 2 on the classic harness).
 VMM_MACHINE: Final = "ESSAMigrationVMM"
 
@@ -143,6 +147,7 @@ class Lockstep:
 
     def close(self) -> None:
         self.engine.close()
+        ENTERED.update(self.engine.entered)
 
     # ---------------------------------------------------------------- the reference's side
 
@@ -511,6 +516,8 @@ class Result:
     steps: int = 0
     slot_delete_fix: bool = True
     divergences: list[Divergence] = field(default_factory=list)
+    #: The kernel functions a request of the pass entered (harness_trace.h).
+    entered: set[str] = field(default_factory=set)
 
     def line(self) -> str:
         f12 = ("; a memslot deleted during migration leaves its dirty pages in remaining "
@@ -529,6 +536,7 @@ def check_vmm(built: Built, walks: int = WALKS, seed: int = SEED) -> Result:
     """The pass: F12's witness picks the reference, then the sessions, the selftest, the walks.
     Stops at the first divergence of each source."""
     res = Result()
+    ENTERED.clear()
     probe = Lockstep(built, LAYOUT, True)
     try:
         d = _run(probe, _slot_deleted(probe))
@@ -596,6 +604,7 @@ def check_vmm(built: Built, walks: int = WALKS, seed: int = SEED) -> Result:
                 res.steps += vm.m.steps
                 vm.m.close()
     res.selftest_instances = count[0]
+    res.entered = set(ENTERED)
     return res
 
 
