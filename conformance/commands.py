@@ -256,6 +256,14 @@ def _fold_lines(mode: Mode, folds: list[Outcome]) -> list[str]:
     return lines
 
 
+def _close_quietly(engine: Any) -> None:
+    """Close an engine after its verdict: a fault while closing changes no verdict."""
+    try:
+        engine.close()
+    except EngineFault:
+        pass
+
+
 def cmd_run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> int:
     """``run``: hello, then on every profile asked for the tour, hypothesis, the swarm walk and
     the uniform walk the budget says; each distinct divergence reported once; one summary
@@ -323,10 +331,7 @@ def _run(mode: Mode, args: argparse.Namespace, out: TextIO, err_out: TextIO) -> 
         print(f"error: {exc}", file=err_out)
         return EXIT_USAGE
     finally:
-        try:
-            engine.close()
-        except EngineFault:
-            pass
+        _close_quietly(engine)
     name = engine_name(engine)
     skipped = [o for o in outcomes if o.status == "skipped"]
     for line in _skip_lines(mode, skipped):
@@ -498,10 +503,7 @@ def replay(mode: Mode, args: argparse.Namespace, profile: Any, programs: list[li
             labelled = [(f"program {n} of {len(programs)}", p) for n, p in enumerate(programs, 1)]
             outcome = run_programs(drive, labelled, "replay")
         finally:
-            try:
-                engine.close()
-            except EngineFault:
-                pass
+            _close_quietly(engine)
     name = engine_name(engine)
     print(f"replayed on {name}: {outcome.steps:,} steps of {len(programs)} "
           f"program{'s' if len(programs) != 1 else ''}, each from a reset", file=out)  # fmt: skip
