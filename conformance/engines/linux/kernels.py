@@ -337,7 +337,9 @@ def toolchain_missing() -> str:
 @functools.lru_cache(maxsize=None)
 def _headers_missing(cc: str) -> str:
     probe = "".join(f"#include <{h}>\n" for h in LIBC_HEADERS)
-    r = subprocess.run([cc, "-E", "-x", "c", "-o", os.devnull, "-"], input=probe,
+    # the preprocessed text on the pipe, never ``-o /dev/null``: a failing cpp removes its output
+    # file, and run as root that is /dev/null itself
+    r = subprocess.run([cc, "-E", "-x", "c", "-"], input=probe,
                        capture_output=True, text=True)  # fmt: skip
     if r.returncode == 0:
         return ""
