@@ -114,3 +114,25 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.fixture(scope="session")
 def tlc_jar() -> Path:
     return ensure_tlc()
+
+
+# The essa-rs and essa-go engines, built once per module that uses them (skipped with the reason
+# when the toolchain is missing).
+@pytest.fixture(scope="module")
+def rs_engine() -> str:
+    from conformance.c_engine import ensure_essa_rs_built
+
+    try:
+        return str(ensure_essa_rs_built())
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def go_engine() -> str:
+    from conformance.c_engine import ensure_essa_go_built
+
+    try:
+        return str(ensure_essa_go_built())
+    except RuntimeError as exc:
+        pytest.skip(str(exc))

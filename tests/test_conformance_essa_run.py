@@ -246,16 +246,6 @@ def test_tlc_confirms_a_divergence_at_its_step(tmp_path: Path, tlc_jar: Path) ->
 # --------------------------------------------------------------------------- the Go engine
 
 
-@pytest.fixture(scope="module")
-def go_engine() -> str:
-    from conformance.c_engine import ensure_essa_go_built
-
-    try:
-        return str(ensure_essa_go_built())
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-
-
 @pytest.mark.parametrize("impl", ["Paper2007", "KVMClassic", "KVMGmap"])
 def test_the_go_engine_conforms_and_is_identified(impl: str, go_engine: str) -> None:
     """conformance/engines/essa-go, written from PROTOCOL.md's ESSA section, passes run for

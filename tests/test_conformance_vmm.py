@@ -84,16 +84,6 @@ def test_an_engine_that_does_not_announce_the_mode_is_not_asked() -> None:
     assert "does not speak the ESSAMigrationVMM mode" in out.getvalue()
 
 
-@pytest.fixture(scope="module")
-def rs_engine() -> str:
-    from conformance.c_engine import ensure_essa_rs_built
-
-    try:
-        return str(ensure_essa_rs_built())
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-
-
 def test_the_rust_engine_conforms(rs_engine: str) -> None:
     out = io.StringIO()
     status = main(["run", "--machine", "ESSAMigrationVMM", "--engine", f"{rs_engine} --impl KVMClassic",

@@ -13,16 +13,6 @@ import pytest
 from conformance.cli import main
 
 
-@pytest.fixture(scope="module")
-def rs_engine() -> str:
-    from conformance.c_engine import ensure_essa_rs_built
-
-    try:
-        return str(ensure_essa_rs_built())
-    except RuntimeError as exc:
-        pytest.skip(str(exc))
-
-
 ONE_SET = ["--no-storage-keys", "--no-facility147", "--cbrl-size", "1"]
 
 
