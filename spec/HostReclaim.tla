@@ -13,7 +13,8 @@
 (*       and GuestKeepsResidencyProp (isolation),                          *)
 (*       HostDiscardsOnlyDiscardableProp (discard only when allowed).      *)
 (*   What CMMA saves. DiscardableNeverWrittenProp: "CP does not write      *)
-(*       volatile pages" ([Z1]).                                           *)
+(*       volatile pages" ([Z1]).  UnchangedPageNotRewrittenProp: "Pages    *)
+(*       valid on DASD are not rewritten" ([Z3]), the operator's I/O.      *)
 (*   Progress. WaitingAccessServedProp of PageStates.tla, under FairSpec:  *)
 (*       an access that waits for the host completes although every frame  *)
 (*       is in use, "If a TYPE=ANY low threshold is breached, demand scan  *)
@@ -28,7 +29,9 @@
 (* PageStates' own actions (its guest steps, conjoined here): none of the  *)
 (* policy's steps writes them, and RefinesGuestMemory reads neither, so    *)
 (* the policy's bookkeeping (slots, the host change bit) cannot excuse a   *)
-(* loss.                                                                   *)
+(* loss.  The ghost copied is written from the paging I/O, the guest's     *)
+(* stores and the page state, never from the slots or the host change bit, *)
+(* so the same bookkeeping cannot excuse a write it spends again (D430).   *)
 (*                                                                         *)
 (* The other properties restate the policy's steps (slots, early writes,   *)
 (* revalidation, the steal order, faults on a touch, the scan under        *)
@@ -114,7 +117,10 @@ VARIABLES
     \* @type: PAGE -> Bool;
     hchanged,   \* host change bit: stored to since the slot copy was made (D54)
     \* @type: { kind: Str, page: PAGE };
-    io          \* the paging I/O the last step did: "none", "read" or "write"
+    io,         \* the paging I/O the last step did: "none", "read" or "write"
+    \* The host operator's ghost (D430).
+    \* @type: PAGE -> Bool;
+    copied      \* paging storage holds the page's content: no store since the host wrote or read it
 
 \* The z/VM profile of the page-state machine (paper Figure 3; D9 and D3 of
 \* docs/decisions.md).
@@ -127,7 +133,7 @@ PS == INSTANCE PageStates
 vars       == <<usage, resid, dirty, data, intended, modified, lastOp>>
 policyVars == <<aging, slot, hchanged, io>>
 allVars    == <<usage, resid, dirty, data, intended, modified, lastOp,
-                aging, slot, hchanged, io>>
+                aging, slot, hchanged, io, copied>>
 
 NoValue == PS!NoValue
 Zero    == PS!Zero
@@ -353,6 +359,7 @@ Init ==
     /\ slot = [p \in Pages |-> NoValue]
     /\ hchanged = [p \in Pages |-> FALSE]
     /\ io = NoIO
+    /\ copied = [p \in Pages |-> FALSE]
 
 GuestNext ==
     \E p \in Pages :
@@ -367,7 +374,27 @@ HostNext ==
         \/ StealDiscard(p) \/ StealPageOut(p)
         \/ FaultPageIn(p) \/ FaultZeroFill(p)
 
-Next == GuestNext \/ HostNext
+(***************************************************************************)
+(* The ghost copied, for the host operator's promise that a page whose     *)
+(* content is already on paging storage is not written there again         *)
+(* (UnchangedPageNotRewrittenProp, HostReclaimProperties.tla; D430).  It   *)
+(* is written only from what the operator sees: the paging I/O of the      *)
+(* step (io: a write or a read of the page leaves paging storage holding   *)
+(* its content), the guest's own stores (a Write the guest completed, as   *)
+(* lastOp records it), and the page state (a page logically zero has no    *)
+(* content to keep).  It never reads the policy's bookkeeping (the slots,  *)
+(* the host change bit, the aging list), so a policy that loses track of a *)
+(* valid copy cannot excuse the I/O it spends again.                       *)
+(***************************************************************************)
+CopiedNext(guest) ==
+    copied' = [q \in Pages |->
+                 IF io'.kind # "none" /\ io'.page = q THEN TRUE
+                 ELSE IF resid'[q] = "z" THEN FALSE
+                 ELSE IF /\ guest /\ lastOp'.page = q
+                         /\ lastOp'.op = "Write" /\ lastOp'.outcome = "Done" THEN FALSE
+                 ELSE copied[q]]
+
+Next == (GuestNext /\ CopiedNext(TRUE)) \/ (HostNext /\ CopiedNext(FALSE))
 
 Spec == Init /\ [][Next]_allVars
 
@@ -396,8 +423,8 @@ Steal(p) == StealDiscard(p) \/ StealPageOut(p)
 FairSpec ==
     /\ Spec
     /\ \A p \in Pages :
-          /\ WF_allVars(TrialInvalidate(p))
-          /\ SF_allVars(Steal(p))
-          /\ SF_allVars(FaultResolved(p))
+          /\ WF_allVars(TrialInvalidate(p) /\ CopiedNext(FALSE))
+          /\ SF_allVars(Steal(p) /\ CopiedNext(FALSE))
+          /\ SF_allVars(FaultResolved(p) /\ CopiedNext(FALSE))
 
 =============================================================================

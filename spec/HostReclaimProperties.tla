@@ -2,9 +2,10 @@
 (***************************************************************************)
 (* Contract: the promises of HostReclaim.tla (its opening comment,         *)
 (* docs/contract.md) are RefinesPageStates, the promises of PageStates.tla *)
-(* restated below, DiscardableNeverWrittenProp and                         *)
-(* WaitingAccessServedProp; each has its THEOREM beside it, naming the     *)
-(* model that checks it.  The other properties here check types and        *)
+(* restated below, DiscardableNeverWrittenProp,                            *)
+(* UnchangedPageNotRewrittenProp and WaitingAccessServedProp; each has its *)
+(* THEOREM beside it, naming the model that checks it.  The other          *)
+(* properties here check types and                                         *)
 (* bookkeeping.  The step checks, each restating what one step does, are   *)
 (* in HostReclaimStepChecks.tla, apart from the contract.                  *)
 (***************************************************************************)
@@ -150,6 +151,30 @@ WriteStep ==
 DiscardableNeverWrittenProp == [][WriteStep]_allVars
 \* Contract (what CMMA saves).  MCHostReclaim_ZVM; twin MCHostReclaim_Twin_EarlyWriteVolatile.
 THEOREM Spec => DiscardableNeverWrittenProp
+
+(***************************************************************************)
+(* UnchangedPageNotRewrittenProp.  What CMMA and the policy save the host  *)
+(* operator beyond volatile pages: paging I/O for content already on       *)
+(* paging storage.  [Z3]: "Pages valid on DASD are not rewritten"; "A page *)
+(* not changed since last read from DASD is almost never rewritten" (the   *)
+(* exception, a DRAINed volume, is not modelled).  A write of a page to    *)
+(* paging storage is of a page the guest stored to (or whose content was   *)
+(* dropped) since the host last wrote or read it.  The promise is the      *)
+(* operator's, not the guest's: a host that writes the page again loses    *)
+(* nothing the guest sees, it pays I/O.  It is judged by the ghost copied  *)
+(* (HostReclaim.tla, D430), which the policy's bookkeeping does not write, *)
+(* so a policy that forgets a copy is valid cannot excuse the write.       *)
+(***************************************************************************)
+NoRewriteStep == io'.kind = "write" => ~copied[io'.page]
+
+UnchangedPageNotRewrittenProp == [][NoRewriteStep]_allVars
+\* Contract (what CMMA saves).  MCHostReclaim_ZVM (MCHostReclaim_ZVM2Resident); twins
+\* MCHostReclaim_Twin_Rewrite, MCHostReclaim_Twin_HostBitKept.
+THEOREM Spec => UnchangedPageNotRewrittenProp
+
+\* (UnchangedPageNotRewrittenProp.)  A page taken from its frame with its content already on
+\* paging storage: the steal the promise saves a write on.
+CopiedPageStolen == lastOp' # lastOp /\ lastOp'.op = "HostPreserve" /\ copied[lastOp'.page]
 
 \* The page is on the aging list.
 \* @type: (Seq(PAGE), PAGE) => Bool;
