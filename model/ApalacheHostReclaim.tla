@@ -34,6 +34,7 @@ AllStepInvariants ==
     /\ [PSP!DiscardStep]_vars
     /\ [PSP!GuestResidencyStep]_vars
     /\ [WriteStep]_allVars
+    /\ [NoRewriteStep]_allVars
     /\ [RewriteStep]_allVars
     /\ [WrittenStep]_allVars
     /\ [RevalidateStep]_allVars
