@@ -40,7 +40,8 @@ TypeOK ==
 (***************************************************************************)
 RemovedFromCacheAtMostOnceInv ==
     \A x \in Pages : removals[x] <= 1
-\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandling_Twin_NoDiscardedTest.
+\* Contract (no data loss).  MCDiscardHandling_Safety, MCDiscardHandling_TwoPages; twin
+\* MCDiscardHandling_Twin_NoDiscardedTest.
 THEOREM Spec => []RemovedFromCacheAtMostOnceInv
 
 (***************************************************************************)
@@ -55,7 +56,8 @@ THEOREM Spec => []RemovedFromCacheAtMostOnceInv
 (***************************************************************************)
 PgDiscardedOnlyIfDiscardedInv ==
     \A x \in Pages : pgDiscarded[x] => hostDiscarded[x]
-\* Contract (no data loss).  MCDiscardHandling_Safety; twin MCDiscardHandling_Twin_SpuriousFault.
+\* Contract (no data loss).  MCDiscardHandling_Safety, MCDiscardHandling_TwoPages; twin
+\* MCDiscardHandling_Twin_SpuriousFault.
 THEOREM Spec => []PgDiscardedOnlyIfDiscardedInv
 
 \* What PgDiscardedOnlyIfDiscardedInv is about (its witness): a page marked PG_discarded.
@@ -72,7 +74,8 @@ SomePageMarkedDiscarded == \E x \in Pages : pgDiscarded[x]
 NotFreedWhileFaultPendingInv ==
     \A c \in CPUs :
         pc[c] \in {"Window", "Handler"} => status[at[c]] # "Free"
-\* Contract (no use after free).  MCDiscardHandling_Safety; twin MCDiscardHandling_Twin_FreeWithoutSync.
+\* Contract (no use after free).  MCDiscardHandling_Safety, MCDiscardHandling_TwoPages; twin
+\* MCDiscardHandling_Twin_FreeWithoutSync.
 THEOREM Spec => []NotFreedWhileFaultPendingInv
 
 (***************************************************************************)
