@@ -112,7 +112,7 @@ CompleteRemovalOnceEmpty ==
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
 
 \* A copy target chosen among the frames in service without checking that it
-\* is free.  Caught by TypeOK (two pages in one frame).
+\* is free.  Caught by FrameNotSharedInv (two pages in one frame).
 CopyStartToAnyOnlineFrame(p, t) ==
     /\ Active
     /\ copy.page = NoPage
