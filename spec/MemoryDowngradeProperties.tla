@@ -3,8 +3,9 @@
 (* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
 (* docs/contract.md) are OwedContentKeptInv, FrameNotSharedInv,            *)
 (* OfflineFrameUnusedInv, CleanRejectionInv, PinnedNeverPagedOutInv,       *)
-(* UnusedHoldsNothingInv, MemoryLimitsInv, DiscardableNotMovedProp,        *)
-(* UnusedNotBackedProp and RequestResolvesProp; each                       *)
+(* UnusedHoldsNothingInv, MemoryLimitsInv, RemovedMemoryOfflineInv,        *)
+(* DiscardableNotMovedProp, UnusedNotBackedProp and RequestResolvesProp;   *)
+(* each                                                                    *)
 (* has its THEOREM beside it, naming the model that checks it.  The other  *)
 (* properties here check types and bookkeeping.  The step checks, each     *)
 (* restating what one step does, are in MemoryDowngradeStepChecks.tla,     *)
@@ -56,6 +57,7 @@ TypeOK ==
     /\ req \in [state : ReqStates, frames : SUBSET Frames]
     /\ copy \in [page : Pages \cup {NoPage}, target : Frames \cup {NoFrame},
                  value : Values \cup {NoValue}]
+    /\ removed \in SUBSET Frames
     /\ FrameNotSharedInv
     /\ \A p \in Pages : ~(frame[p] # NoFrame /\ paged[p])
     /\ Cardinality({p \in Pages : paged[p]}) <= Slots
@@ -176,6 +178,25 @@ MemoryLimitsInv ==
     /\ 2 * Cardinality(OnlineFrames \ Permanent) <= Cardinality(OnlineFrames)
 \* Contract (limits).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_PermanentOffline.
 THEOREM Spec => []MemoryLimitsInv
+
+(***************************************************************************)
+(* RemovedMemoryOfflineInv.  [Z2]: "Reconfigurable memory can be taken     *)
+(* offline", DMD "removing up to 50% of the real memory while the system   *)
+(* is running".  Memory the operator is told is removed (its request       *)
+(* completed) is out of service, and stays out until the operator adds it  *)
+(* back (SET STORAGE, AddMemory, D227): neither a completion reported      *)
+(* early nor a later request's rejection puts it back.  The ghost removed  *)
+(* is the operator's own record, written from its requests and the         *)
+(* answers it gets (a completion, its SET STORAGE), never from the         *)
+(* frames' state, so the machine cannot excuse memory left in service.     *)
+(***************************************************************************)
+RemovedMemoryOfflineInv == \A f \in removed : ~online[f]
+\* Contract (what the operator is told).  MCMemoryDowngrade_Safety, MCMemoryDowngrade_Rejection; twins
+\* MCMemoryDowngrade_Twin_CompletesEarly, MCMemoryDowngrade_Twin_RejectionRestoresAll.
+THEOREM Spec => []RemovedMemoryOfflineInv
+
+\* Its witness: memory a completed request removed, not yet added back.
+MemoryRemoved == removed # {}
 
 (***************************************************************************)
 (* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)
