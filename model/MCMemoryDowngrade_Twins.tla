@@ -98,12 +98,14 @@ StillOnline(f) == online[f]
 RejectRemovalHalf == RejectRemovalPuttingBack(StillOnline)
 
 \* A rejection that puts every frame back in service, those an earlier
-\* request removed too.  Caught by RejectionRestoresOnlyItsFramesProp.
+\* request removed too.  Caught by RejectionRestoresOnlyItsFramesProp, and by
+\* RemovedMemoryOfflineInv (memory the operator was told is removed is back).
 AnyFrame(f) == TRUE
 RejectRemovalAll == RejectRemovalPuttingBack(AnyFrame)
 
 \* A removal reported complete once its frames are empty, before they are
-\* taken offline.  Caught by CompletionMeansRemovedProp.
+\* taken offline.  Caught by CompletionMeansRemovedProp, and by
+\* RemovedMemoryOfflineInv (memory reported removed is still in service).
 CompleteRemovalOnceEmpty ==
     /\ Active
     /\ \A f \in req.frames : ~Used(f) /\ ~Reserved(f)
