@@ -28,7 +28,9 @@ AllStateInvariants ==
     /\ OwedContentKeptInv
     /\ OfflineFrameUnusedInv
     /\ PinnedNeverPagedOutInv
+    /\ FrameNotSharedInv
     /\ MemoryLimitsInv
+    /\ RemovedMemoryOfflineInv
     /\ CleanRejectionInv
     /\ UnusedHoldsNothingInv
 

@@ -17,7 +17,7 @@ SetTargetNoSafetyNet(g, n) ==
 
 \* VMRM that applies the safety net by subtracting the floor from what it
 \* would ask, instead of capping it: a small request becomes a negative
-\* target.  Caught by TypeOK.
+\* target, which no guest can hold.  Caught by FloorInv.
 SetTargetSubtractsFloor(g, n) ==
     /\ target' = [target EXCEPT ![g] = n - Floor]
     /\ target'[g] # target[g]

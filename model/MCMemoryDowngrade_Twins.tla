@@ -21,7 +21,7 @@ WriteToCopiedPage(p, v) ==
     /\ owed'  = [owed EXCEPT ![p] = v]
     /\ dirty' = [dirty EXCEPT ![p] = TRUE]
     /\ modified' = [modified EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, pinned, frame, paged, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, frame, paged, online, req, copy, removed>>
 
 \* A guest store that does not check the page's usage: a store to an unused
 \* page is taken instead of raising an addressing exception.  Caught by
@@ -33,7 +33,7 @@ WriteAnyUsage(p, v) ==
     /\ owed'  = [owed EXCEPT ![p] = v]
     /\ dirty' = [dirty EXCEPT ![p] = TRUE]
     /\ modified' = [modified EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, pinned, frame, paged, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, frame, paged, online, req, copy, removed>>
 
 \* A removal paging out the pages that may: ok(p).
 EvacuateByPageOutIf(p, ok(_)) ==
@@ -43,7 +43,7 @@ EvacuateByPageOutIf(p, ok(_)) ==
     /\ SlotsInUse < Slots
     /\ frame' = [frame EXCEPT ![p] = NoFrame]
     /\ paged' = [paged EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, pinned, dirty, data, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, data, owed, modified, online, req, copy, removed>>
 
 \* A removal that pages out whatever page has content to keep, pinned or not.
 \* Caught by PinnedNeverPagedOutInv.
@@ -67,7 +67,7 @@ TakeOfflineOnceCopyStarted(f) ==
     /\ online[f]
     /\ \A p \in Pages : frame[p] = f => copy.page = p
     /\ online' = [online EXCEPT ![f] = FALSE]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy, removed>>
 
 \* A removal that never gives up: when what is left does not fit it waits for
 \* room that may never come.  Caught by RequestResolvesProp.
@@ -80,7 +80,7 @@ RequestRemovalAnyFrame(R) ==
     /\ R # {}
     /\ \A f \in R : online[f]
     /\ req' = [state |-> "active", frames |-> R]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy, removed>>
 
 \* A rejection that puts back in service the frames back(f) names.
 RejectRemovalPuttingBack(back(_)) ==
@@ -89,7 +89,7 @@ RejectRemovalPuttingBack(back(_)) ==
     /\ online' = [f \in Frames |-> IF back(f) THEN TRUE ELSE online[f]]
     /\ copy' = NoCopy
     /\ req' = [req EXCEPT !.state = "rejected"]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, removed>>
 
 \* A rejection that puts back in service only the frames not yet taken
 \* offline (they were never out): the frames already removed stay removed.
@@ -98,21 +98,24 @@ StillOnline(f) == online[f]
 RejectRemovalHalf == RejectRemovalPuttingBack(StillOnline)
 
 \* A rejection that puts every frame back in service, those an earlier
-\* request removed too.  Caught by RejectionRestoresOnlyItsFramesProp.
+\* request removed too.  Caught by RejectionRestoresOnlyItsFramesProp, and by
+\* RemovedMemoryOfflineInv (memory the operator was told is removed is back).
 AnyFrame(f) == TRUE
 RejectRemovalAll == RejectRemovalPuttingBack(AnyFrame)
 
 \* A removal reported complete once its frames are empty, before they are
-\* taken offline.  Caught by CompletionMeansRemovedProp.
+\* taken offline.  Caught by CompletionMeansRemovedProp, and by
+\* RemovedMemoryOfflineInv (memory reported removed is still in service).
 CompleteRemovalOnceEmpty ==
     /\ Active
     /\ \A f \in req.frames : ~Used(f) /\ ~Reserved(f)
     /\ copy.page = NoPage
     /\ req' = [req EXCEPT !.state = "completed"]
+    /\ removed' = removed \cup req.frames
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
 
 \* A copy target chosen among the frames in service without checking that it
-\* is free.  Caught by TypeOK (two pages in one frame).
+\* is free.  Caught by FrameNotSharedInv (two pages in one frame).
 CopyStartToAnyOnlineFrame(p, t) ==
     /\ Active
     /\ copy.page = NoPage
@@ -121,7 +124,7 @@ CopyStartToAnyOnlineFrame(p, t) ==
     /\ t \notin req.frames
     /\ online[t]
     /\ copy' = [page |-> p, target |-> t, value |-> data[p]]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req, removed>>
 
 \* A fault handler that zero-fills any page without a frame whose content is
 \* not in a slot, unused pages included, as if an access to an unused page
@@ -133,6 +136,6 @@ FaultInAnyUsed(p, f) ==
     /\ frame' = [frame EXCEPT ![p] = f]
     /\ paged' = [paged EXCEPT ![p] = FALSE]
     /\ data'  = [data EXCEPT ![p] = IF paged[p] THEN @ ELSE Zero]
-    /\ UNCHANGED <<usage, pinned, dirty, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, owed, modified, online, req, copy, removed>>
 
 =============================================================================

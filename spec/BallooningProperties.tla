@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* Contract: the promises of Ballooning.tla (its opening comment,          *)
 (* docs/contract.md) are OwedContentKeptInv, UnbackedReadsZeroInv,         *)
-(* ReleasedFrameReturnedInv and ShrinkMetProp; each has its                *)
+(* ReleasedFrameReturnedInv, FloorInv and ShrinkMetProp; each has its      *)
 (* THEOREM beside it, naming the model that checks it.  The other          *)
 (* properties here check types and bookkeeping.  The step checks, each     *)
 (* restating what one step does, are in BallooningStepChecks.tla, apart    *)
@@ -61,6 +61,23 @@ UnbackedReadsZeroInv ==
     \A gp \in GP : ~backed[gp] => data[gp] = Zero
 \* Contract (isolation).  MCBallooning_Safety; twin MCBallooning_Twin_StaleContent.
 THEOREM Spec => []UnbackedReadsZeroInv
+
+(***************************************************************************)
+(* FloorInv.  [Z1]: "With z/VM 5.4 or APAR VM64439, VMRM has been          *)
+(* changed so that it will not ask a Linux guest to shrink below 64 MB.    *)
+(* This was the minimum recommended virtual machine size", because guests  *)
+(* "that had already given up all the storage they could give used         *)
+(* excessive CPU time trying to find even more storage to give up".  What  *)
+(* the guest sees of VMRM is the SHRINK target it is sent, a count of      *)
+(* pages to give up: every target a guest is asked is a balloon it can     *)
+(* hold, no fewer than none and no more than leaves it its floor.  The     *)
+(* number VMRM derives from the constraint it sees is free (D72); what it  *)
+(* asks of the guest is not.                                               *)
+(***************************************************************************)
+FloorInv == \A g \in Guests : target[g] \in 0..(Size - Floor)
+\* Contract (what the guest is asked).  MCBallooning_Safety; twins MCBallooning_Twin_NoSafetyNet,
+\* MCBallooning_Twin_TargetUnderflow.
+THEOREM Spec => []FloorInv
 
 (***************************************************************************)
 (* ShrinkMetProp.  [Z1]: "Prior to z/VM 5.4 ... VMRM had no lower          *)

@@ -32,14 +32,4 @@ BalloonedPagesUnusedInv ==
     \A gp \in GP : ballooned[gp] => ~inUse[gp]
 
 
-(***************************************************************************)
-(* FloorInv.  [Z1]: "With z/VM 5.4 or APAR VM64439, VMRM has been          *)
-(* changed so that it will not ask a Linux guest to shrink below 64 MB.    *)
-(* This was the minimum recommended virtual machine size".  What VMRM asks *)
-(* a guest to keep, its size less the SHRINK target, is never below the    *)
-(* floor.  It restates SetTarget's clamp: the only step that writes a      *)
-(* target keeps it at or above the floor.                                  *)
-(***************************************************************************)
-FloorInv == \A g \in Guests : Size - target[g] >= Floor
-
 =============================================================================

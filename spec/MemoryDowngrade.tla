@@ -11,20 +11,24 @@
 (*       ([Z2]); PinnedNeverPagedOutInv: a pinned page, "locked" in real   *)
 (*       memory ([Z2]), is always in a frame and never paged out;          *)
 (*       CleanRejectionInv: a request that cannot be met is rejected with  *)
-(*       nothing half-done (D66).                                          *)
+(*       nothing half-done (D66); FrameNotSharedInv: content is copied     *)
+(*       to memory that holds no other page's.                             *)
 (*   Isolation. UnusedHoldsNothingInv: "Unused (U): no useful content"     *)
 (*       ([Z1]).                                                           *)
 (*   Limits. MemoryLimitsInv: "Permanent memory cannot be taken offline    *)
 (*       and there must be at least 4 GB of permanent memory" ([Z2]).      *)
+(*   What the operator is told. RemovedMemoryOfflineInv: memory reported   *)
+(*       removed is out of service until the operator adds it back ([Z2]). *)
 (*   What CMMA saves. DiscardableNotMovedProp: clean pages Linux can       *)
-(*       reconstruct are not paged out ([Z1]).                             *)
+(*       reconstruct are not paged out ([Z1]); UnusedNotBackedProp: an     *)
+(*       unused page, "no useful content" ([Z1]), once dropped costs the   *)
+(*       host no frame again.                                              *)
 (*   Progress. RequestResolvesProp, under FairSpec: "DMD operations are    *)
 (*       expected to take time", and they end ([Z2]).                      *)
 (*                                                                         *)
-(* The other properties restate a step (UnusedNotBackedProp,               *)
-(* CompletionMeansRemovedProp, RejectionRestoresOnlyItsFramesProp) or check *)
-(* types (TypeOK).  MemoryDowngradeCompare.tla compares bulk and           *)
-(* incremental removal.                                                    *)
+(* The other properties restate a step (CompletionMeansRemovedProp,        *)
+(* RejectionRestoresOnlyItsFramesProp) or check types (TypeOK).            *)
+(* MemoryDowngradeCompare.tla compares bulk and incremental removal.       *)
 (***************************************************************************)
 (***************************************************************************)
 (* Dynamic Memory Downgrade (DMD): taking real memory away from a running  *)
@@ -107,9 +111,11 @@ VARIABLES
     \* @type: { state: Str, frames: Set(FRAME) };
     req,        \* the removal request: "idle", "active", "completed" or "rejected"
     \* @type: { page: PAGE, target: FRAME, value: Int };
-    copy        \* the copy in progress (page NoPage: none), with what it read
+    copy,       \* the copy in progress (page NoPage: none), with what it read
+    \* @type: Set(FRAME);
+    removed     \* ghost: frames the operator was told are removed, not yet added back
 
-vars == <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req, copy>>
+vars == <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req, copy, removed>>
 
 Reconfigurable == Frames \ Permanent
 Usages    == {"S", "U", "V", "P"}
@@ -205,14 +211,14 @@ Write(p, v) ==
     /\ owed'  = [owed EXCEPT ![p] = v]
     /\ dirty' = [dirty EXCEPT ![p] = TRUE]
     /\ modified' = [modified EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, pinned, frame, paged, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, frame, paged, online, req, copy, removed>>
 
 \* The guest wrote the page to its own backing store (D7 of docs/decisions.md).
 ClearDirty(p) ==
     /\ dirty[p]
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
     /\ modified' = [modified EXCEPT ![p] = FALSE]
-    /\ UNCHANGED <<usage, pinned, frame, paged, data, owed, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, frame, paged, data, owed, online, req, copy, removed>>
 
 (***************************************************************************)
 (* The host, outside the removal: page faults and its own reclaim.         *)
@@ -229,7 +235,7 @@ FaultIn(p, f) ==
     /\ frame' = [frame EXCEPT ![p] = f]
     /\ paged' = [paged EXCEPT ![p] = FALSE]
     /\ data'  = [data EXCEPT ![p] = IF paged[p] THEN @ ELSE Zero]
-    /\ UNCHANGED <<usage, pinned, dirty, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, owed, modified, online, req, copy, removed>>
 
 \* Host reclaim: page out a page whose content is kept, discard any other.
 HostPageOut(p) ==
@@ -240,7 +246,7 @@ HostPageOut(p) ==
     /\ SlotsInUse < Slots
     /\ frame' = [frame EXCEPT ![p] = NoFrame]
     /\ paged' = [paged EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, pinned, dirty, data, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, data, owed, modified, online, req, copy, removed>>
 
 HostDiscard(p) ==
     /\ Resident(p)
@@ -250,7 +256,7 @@ HostDiscard(p) ==
     /\ frame' = [frame EXCEPT ![p] = NoFrame]
     /\ data'  = [data EXCEPT ![p] = Zero]
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
-    /\ UNCHANGED <<usage, pinned, paged, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, paged, owed, modified, online, req, copy, removed>>
 
 (***************************************************************************)
 (* The operator: a removal request, and memory added back.                 *)
@@ -264,7 +270,7 @@ RequestRemoval(R) ==
     /\ R # {}
     /\ \A f \in R : online[f] /\ f \in Reconfigurable
     /\ req' = [state |-> "active", frames |-> R]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy, removed>>
 
 \* Offline reconfigurable memory brought back (SET STORAGE), between requests.
 AddMemory(f) ==
@@ -272,6 +278,7 @@ AddMemory(f) ==
     /\ ~online[f]
     /\ f \in Reconfigurable
     /\ online' = [online EXCEPT ![f] = TRUE]
+    /\ removed' = removed \ {f}
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy>>
 
 (***************************************************************************)
@@ -288,7 +295,7 @@ CopyStart(p, t) ==
     /\ t \notin req.frames
     /\ FreeFrame(t)
     /\ copy' = [page |-> p, target |-> t, value |-> data[p]]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, req, removed>>
 
 \* Copy, second step: the page is mapped to its new frame, with what was read.
 CopyFinish ==
@@ -296,7 +303,7 @@ CopyFinish ==
     /\ frame' = [frame EXCEPT ![copy.page] = copy.target]
     /\ data'  = [data EXCEPT ![copy.page] = copy.value]
     /\ copy'  = NoCopy
-    /\ UNCHANGED <<usage, pinned, dirty, paged, owed, modified, online, req>>
+    /\ UNCHANGED <<usage, pinned, dirty, paged, owed, modified, online, req, removed>>
 
 \* "or paged out to DASD": "pinned (aka locked)" pages cannot be paged out
 \* (D63); pages whose content may be dropped are discarded instead (D65).
@@ -307,7 +314,7 @@ EvacuateByPageOut(p) ==
     /\ SlotsInUse < Slots
     /\ frame' = [frame EXCEPT ![p] = NoFrame]
     /\ paged' = [paged EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, pinned, dirty, data, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, data, owed, modified, online, req, copy, removed>>
 
 \* The content of a U, V or clean P page is dropped instead of moved.
 EvacuateByDiscard(p) ==
@@ -317,7 +324,7 @@ EvacuateByDiscard(p) ==
     /\ frame' = [frame EXCEPT ![p] = NoFrame]
     /\ data'  = [data EXCEPT ![p] = Zero]
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
-    /\ UNCHANGED <<usage, pinned, paged, owed, modified, online, req, copy>>
+    /\ UNCHANGED <<usage, pinned, paged, owed, modified, online, req, copy, removed>>
 
 \* One frame of the request goes offline as soon as it is empty: no page is
 \* in it.  (A copy target is never a frame of the request: ~Reserved(f) holds
@@ -328,7 +335,7 @@ TakeOffline(f) ==
     /\ online[f]
     /\ ~Used(f) /\ ~Reserved(f)
     /\ online' = [online EXCEPT ![f] = FALSE]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, req, copy, removed>>
 
 \* The request is done when every frame it names is offline.  (That already
 \* implies that no copy is in progress: the copy's page is still in a frame
@@ -338,6 +345,7 @@ CompleteRemoval ==
     /\ \A f \in req.frames : ~online[f]
     /\ copy.page = NoPage
     /\ req' = [req EXCEPT !.state = "completed"]
+    /\ removed' = removed \cup req.frames
     /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, online, copy>>
 
 \* Give up: a copy in progress is abandoned (the page stays in its source
@@ -350,7 +358,7 @@ RejectRemoval ==
     /\ online' = [f \in Frames |-> IF f \in req.frames THEN TRUE ELSE online[f]]
     /\ copy' = NoCopy
     /\ req' = [req EXCEPT !.state = "rejected"]
-    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified>>
+    /\ UNCHANGED <<usage, pinned, dirty, frame, paged, data, owed, modified, removed>>
 
 (***************************************************************************)
 (* Initial states: every placement of the pages (in distinct online        *)
@@ -376,6 +384,7 @@ Init ==
     /\ online = [f \in Frames |-> TRUE]
     /\ req = [state |-> "idle", frames |-> {}]
     /\ copy = NoCopy
+    /\ removed = {}
 
 GuestNext ==
     \E p \in Pages :

@@ -100,6 +100,8 @@ VARIABLES
     bReq,
     \* @type: { page: PAGE, target: FRAME, value: Int };
     bCopy,
+    \* @type: Set(FRAME);
+    bRemoved,
     \* @type: PAGE -> Bool;
     iDirty,
     \* @type: PAGE -> FRAME;
@@ -119,28 +121,34 @@ VARIABLES
     \* @type: { page: PAGE, target: FRAME, value: Int };
     iCopy,
     \* @type: Set(FRAME);
+    iRemoved,
+    \* @type: Set(FRAME);
     todo,       \* the frames of R the incremental run has not yet asked for
     \* @type: Bool;
     pinnedInR   \* a page in R was pinned at the start (fixed)
 
 B == INSTANCE MemoryDowngrade
         WITH dirty <- bDirty, frame <- bFrame, paged <- bPaged, data <- bData,
-             owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy
+             owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy,
+             removed <- bRemoved
 I == INSTANCE MemoryDowngrade
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
-             owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
+             owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy,
+             removed <- iRemoved
 
 \* Each run's own properties (MemoryDowngradeProperties.tla and its step checks), for
 \* EachRunIsADowngradeInv.
 BP == INSTANCE MemoryDowngradeStepChecks
         WITH dirty <- bDirty, frame <- bFrame, paged <- bPaged, data <- bData,
-             owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy
+             owed <- bOwed, modified <- bModified, online <- bOnline, req <- bReq, copy <- bCopy,
+             removed <- bRemoved
 IP == INSTANCE MemoryDowngradeStepChecks
         WITH dirty <- iDirty, frame <- iFrame, paged <- iPaged, data <- iData,
-             owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy
+             owed <- iOwed, modified <- iModified, online <- iOnline, req <- iReq, copy <- iCopy,
+             removed <- iRemoved
 
-bVars == <<bDirty, bFrame, bPaged, bData, bOwed, bModified, bOnline, bReq, bCopy>>
-iVars == <<iDirty, iFrame, iPaged, iData, iOwed, iModified, iOnline, iReq, iCopy>>
+bVars == <<bDirty, bFrame, bPaged, bData, bOwed, bModified, bOnline, bReq, bCopy, bRemoved>>
+iVars == <<iDirty, iFrame, iPaged, iData, iOwed, iModified, iOnline, iReq, iCopy, iRemoved>>
 allVars == <<usage, pinned, bVars, iVars, todo, pinnedInR>>
 
 Reconfigurable == Frames \ Permanent
@@ -169,6 +177,7 @@ Init ==
     /\ bModified = bDirty
     /\ bOnline = [f \in Frames |-> TRUE]
     /\ bCopy = B!NoCopy
+    /\ bRemoved = {}
     \* One frame removed in bulk or incrementally is the same run: R has two
     \* frames or more.
     /\ \E R \in SUBSET Reconfigurable :
@@ -178,6 +187,7 @@ Init ==
           /\ pinnedInR = \E p \in Pages : pinned[p] /\ bFrame[p] \in R
     /\ iDirty = bDirty /\ iFrame = bFrame /\ iPaged = bPaged /\ iData = bData
     /\ iOwed = bOwed /\ iModified = bModified /\ iOnline = bOnline /\ iCopy = bCopy
+    /\ iRemoved = bRemoved
     /\ iReq = [state |-> "idle", frames |-> {}]
 
 \* Once BulkDone holds it stays (every step of B needs an active request).

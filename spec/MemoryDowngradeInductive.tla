@@ -38,6 +38,7 @@ StatesOfType ==
     /\ req \in [state : ReqStates, frames : SUBSET Frames]
     /\ copy \in [page : Pages \cup {NoPage}, target : Frames \cup {NoFrame},
                  value : Values \cup {NoValue}]
+    /\ removed \in SUBSET Frames
 
 \* A copy in progress read what its page holds, and the page keeps it: the
 \* source is invalidated (stores wait), and the page is neither reclaimed
@@ -57,16 +58,23 @@ CopyConsistent ==
 \* content may be dropped, so nothing is said of it.)
 ModifiedPIsDirty == \A p \in Pages : (usage[p] = "P" /\ modified[p]) => dirty[p]
 
+\* The operator's record of removed memory is the memory offline outside an
+\* active request: it adds nothing to the states IndInit starts from.
+RemovedRecorded ==
+    removed = {f \in Frames : ~online[f]} \ (IF req.state = "active" THEN req.frames ELSE {})
+
 IndInv ==
     /\ TypeOK
     /\ CopyConsistent
     /\ ModifiedPIsDirty
+    /\ RemovedRecorded
     /\ OwedContentKeptInv
 
 IndInit == StatesOfType /\ IndInv
 
-\* For the twin that shows the strengthening is needed: the property alone.
-PropertyAloneInit == StatesOfType /\ TypeOK /\ OwedContentKeptInv
+\* For the twin that shows the strengthening is needed: the property alone
+\* (with the operator's record, which the strengthening is not about).
+PropertyAloneInit == StatesOfType /\ TypeOK /\ RemovedRecorded /\ OwedContentKeptInv
 
 \* Contract.  IndInv is inductive, one step from every state of IndInit: MCMemoryDowngradeInductive_OnePageP.
 THEOREM IndInit /\ [][Next]_vars => []IndInv

@@ -1,9 +1,11 @@
 ---------------------- MODULE MemoryDowngradeProperties ----------------------
 (***************************************************************************)
 (* Contract: the promises of MemoryDowngrade.tla (its opening comment,     *)
-(* docs/contract.md) are OwedContentKeptInv, OfflineFrameUnusedInv,        *)
-(* CleanRejectionInv, PinnedNeverPagedOutInv, UnusedHoldsNothingInv,       *)
-(* MemoryLimitsInv, DiscardableNotMovedProp and RequestResolvesProp; each  *)
+(* docs/contract.md) are OwedContentKeptInv, FrameNotSharedInv,            *)
+(* OfflineFrameUnusedInv, CleanRejectionInv, PinnedNeverPagedOutInv,       *)
+(* UnusedHoldsNothingInv, MemoryLimitsInv, RemovedMemoryOfflineInv,        *)
+(* DiscardableNotMovedProp, UnusedNotBackedProp and RequestResolvesProp;   *)
+(* each                                                                    *)
 (* has its THEOREM beside it, naming the model that checks it.  The other  *)
 (* properties here check types and bookkeeping.  The step checks, each     *)
 (* restating what one step does, are in MemoryDowngradeStepChecks.tla,     *)
@@ -21,9 +23,26 @@
 EXTENDS MemoryDowngrade
 
 (***************************************************************************)
+(* FrameNotSharedInv.  [Z2]: "Before memory can be reclaimed, the          *)
+(* content of that memory must be copied elsewhere, either to other        *)
+(* memory or paged out to DASD".  Content is copied to memory that holds   *)
+(* no other page's: a frame backs at most one page.  Two pages in one      *)
+(* frame would each read the other's stores, and a copy into a frame in    *)
+(* use overwrites the content of the page there.  (A page's content,       *)
+(* data, is one value per page: it stands for what its frame holds only    *)
+(* while no frame is shared, so OwedContentKeptInv rests on this.)         *)
+(***************************************************************************)
+FrameNotSharedInv ==
+    \A p, q \in Pages : p # q /\ frame[p] # NoFrame => frame[p] # frame[q]
+\* Contract (no data loss).  MCMemoryDowngrade_Safety, MCMemoryDowngrade_Rejection; twin
+\* MCMemoryDowngrade_Twin_CopyTarget.
+THEOREM Spec => []FrameNotSharedInv
+
+(***************************************************************************)
 (* TypeOK.  Every variable has its type, and the memory is well formed:    *)
-(* a frame backs at most one page, a page is in a frame or in a slot, not  *)
-(* both, and no more slots are used than there are.                        *)
+(* a frame backs at most one page (FrameNotSharedInv), a page is in a      *)
+(* frame or in a slot, not both, and no more slots are used than there     *)
+(* are.                                                                    *)
 (***************************************************************************)
 TypeOK ==
     /\ usage \in [Pages -> Usages]
@@ -38,7 +57,8 @@ TypeOK ==
     /\ req \in [state : ReqStates, frames : SUBSET Frames]
     /\ copy \in [page : Pages \cup {NoPage}, target : Frames \cup {NoFrame},
                  value : Values \cup {NoValue}]
-    /\ \A p, q \in Pages : p # q /\ frame[p] # NoFrame => frame[p] # frame[q]
+    /\ removed \in SUBSET Frames
+    /\ FrameNotSharedInv
     /\ \A p \in Pages : ~(frame[p] # NoFrame /\ paged[p])
     /\ Cardinality({p \in Pages : paged[p]}) <= Slots
 
@@ -99,6 +119,27 @@ DiscardableReclaimed ==
     \E p \in Pages : Discardable(p) /\ frame[p] # NoFrame /\ frame'[p] = NoFrame
 
 (***************************************************************************)
+(* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
+(* access to the page will cause an addressing exception."  What CMMA      *)
+(* saves the host on an unused page: once its frame is gone it costs the   *)
+(* host no frame again.  An unused page that is nowhere, neither in a      *)
+(* frame nor in a paging slot, is never given a frame: no access faults it *)
+(* in, and there is nothing to bring; the host keeps its frames for pages  *)
+(* with content (D227).  (A U page in a slot, which Init allows, may be    *)
+(* read back like any paged-out page.)                                     *)
+(***************************************************************************)
+UnusedNotBackedProp ==
+    [][\A p \in Pages :
+          (usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]) =>
+              frame'[p] = NoFrame]_vars
+\* Contract (what CMMA saves).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_BacksUnused.
+THEOREM Spec => UnusedNotBackedProp
+
+\* Its witness (a state): an unused page that is nowhere.
+UnusedPageDropped ==
+    \E p \in Pages : usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]
+
+(***************************************************************************)
 (* UnusedHoldsNothingInv.  [Z1]: "Unused (U): no useful content and any    *)
 (* access to the page will cause an addressing exception."  A page the     *)
 (* guest marked unused holds nothing, wherever it is: its content is zero  *)
@@ -137,6 +178,25 @@ MemoryLimitsInv ==
     /\ 2 * Cardinality(OnlineFrames \ Permanent) <= Cardinality(OnlineFrames)
 \* Contract (limits).  MCMemoryDowngrade_Safety; twin MCMemoryDowngrade_Twin_PermanentOffline.
 THEOREM Spec => []MemoryLimitsInv
+
+(***************************************************************************)
+(* RemovedMemoryOfflineInv.  [Z2]: "Reconfigurable memory can be taken     *)
+(* offline", DMD "removing up to 50% of the real memory while the system   *)
+(* is running".  Memory the operator is told is removed (its request       *)
+(* completed) is out of service, and stays out until the operator adds it  *)
+(* back (SET STORAGE, AddMemory, D227): neither a completion reported      *)
+(* early nor a later request's rejection puts it back.  The ghost removed  *)
+(* is the operator's own record, written from its requests and the         *)
+(* answers it gets (a completion, its SET STORAGE), never from the         *)
+(* frames' state, so the machine cannot excuse memory left in service.     *)
+(***************************************************************************)
+RemovedMemoryOfflineInv == \A f \in removed : ~online[f]
+\* Contract (what the operator is told).  MCMemoryDowngrade_Safety, MCMemoryDowngrade_Rejection; twins
+\* MCMemoryDowngrade_Twin_CompletesEarly, MCMemoryDowngrade_Twin_RejectionRestoresAll.
+THEOREM Spec => []RemovedMemoryOfflineInv
+
+\* Its witness: memory a completed request removed, not yet added back.
+MemoryRemoved == removed # {}
 
 (***************************************************************************)
 (* CleanRejectionInv.  A request "is rejected cleanly (nothing half-done,  *)

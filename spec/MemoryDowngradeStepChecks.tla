@@ -4,9 +4,9 @@
 (* (MemoryDowngradeProperties.tla).                                        *)
 (*                                                                         *)
 (* Each property here restates what one step of the machine does, written  *)
-(* out from the sources (an unused page's frame, a pinned page's place, a  *)
-(* rejection's frames): it catches a wrong step at the step that takes it, *)
-(* but it is not a promise a user of the design relies on                  *)
+(* out from the sources (a rejection's frames, a request's completion): it *)
+(* catches a wrong step at the step that takes it, but it is not a promise *)
+(* a user of the design relies on                                          *)
 (* (docs/contract.md, kind b).  The contract, the intent properties with   *)
 (* their THEOREMs, the refinement and the liveness, is                     *)
 (* MemoryDowngradeProperties.tla's.  What an engine's step must do is      *)
@@ -21,23 +21,6 @@
 (* (docs/mutation.md); no property is added here to kill a mutant.         *)
 (***************************************************************************)
 EXTENDS MemoryDowngradeProperties
-
-(***************************************************************************)
-(* UnusedNotBackedProp.  [Z1]: "Unused (U): no useful content and any      *)
-(* access to the page will cause an addressing exception."  An unused page *)
-(* that is nowhere, neither in a frame nor in a paging slot, is never      *)
-(* given a frame: no access faults it in, and there is nothing to bring;   *)
-(* the host keeps its frames for pages with content (D227).  (A U page in  *)
-(* a slot, which Init allows, may be read back like any paged-out page.)   *)
-(***************************************************************************)
-UnusedNotBackedProp ==
-    [][\A p \in Pages :
-          (usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]) =>
-              frame'[p] = NoFrame]_vars
-
-\* Its witness (a state): an unused page that is nowhere.
-UnusedPageDropped ==
-    \E p \in Pages : usage[p] = "U" /\ frame[p] = NoFrame /\ ~paged[p]
 
 (***************************************************************************)
 (* RejectionRestoresOnlyItsFramesProp.  A request "is rejected cleanly     *)
