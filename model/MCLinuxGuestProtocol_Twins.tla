@@ -179,7 +179,8 @@ WritebackWithoutBackingSpec ==
 \* A set_page_writeback that starts while the page's writeback is still in
 \* flight (no wait_on_page_writeback): the page dirtied again meanwhile is
 \* marked clean though its new content is in no I/O.  Caught by
-\* DirtyClearedByWriteProp (D275).
+\* DirtyClearedByWriteProp (D275); the page is then made volatile with content
+\* the guest never sent, which UnsavedContentKeptInv refuses (D440).
 WritebackWhileInFlight(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
