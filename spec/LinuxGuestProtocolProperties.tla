@@ -199,7 +199,8 @@ SetStableDuringCheck ==
 UnsavedContentKeptInv ==
     \A p \in Pages :
         (unsaved[p] \/ io[p] = "Write") => usage[p] = "S" /\ ~discarded[p]
-\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions; twin MCLinuxGuestProtocol_Twin_WritebackInFlight.
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_AllNoP, MCLinuxGuestProtocol_Patch2007;
+\* twin MCLinuxGuestProtocol_Twin_WritebackInFlight.
 THEOREM CheckOrder = "Atomic" => (Spec => []UnsavedContentKeptInv)
 
 \* What UnsavedContentKeptInv is about (its witness): the guest modified a page
