@@ -22,7 +22,7 @@ MakeVolatileTryBitSkippingBit(x) ==
     /\ Runs(x)
     /\ pc[x] = "MVTry"
     /\ SetPC(x, "MVCheck")
-    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                    pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 \* A make_stable that does not wait for PG_state_change: it overtakes a
@@ -35,7 +35,7 @@ MakeStableAcquireBitOvertaking(c) ==
                           THEN [stateChange EXCEPT ![p] = @ \cup {Proc(c)}]
                           ELSE stateChange
         /\ SetPC(Proc(c), "MSSet")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld>>
 
 \* A find_get_page that calls make_stable before it takes its reference, and
@@ -123,7 +123,7 @@ TruncateWithoutLock(c) ==
         /\ inCache' = [inCache EXCEPT ![p] = FALSE]
         /\ backed' = [backed EXCEPT ![p] = FALSE]
         /\ maps' = [maps EXCEPT ![p] = 0]
-        /\ UNCHANGED <<usage, discarded, dirty, io, mlocked, writable, pgDiscarded,
+        /\ UNCHANGED <<usage, discarded, dirty, unsaved, io, mlocked, writable, pgDiscarded,
                        stateChange, ctxVars>>
 TruncateWithoutLockSpec ==
     Init /\ [][Next \/ \E c \in CPUs : TruncateWithoutLock(c)]_vars
@@ -142,7 +142,7 @@ DiscardKeepsMappings(c) ==
         /\ writable' = [writable EXCEPT ![p] = FALSE]
         /\ ref' = [ref EXCEPT ![c] = FALSE]
         /\ ReturnTo(Proc(c), "Idle")
-        /\ UNCHANGED <<usage, discarded, backed, dirty, io, mlocked, maps,
+        /\ UNCHANGED <<usage, discarded, backed, dirty, unsaved, io, mlocked, maps,
                        stateChange, lockHeld>>
 DiscardKeepsMappingsSpec ==
     Init /\ [][Next \/ \E c \in CPUs : DiscardKeepsMappings(c)]_vars
@@ -155,7 +155,7 @@ UnmapResetsWritableEarly(p) ==
     /\ maps[p] > 0
     /\ maps' = [maps EXCEPT ![p] = @ - 1]
     /\ writable' = [writable EXCEPT ![p] = IF stateChange[p] = {} THEN FALSE ELSE @]
-    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked,
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked,
                    pgDiscarded, stateChange, ctxVars>>
 UnmapResetsWritableEarlySpec ==
     Init /\ [][Next \/ \E p \in Pages : UnmapResetsWritableEarly(p)]_vars
@@ -169,6 +169,7 @@ WritebackWithoutBacking(c) ==
     IN  /\ HeldPage(c)
         /\ lockHeld[c] /\ dirty[p] /\ io[p] = "None" /\ ~backed[p]
         /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+        /\ unsaved' = [unsaved EXCEPT ![p] = FALSE]
         /\ io' = [io EXCEPT ![p] = "Write"]
         /\ UNCHANGED <<usage, discarded, inCache, backed, mlocked, writable,
                        pgDiscarded, maps, stateChange, ctxVars>>
@@ -178,13 +179,14 @@ WritebackWithoutBackingSpec ==
 \* A set_page_writeback that starts while the page's writeback is still in
 \* flight (no wait_on_page_writeback): the page dirtied again meanwhile is
 \* marked clean though its new content is in no I/O.  Caught by
-\* DirtyClearedByWriteProp (D275).
+\* DirtyClearedByWriteProp (D275); the page is then made volatile with content
+\* the guest never sent, which UnsavedContentKeptInv refuses (D440).
 WritebackWhileInFlight(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
         /\ lockHeld[c] /\ dirty[p] /\ io[p] = "Write" /\ backed[p]
         /\ dirty' = [dirty EXCEPT ![p] = FALSE]
-        /\ UNCHANGED <<usage, discarded, inCache, backed, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, stateChange, ctxVars>>
 WritebackWhileInFlightSpec ==
     Init /\ [][Next \/ \E c \in CPUs : WritebackWhileInFlight(c)]_vars
@@ -198,7 +200,7 @@ MapKeepsReference(c) ==
         /\ ~lockHeld[c] /\ inCache[p] /\ maps[p] < MaxMaps
         /\ maps' = [maps EXCEPT ![p] = @ + 1]
         /\ CallMakeVolatile(Proc(c), p, "Idle")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, stateChange, ref, lockHeld>>
 MapKeepsReferenceSpec ==
     Init /\ [][Next \/ \E c \in CPUs : MapKeepsReference(c)]_vars
@@ -234,7 +236,7 @@ PageSetVolatileAlwaysP(x) ==
         /\ pc[x] = "MVSet"
         /\ usage' = [usage EXCEPT ![p] = "P"]
         /\ SetPC(x, "MVRelease")
-        /\ UNCHANGED <<discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 
@@ -249,7 +251,7 @@ MakeVolatileReleaseBitLeaking(x) ==
         /\ stateChange' = IF usage[p] = "S" THEN stateChange
                           ELSE [stateChange EXCEPT ![p] = @ \ {x}]
         /\ ReturnTo(x, ret[x])
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, ref, lockHeld>>
 
 =============================================================================

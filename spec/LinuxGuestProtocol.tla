@@ -12,7 +12,11 @@
 (*       (paper 3.7); with do_no_page's check of a writable mapping        *)
 (*       (LinuxGuestProtocolCheckWritable.tla), WritableMappedNotVInv:     *)
 (*       "The state change has to be done before the first writable        *)
-(*       mapping is established" (paper 3.5).                              *)
+(*       mapping is established" (paper 3.5); UnsavedContentKeptInv: "The  *)
+(*       page content needs to get written to the backing device first     *)
+(*       before the page can be removed or discarded" (paper 3.1), so      *)
+(*       content the guest modified keeps its page stable until the write  *)
+(*       the guest sends of it has ended.                                  *)
 (*   Discard only when allowed. NoVolatileWhileForbiddenInv: "If any of    *)
 (*       these conditions is true, the page can not be made volatile"      *)
 (*       (paper 3.1); NoVolatileOnDiscardedInv: not when "The page has     *)
@@ -107,6 +111,9 @@ VARIABLES
     backed,         \* page->mapping set: the page has a backing file (not anonymous, not truncated)
     \* @type: PAGE -> Bool;
     dirty,          \* PG_dirty
+    \* @type: PAGE -> Bool;
+    unsaved,        \* ghost: the guest modified the page since it last sent it to its backing
+                    \* device (or read it in); read by the properties only, never by a step
     \* @type: PAGE -> Str;
     io,             \* pending I/O: "None", "Read" (page locked by the read), "Write" (PG_writeback)
     \* @type: PAGE -> Bool;
@@ -131,7 +138,7 @@ VARIABLES
     \* @type: CPU -> Bool;
     lockHeld        \* the process context holds the page lock (PG_locked) of pg
 
-pageVars == <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+pageVars == <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
               pgDiscarded, maps, stateChange>>
 ctxVars  == <<pc, pg, ret, ref, lockHeld>>
 vars     == <<pageVars, ctxVars>>
@@ -285,7 +292,7 @@ MakeStableAcquireBit(c) ==
                           THEN [stateChange EXCEPT ![p] = @ \cup {Proc(c)}]
                           ELSE stateChange
         /\ SetPC(Proc(c), "MSSet")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld>>
 
 \* The ESSA operation, atomic with respect to host discards (D17).
@@ -298,7 +305,7 @@ SetStableIfNotDiscarded(c) ==
                 /\ UNCHANGED usage
            ELSE /\ usage' = [usage EXCEPT ![p] = "S"]
                 /\ SetPC(Proc(c), "MSReturnOK")
-        /\ UNCHANGED <<discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 \* Release PG_state_change (if taken) and return.  On success the user now
@@ -313,7 +320,7 @@ MakeStableReleaseBit(c) ==
         /\ pc[Proc(c)] \in {"MSReturnOK", "MSReturnFail"}
         /\ stateChange' = [stateChange EXCEPT ![p] = @ \ {Proc(c)}]
         /\ SetPC(Proc(c), IF pc[Proc(c)] = "MSReturnFail" THEN "Failed" ELSE "Held")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld>>
 
 \* The lookup found the page discarded: "it is removed from the page cache
@@ -332,7 +339,7 @@ PageDiscard(c) ==
                 /\ writable' = [writable EXCEPT ![p] = FALSE]
         /\ ref' = [ref EXCEPT ![c] = FALSE]
         /\ ReturnTo(Proc(c), "Idle")
-        /\ UNCHANGED <<usage, discarded, backed, dirty, io, mlocked, stateChange, lockHeld>>
+        /\ UNCHANGED <<usage, discarded, backed, dirty, unsaved, io, mlocked, stateChange, lockHeld>>
 
 (***************************************************************************)
 (* What a user does with a page it holds for stable use.  "Whenever the   *)
@@ -349,12 +356,15 @@ HeldPage(c) ==
     /\ Runs(Proc(c))
     /\ pc[Proc(c)] = "Held"
 
-\* set_page_dirty (e.g. a write system call copied data into the page).
+\* set_page_dirty (e.g. a write system call copied data into the page).  The
+\* guest has modified the page: its content is not on the backing device (the
+\* ghost unsaved, which no step reads).
 SetPageDirty(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
         /\ ~dirty[p]
         /\ dirty' = [dirty EXCEPT ![p] = TRUE]
+        /\ unsaved' = [unsaved EXCEPT ![p] = TRUE]
         /\ UNCHANGED <<usage, discarded, inCache, backed, io, mlocked, writable,
                        pgDiscarded, maps, stateChange, ctxVars>>
 
@@ -381,13 +391,16 @@ UnlockPage(c) ==
 \* device (condition 2), which a truncated page no longer has ("the page has no
 \* backing", conditions 5 and 6); a write to nowhere would leave the page in
 \* writeback after its last reference went, freed and read in again under a
-\* write still in flight (D270).
+\* write still in flight (D270).  The write the guest sends carries the page's
+\* content as it is now (the ghost unsaved is cleared; the content is on the
+\* device once the write ends).
 SetPageWriteback(c) ==
     LET p == pg[Proc(c)]
     IN  /\ HeldPage(c)
         /\ lockHeld[c] /\ dirty[p] /\ io[p] = "None"
         /\ backed[p]
         /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+        /\ unsaved' = [unsaved EXCEPT ![p] = FALSE]
         /\ io' = [io EXCEPT ![p] = "Write"]
         /\ UNCHANGED <<usage, discarded, inCache, backed, mlocked, writable,
                        pgDiscarded, maps, stateChange, ctxVars>>
@@ -401,7 +414,7 @@ TruncatePage(c) ==
         /\ inCache' = [inCache EXCEPT ![p] = FALSE]
         /\ backed' = [backed EXCEPT ![p] = FALSE]
         /\ maps' = [maps EXCEPT ![p] = 0]
-        /\ UNCHANGED <<usage, discarded, dirty, io, mlocked, writable, pgDiscarded,
+        /\ UNCHANGED <<usage, discarded, dirty, unsaved, io, mlocked, writable, pgDiscarded,
                        stateChange, ctxVars>>
 
 \* mlock() of a vma of the file: the mapping's flag is set for good, and the
@@ -411,7 +424,7 @@ MlockPage(c) ==
     IN  /\ HeldPage(c)
         /\ ~mlocked[p]
         /\ mlocked' = [mlocked EXCEPT ![p] = TRUE]
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, writable,
                        pgDiscarded, maps, stateChange, ctxVars>>
 
 \* do_no_page: the user's reference becomes the new mapping's; a writable
@@ -425,7 +438,7 @@ MapPage(c, w) ==
         /\ writable' = [writable EXCEPT ![p] = @ \/ w]
         /\ ref' = [ref EXCEPT ![c] = FALSE]
         /\ CallMakeVolatile(Proc(c), p, "Idle")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked,
                        pgDiscarded, stateChange, lockHeld>>
 
 \* page_cache_release: the reference is dropped, then the attempt to make
@@ -456,6 +469,7 @@ ReadPage(c, p) ==
     /\ inCache' = [inCache EXCEPT ![p] = TRUE]
     /\ backed' = [backed EXCEPT ![p] = TRUE]
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
+    /\ unsaved' = [unsaved EXCEPT ![p] = FALSE]    \* it holds what its device holds
     /\ io' = [io EXCEPT ![p] = "Read"]
     /\ writable' = [writable EXCEPT ![p] = FALSE]
     /\ pgDiscarded' = [pgDiscarded EXCEPT ![p] = FALSE]
@@ -474,7 +488,7 @@ ReadPage(c, p) ==
 MinorFault(p) ==
     /\ inCache[p] /\ maps[p] < MaxMaps
     /\ maps' = [maps EXCEPT ![p] = @ + 1]
-    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                    pgDiscarded, stateChange, ctxVars>>
 
 \* Unmap (page_remove_rmap, page_cache_release_nohv: no state change).  The
@@ -488,7 +502,7 @@ UnmapPage(p) ==
     /\ maps' = [maps EXCEPT ![p] = @ - 1]
     /\ writable' = [writable EXCEPT ![p] =
                       IF maps[p] = 1 /\ stateChange[p] = {} THEN FALSE ELSE @]
-    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked,
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked,
                    pgDiscarded, stateChange, ctxVars>>
 
 (***************************************************************************)
@@ -512,7 +526,7 @@ MakeVolatileTryBit(x) ==
                 /\ UNCHANGED <<stateChange, pg, ret>>
            ELSE /\ ReturnTo(x, ret[x])
                 /\ UNCHANGED stateChange
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, ref, lockHeld>>
 
 \* The waiting make_volatile of the variant and the twin: spins until the bit
@@ -524,7 +538,7 @@ MakeVolatileSpin(x) ==
         /\ stateChange[p] = {}
         /\ stateChange' = [stateChange EXCEPT ![p] = {x}]
         /\ SetPC(x, "MVCheck")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld>>
 
 \* check_bits / check_counts: the first (or only) read of the conditions.
@@ -556,7 +570,7 @@ PageSetVolatile(x) ==
         /\ pc[x] = "MVSet"
         /\ usage' = [usage EXCEPT ![p] = IF writable[p] /\ HasP THEN "P" ELSE "V"]
         /\ SetPC(x, "MVRelease")
-        /\ UNCHANGED <<discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld>>
 
 \* page_clear_state_change, and return (an interrupt handler returns).
@@ -566,7 +580,7 @@ MakeVolatileReleaseBit(x) ==
         /\ pc[x] = "MVRelease"
         /\ stateChange' = [stateChange EXCEPT ![p] = @ \ {x}]
         /\ ReturnTo(x, ret[x])
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, ref, lockHeld>>
 
 (***************************************************************************)
@@ -584,7 +598,7 @@ EndOfIOInterrupt(c, p) ==
     /\ InterruptsEnabled(c)
     /\ io' = [io EXCEPT ![p] = "None"]
     /\ CallMakeVolatile(Irq(c), p, "None")
-    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, mlocked, writable,
+    /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, mlocked, writable,
                    pgDiscarded, maps, stateChange, ref, lockHeld>>
 
 (***************************************************************************)
@@ -596,7 +610,7 @@ HostDiscard(p) ==
     /\ usage[p] \in {"V", "P"}
     /\ ~discarded[p]
     /\ discarded' = [discarded EXCEPT ![p] = TRUE]
-    /\ UNCHANGED <<usage, inCache, backed, dirty, io, mlocked, writable, pgDiscarded,
+    /\ UNCHANGED <<usage, inCache, backed, dirty, unsaved, io, mlocked, writable, pgDiscarded,
                    maps, stateChange, ctxVars>>
 
 (***************************************************************************)
@@ -609,6 +623,7 @@ Init ==
     /\ inCache     = [p \in Pages |-> TRUE]
     /\ backed      = [p \in Pages |-> TRUE]
     /\ dirty       = [p \in Pages |-> FALSE]
+    /\ unsaved     = [p \in Pages |-> FALSE]
     /\ io          = [p \in Pages |-> "None"]
     /\ mlocked     = [p \in Pages |-> FALSE]
     /\ writable    = [p \in Pages |-> FALSE]

@@ -76,7 +76,7 @@ CheckWritableTakeBit(c) ==
         /\ stateChange[p] = {}
         /\ stateChange' = [stateChange EXCEPT ![p] = {Proc(c)}]
         /\ SetPC(Proc(c), "CWSet")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld, wmaps>>
 
 \* TestSetPageWritable; if the flag was clear, P when the page could be made
@@ -93,7 +93,7 @@ CheckWritableSet(c) ==
                      THEN "P" ELSE @]
            ELSE UNCHANGED <<writable, usage>>
         /\ SetPC(Proc(c), IF InstallUnderBit THEN "CWInstall" ELSE "CWRelease")
-        /\ UNCHANGED <<discarded, inCache, backed, dirty, io, mlocked,
+        /\ UNCHANGED <<discarded, inCache, backed, dirty, unsaved, io, mlocked,
                        pgDiscarded, maps, stateChange, pg, ret, ref, lockHeld, wmaps>>
 
 \* page_clear_state_change (the patch's order: before the entry is installed).
@@ -103,7 +103,7 @@ CheckWritableRelease(c) ==
         /\ pc[Proc(c)] = "CWRelease"
         /\ stateChange' = [stateChange EXCEPT ![p] = {}]
         /\ SetPC(Proc(c), "CWInstall")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, pg, ret, ref, lockHeld, wmaps>>
 
 \* set_pte_at and page_add_file_rmap: the writable mapping is counted.  In the
@@ -122,7 +122,7 @@ CheckWritableInstall(c) ==
                 /\ UNCHANGED <<pg, ret, ref>>
            ELSE /\ ref' = [ref EXCEPT ![c] = FALSE]
                 /\ CallMakeVolatile(Proc(c), p, "Idle")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, stateChange, lockHeld>>
 
 \* Under the bit: release it once the entry is installed; the fault's
@@ -136,7 +136,7 @@ CheckWritableReleaseAfter(c) ==
         /\ stateChange' = [stateChange EXCEPT ![p] = {}]
         /\ ref' = [ref EXCEPT ![c] = FALSE]
         /\ CallMakeVolatile(Proc(c), p, "Idle")
-        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, io, mlocked, writable,
+        /\ UNCHANGED <<usage, discarded, inCache, backed, dirty, unsaved, io, mlocked, writable,
                        pgDiscarded, maps, lockHeld, wmaps>>
 
 CheckWritableInit == Init /\ wmaps = [p \in Pages |-> 0]

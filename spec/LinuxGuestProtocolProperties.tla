@@ -2,8 +2,8 @@
 (***************************************************************************)
 (* Contract: the promises of LinuxGuestProtocol.tla (its opening comment,  *)
 (* docs/contract.md) are StableWhileHeldInv,                               *)
-(* PgDiscardedOnlyIfDiscardedInv, NoVolatileWhileForbiddenInv,             *)
-(* NoVolatileOnDiscardedInv,                                               *)
+(* PgDiscardedOnlyIfDiscardedInv, UnsavedContentKeptInv,                   *)
+(* NoVolatileWhileForbiddenInv, NoVolatileOnDiscardedInv,                  *)
 (* NoUseAfterFreeProp, UncachedUnmappedInv, InFlightPageHeldInv,           *)
 (* NoDeadlockInv, MakeVolatileEndsProp,                                    *)
 (* StateChangeReleasedProp and MakeStableCompletesProp; each has its       *)
@@ -34,6 +34,7 @@ TypeOK ==
     /\ inCache \in [Pages -> BOOLEAN]
     /\ backed \in [Pages -> BOOLEAN]
     /\ dirty \in [Pages -> BOOLEAN]
+    /\ unsaved \in [Pages -> BOOLEAN]
     /\ io \in [Pages -> IOs]
     /\ mlocked \in [Pages -> BOOLEAN]
     /\ writable \in [Pages -> BOOLEAN]
@@ -176,6 +177,35 @@ MakeStableWaitsForSet ==
 \* a make_volatile checks a page whose SetStableIfNotDiscarded is pending.
 SetStableDuringCheck ==
     \E x, y \in Contexts : pc[y] = "MSSet" /\ InCheckAndSet(x) /\ pg[x] = pg[y]
+
+(***************************************************************************)
+(* UnsavedContentKeptInv.  Paper 3.1, condition 2: "The page content is    *)
+(* more recent than the data on the backing device.  The page content      *)
+(* needs to get written to the backing device first before the page can be *)
+(* removed or discarded"; condition 3: "The page content is still needed   *)
+(* until the I/O operation has finished."  The guest side of no data loss, *)
+(* in terms of what the guest did, not of PG_dirty: content the guest      *)
+(* modified and has not yet sent to the backing device in a write (the     *)
+(* ghost unsaved), or sent in a write still in flight, keeps its page      *)
+(* stable and not discarded (the host discards only a volatile or          *)
+(* potentially volatile page).  The ghost is set by the guest's own        *)
+(* modification (set_page_dirty) and cleared only by the write the guest   *)
+(* sends (or by a fresh read-in, which holds what the device holds): a     *)
+(* step that marks a page clean without sending its content leaves it set, *)
+(* and the page is then still owed its write.  A truncated page's content  *)
+(* is the user's to drop; such a page has no backing and stays stable      *)
+(* (NoVolatileWhileForbiddenInv), so the promise holds for it too.         *)
+(***************************************************************************)
+UnsavedContentKeptInv ==
+    \A p \in Pages :
+        (unsaved[p] \/ io[p] = "Write") => usage[p] = "S" /\ ~discarded[p]
+\* Contract (no data loss).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_AllNoP, MCLinuxGuestProtocol_Patch2007;
+\* twin MCLinuxGuestProtocol_Twin_WritebackInFlight.
+THEOREM CheckOrder = "Atomic" => (Spec => []UnsavedContentKeptInv)
+
+\* What UnsavedContentKeptInv is about (its witness): the guest modified a page
+\* again while the write of its former content is in flight.
+UnsavedWhileWriting == \E p \in Pages : unsaved[p] /\ io[p] = "Write"
 
 (***************************************************************************)
 (* NoVolatileWhileForbiddenInv.  "If any of these conditions is true, the  *)
