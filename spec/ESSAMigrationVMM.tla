@@ -17,7 +17,7 @@
 (*       page"); NoStaleArrivalInv: during migration a page that is not    *)
 (*       CMMA-dirty was last sent with its current usage and N, so no page *)
 (*       set after its last send arrives stale.                            *)
-(*   The SET's mask. SetHonoursMaskProp: "mask indicates which PGSTE bits  *)
+(*   Masked SET. SetHonoursMaskProp: "mask indicates which PGSTE bits      *)
 (*       are to be considered" (sources 5c, KVM_S390_SET_CMMA_BITS): the   *)
 (*       destination takes the bits the mask selects from the values and   *)
 (*       keeps its own for the others.                                     *)
@@ -512,7 +512,7 @@ THEOREM (VMMClaimed /\ SlotDeleteFix) => (VMMSpec => RemainingIsDirtyCountProp)
 \* MCESSAMigration_Twin_DestinationNoUsesCmm, MCESSAMigration_Twin_GetClearsGap.  Checked under
 \* the restricted request sets of its model module.
 THEOREM (VMMClaimed /\ Bugs = {}) => (VMMSpec => AttributesDeliveredProp /\ []NoStaleArrivalInv)
-\* The SET's mask.  MCESSAMigrationVMM_KVMClassicMasks; twin MCESSAMigration_Twin_SetIgnoresMask.
+\* Masked SET.  MCESSAMigrationVMM_KVMClassicMasks; twin MCESSAMigration_Twin_SetIgnoresMask.
 \* Checked under the restricted request sets of its model module.
 THEOREM (VMMClaimed /\ Bugs = {}) => (VMMSpec => SetHonoursMaskProp)
 =============================================================================
