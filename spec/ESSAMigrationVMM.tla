@@ -439,7 +439,7 @@ RemainingIsDirtyCountProp == [][RemainingIsDirtyCountStep]_allVars
 (* KVM_S390_SET_CMMA_BITS, which writes usage and N"; sources 5c: a        *)
 (* cancelled migration stops and a retry starts again.  Whatever stops,    *)
 (* restarts and earlier migrations came before, a complete migration       *)
-(* resumes every page of guest memory with the usage and N it had (the    *)
+(* resumes every page of guest memory with the usage and N it had (the     *)
 (* SET's mask selecting both, as QEMU's does).                             *)
 (***************************************************************************)
 AttributesDeliveredStep ==
