@@ -11,6 +11,12 @@ CONSTANTS p1, p2, p3, s1, s2
 
 MCGfnOrder == SelectSeq(<<p1, p2, p3>>, LAMBDA p : p \in Pages)
 MCSlotOf == [p \in Pages |-> IF p = p1 THEN s1 ELSE s2]
+\* The SET's masks a model offers: QEMU's (every bit), the usage alone, none.  Each bit of a
+\* PGSTE is taken from the value or kept independently of the others
+\* (set_pgste_bits: (pgste & ~mask) | (value & mask)), so these give each bit both cases; N
+\* alone is the usage-alone case with the bits' roles swapped, and the models' guest (ORC 1
+\* and 2) never sets N.
+MCSetMasks == {FullMask, UsageMask, 0}
 \* One memslot of every page.
 MCOneSlot == [p \in Pages |-> s1]
 
@@ -22,7 +28,7 @@ VMMGuestNext ==
 
 \* Every request of the VMM but the creation of memslots and the change of their logging.
 VMMRoundsNext ==
-    \/ VMMStart \/ VMMStop \/ VMMSwitch
+    \/ VMMStart \/ VMMStop \/ \E m \in SetMasks : VMMSwitch(m)
     \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Get(g, c) \/ Peek(g, c)
     \/ \E s \in Slots : SlotDelete(s)
 VMMRoundsSpec == VMMInit /\ [][VMMRoundsNext \/ VMMGuestNext]_allVars
@@ -35,19 +41,19 @@ VMMPeekSpec == VMMInit /\ [][VMMPeekNext \/ VMMGuestNext]_allVars
 
 \* Start, stop, restart, GETs, the switch and the destination migrating on.
 VMMDeliveryNext ==
-    \/ VMMStart \/ VMMStop \/ VMMSwitch
+    \/ VMMStart \/ VMMStop \/ \E m \in SetMasks : VMMSwitch(m)
     \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Get(g, c)
 VMMDeliverySpec == VMMInit /\ [][VMMDeliveryNext \/ VMMGuestNext]_allVars
 
 \* Start, batched GETs and the switch (the peeks and stops of VMMRoundsSpec left out).
 VMMBatchNext ==
-    \/ VMMStart \/ VMMSwitch
+    \/ VMMStart \/ \E m \in SetMasks : VMMSwitch(m)
     \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Get(g, c)
 VMMBatchSpec == VMMInit /\ [][VMMBatchNext \/ VMMGuestNext]_allVars
 
 \* Every request of the VMM but peeks: the memslots created, their logging changed, deleted.
 VMMSlotsNext ==
-    \/ VMMStart \/ VMMStop \/ VMMSwitch
+    \/ VMMStart \/ VMMStop \/ \E m \in SetMasks : VMMSwitch(m)
     \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Get(g, c)
     \/ \E s \in Slots : \/ SlotDelete(s)
                         \/ \E log \in BOOLEAN : SlotCreate(s, log) \/ SlotLogging(s, log)

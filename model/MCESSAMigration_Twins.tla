@@ -22,6 +22,10 @@ StartMarksOnce == ~stopped
 \* kvm_s390_set_cmma_bits no longer sets uses_cmm on the destination.
 SetKeepsUsesCmm == FALSE
 
+\* kvm_s390_set_cmma_bits applies every bit it keeps whatever the VMM's mask ("mask =" in place
+\* of "mask &=").
+SetIgnoresMask(m) == FullMask
+
 \* kvm_s390_get_cmma clears the bits of the whole buffer, c pages from the first, though it
 \* stops sending at a run of clean pages or a page outside the memslots.
 GetClearsWholeBuffer(d, start, c, last) ==

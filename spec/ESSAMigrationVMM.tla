@@ -17,6 +17,10 @@
 (*       page"); NoStaleArrivalInv: during migration a page that is not    *)
 (*       CMMA-dirty was last sent with its current usage and N, so no page *)
 (*       set after its last send arrives stale.                            *)
+(*   Masked SET. SetHonoursMaskProp: "mask indicates which PGSTE bits      *)
+(*       are to be considered" (sources 5c, KVM_S390_SET_CMMA_BITS): the   *)
+(*       destination takes the bits the mask selects from the values and   *)
+(*       keeps its own for the others.                                     *)
 (*                                                                         *)
 (* VMMTypeOK checks types and the bookkeeping.                             *)
 (***************************************************************************)
@@ -61,7 +65,9 @@
 (*   MigrationSwitch the final pass's last GET answered remaining 0 with   *)
 (*                   the VM stopped: the destination applies every value   *)
 (*                   it received (KVM_S390_SET_CMMA_BITS, which also sets  *)
-(*                   uses_cmm), the rest arrives as in ESSA.tla's Migrate. *)
+(*                   uses_cmm) under the SET's mask m (SetMasks: QEMU's    *)
+(*                   ~0 unless a model says more), the rest arrives as in  *)
+(*                   ESSA.tla's Migrate; the switch's lastOp.value is m.   *)
 (*                   The destination may migrate again.                    *)
 (*   the guest       ESSA.tla's steps on pages in memslots; an ESSA marks  *)
 (*                   its page CMMA-dirty in migration mode (__do_essa) and *)
@@ -175,6 +181,26 @@ GetLoop(cur, next, d, n, vs, first, c) ==
         ELSE IF next1 >= MemEnd \/ next1 < first \/ next1 - first >= c THEN done
         ELSE IF ~Backed(cur + 1) THEN done
         ELSE GetLoop(cur + 1, next1, d1, n1, vs1, first, c)
+
+(***************************************************************************)
+(* The SET's mask, as bits of a CMMA value (the kernel shifts both by 24   *)
+(* into the PGSTE): the usage (_PGSTE_GPS_USAGE_MASK, value bits 0x03) and *)
+(* N (_PGSTE_GPS_NODAT, 0x40), the bits kvm_s390_set_cmma_bits keeps of    *)
+(* the mask ("mask &= _PGSTE_GPS_USAGE_MASK | _PGSTE_GPS_NODAT").  A mask  *)
+(* takes the usage's two bits together or not at all: half a usage code    *)
+(* mixes two states' codes, which no VMM sends.                            *)
+(***************************************************************************)
+UsageMask == 3
+NoDatMask == 64
+FullMask == UsageMask + NoDatMask
+MaskSelectsUsage(m) == m % NoDatMask = UsageMask
+MaskSelectsNoDat(m) == m >= NoDatMask
+\* The masks a VMM's SET carries: QEMU's ~0 (s390-stattrib-kvm.c), which the kernel cuts to
+\* FullMask; a model may offer more (MCSetMasks).
+SetMasks == {FullMask}
+\* kvm_s390_set_cmma_bits: "set_pgste_bits(kvm->mm, hva, mask, pgstev)": the bits of the value
+\* the mask m selects replace the PGSTE's, the others stay.
+SetMask(m) == m
 
 Answer(op, start, vs, rem) == [op |-> op, start |-> start, values |-> vs, remaining |-> rem]
 
@@ -292,11 +318,14 @@ SlotDelete(s) ==
                    stopped>>
 
 \* The switch: the last GET of the final pass, with the VM stopped, answered remaining 0; the
-\* destination applies every value it received (sentUsage, sentNoDat).
-VMMSwitch ==
+\* destination, a fresh VM whose every PGSTE holds S and no N, applies every value it received
+\* (sentUsage, sentNoDat) by a SET with mask m.
+VMMSwitch(m) ==
     /\ migrating /\ answer.op = "Get" /\ answer.remaining = 0
-    /\ usage' = [p \in Pages |-> IF InSlot(p) THEN sentUsage[p] ELSE usage[p]]
-    /\ nodat' = [p \in Pages |-> IF InSlot(p) THEN sentNoDat[p] ELSE nodat[p]]
+    /\ usage' = [p \in Pages |-> IF ~InSlot(p) THEN usage[p]
+                                 ELSE IF MaskSelectsUsage(SetMask(m)) THEN sentUsage[p] ELSE "S"]
+    /\ nodat' = [p \in Pages |-> IF ~InSlot(p) THEN nodat[p]
+                                 ELSE MaskSelectsNoDat(SetMask(m)) /\ sentNoDat[p]]
     /\ LET moved == [p \in Pages |-> MigratedContent(p)]
        IN  /\ data' = moved
            /\ valid' = [p \in Pages |-> moved[p] # 0]
@@ -309,7 +338,7 @@ VMMSwitch ==
     /\ pteUnused' = [p \in Pages |-> FALSE]
     /\ migrated' = TRUE
     /\ lastOp' = [op |-> "Migrate", page |-> NoPage, orc |-> NoValue, result |-> NoValue,
-                  outcome |-> "Done", value |-> NoValue]
+                  outcome |-> "Done", value |-> m]
     \* The destination: a VM of its own, migration mode off, its bitmap clean.
     /\ migrating' = FALSE
     /\ cmmaDirty' = [p \in Pages |-> FALSE]
@@ -350,7 +379,7 @@ VMMInit ==
 
 \* The VMM's requests.
 VMMNext ==
-    \/ VMMStart \/ VMMStop \/ VMMSwitch
+    \/ VMMStart \/ VMMStop \/ \E m \in SetMasks : VMMSwitch(m)
     \/ \E g \in 0 .. NGfns, c \in 1 .. MaxCount : Get(g, c) \/ Peek(g, c)
     \/ \E s \in Slots : \/ SlotDelete(s)
                         \/ \E log \in BOOLEAN : SlotCreate(s, log) \/ SlotLogging(s, log)
@@ -410,10 +439,11 @@ RemainingIsDirtyCountProp == [][RemainingIsDirtyCountStep]_allVars
 (* KVM_S390_SET_CMMA_BITS, which writes usage and N"; sources 5c: a        *)
 (* cancelled migration stops and a retry starts again.  Whatever stops,    *)
 (* restarts and earlier migrations came before, a complete migration       *)
-(* resumes every page of guest memory with the usage and N it had.         *)
+(* resumes every page of guest memory with the usage and N it had (the     *)
+(* SET's mask selecting both, as QEMU's does).                             *)
 (***************************************************************************)
 AttributesDeliveredStep ==
-    lastOp'.op = "Migrate" =>
+    (lastOp'.op = "Migrate" /\ lastOp'.value = FullMask) =>
         \A p \in Pages : InSlot(p) => usage'[p] = usage[p] /\ nodat'[p] = nodat[p]
 AttributesDeliveredProp == [][AttributesDeliveredStep]_allVars
 
@@ -429,6 +459,20 @@ NoStaleArrivalInv ==
     migrating => \A p \in Pages :
         (InSlot(p) /\ ~cmmaDirty[p]) => sentUsage[p] = usage[p] /\ sentNoDat[p] = nodat[p]
 
+(***************************************************************************)
+(* SetHonoursMaskProp.  Sources 5c (api.rst, KVM_S390_SET_CMMA_BITS):      *)
+(* "mask indicates which PGSTE bits are to be considered".  A switch's SET *)
+(* with mask m: each page of guest memory takes the usage and N it had     *)
+(* where m selects them and keeps the fresh destination's (S, no N) where  *)
+(* it does not.                                                            *)
+(***************************************************************************)
+SetHonoursMaskStep ==
+    lastOp'.op = "Migrate" =>
+        \A p \in Pages : InSlot(p) =>
+            /\ usage'[p] = IF MaskSelectsUsage(lastOp'.value) THEN usage[p] ELSE "S"
+            /\ nodat'[p] = (MaskSelectsNoDat(lastOp'.value) /\ nodat[p])
+SetHonoursMaskProp == [][SetHonoursMaskStep]_allVars
+
 \* Witnesses (model/manifest.json).
 PeekOfTwoPages == lastOp'.op = "Peek" /\ Len(answer'.values) >= 2 /\ answer'.values[1] # answer'.values[2]
 PeekInMigration == lastOp'.op = "Peek" /\ migrating /\ \E p \in Pages : cmmaDirty[p]
@@ -440,6 +484,10 @@ GetAcrossCleanPage ==
     /\ answer'.remaining > 0
 SwitchAfterRestart == lastOp'.op = "Migrate" /\ stopped /\ \E p \in Pages : usage[p] # "S"
 SecondSwitch == lastOp'.op = "Migrate" /\ migrated /\ \E p \in Pages : usage[p] # "S"
+\* A SET whose mask leaves out the usage of a page the guest had made U.
+MaskedSetKeeps ==
+    lastOp'.op = "Migrate" /\ ~MaskSelectsUsage(lastOp'.value)
+    /\ \E p \in Pages : InSlot(p) /\ usage[p] = "U"
 SentAfterEssaVMM ==
     migrating /\ \E p \in Pages : InSlot(p) /\ ~cmmaDirty[p] /\ sentUsage[p] # "S"
 
@@ -464,4 +512,7 @@ THEOREM (VMMClaimed /\ SlotDeleteFix) => (VMMSpec => RemainingIsDirtyCountProp)
 \* MCESSAMigration_Twin_DestinationNoUsesCmm, MCESSAMigration_Twin_GetClearsGap.  Checked under
 \* the restricted request sets of its model module.
 THEOREM (VMMClaimed /\ Bugs = {}) => (VMMSpec => AttributesDeliveredProp /\ []NoStaleArrivalInv)
+\* Masked SET.  MCESSAMigrationVMM_KVMClassicMasks; twin MCESSAMigration_Twin_SetIgnoresMask.
+\* Checked under the restricted request sets of its model module.
+THEOREM (VMMClaimed /\ Bugs = {}) => (VMMSpec => SetHonoursMaskProp)
 =============================================================================

@@ -11,7 +11,7 @@ import pytest
 from refimpl.core.graph import compare
 from refimpl.core.tlc import dump_state_graph, read_dot
 from refimpl.essa import EssaProfile
-from refimpl.essa.vmm import Hooks, model_layout, package
+from refimpl.essa.vmm import FULL_MASK, MODEL_SET_MASKS, Hooks, model_layout, package
 from tlcrunner.run import find_java
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,8 +47,9 @@ def _cfg(pages: int, max_count: int, one_slot: bool, extra: str = "") -> str:
 """
 
 
-def _graphs(tlc_jar: Path, one_slot: bool, extra: str = "", hooks: Hooks | None = None):  # type: ignore[no-untyped-def]
-    layout = model_layout(2, max_bit_distance=1, max_count=1)
+def _graphs(tlc_jar: Path, one_slot: bool, extra: str = "", hooks: Hooks | None = None,
+            masks: tuple[int, ...] = (FULL_MASK,)):  # type: ignore[no-untyped-def]
+    layout = model_layout(2, max_bit_distance=1, max_count=1, set_masks=masks)
     if one_slot:
         layout = layout._replace(slot_of=(0, 0), at_start=frozenset({0}))
     pkg = package(layout, hooks or Hooks())
@@ -75,3 +76,16 @@ def test_a_twin_is_another_machine(tlc_jar: Path) -> None:
     """The restart that does not mark the pages again (MCESSAMigration_Twin_RestartUnmarked)."""
     pkg, spec, ref = _graphs(tlc_jar, True, "    StartMarks <- StartMarksOnce\n")
     assert compare(spec, ref, pkg.show) is not None
+
+
+@pytest.mark.parametrize("twin", [False, True], ids=["the SET's masks", "the SET ignoring its mask"])
+def test_refimpl_vmm_masked_set_equals_tlc(tlc_jar: Path, twin: bool) -> None:
+    """The switch's SET with each mask of MCSetMasks (model/MCESSAMigrationVMM.tla), and the
+    twin that ignores the mask (MCESSAMigration_Twin_SetIgnoresMask)."""
+    extra = "    SetMasks <- MCSetMasks\n" + ("    SetMask <- SetIgnoresMask\n" if twin else "")
+    hooks = Hooks(set_mask=lambda m: FULL_MASK) if twin else None
+    pkg, spec, ref = _graphs(tlc_jar, True, extra, hooks, MODEL_SET_MASKS)
+    diff = compare(spec, ref, pkg.show)
+    assert diff is None, diff.message
+    assert {s.mig.essa.lastOp.value for s in spec.states if s.mig.essa.lastOp.op == "Migrate"} \
+        == set(MODEL_SET_MASKS)

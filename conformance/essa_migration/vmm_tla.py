@@ -5,7 +5,7 @@ spec's own action: the ESSA mode's requests as ``GuestStep`` of the ESSA action 
 page outside a present memslot has none), ``MigrationStart`` as ``VMMStart``, ``MigrationStop``
 as ``VMMStop``, ``Get`` and ``Peek`` as ``Get(start, count)`` and ``Peek(start, count)``, the
 memslot requests as ``SlotCreate``, ``SlotLogging``, ``SlotDelete``, ``Migrate`` as
-``VMMSwitch``. A refused request is either no step of the action or the action's own refusal
+``VMMSwitch(FullMask)`` (the mode's switch is QEMU's SET, every bit). A refused request is either no step of the action or the action's own refusal
 (``RefuseVMM``: EINVAL, EFAULT). After each step every page must be as reported, with its
 ``cmmaDirty``, and a ``Get``'s or ``Peek``'s ``start``, ``values`` and ``remaining`` must be the
 spec's ``answer``. The spec's guest frames are 0 .. Pages-1 (``GfnOrder``): a layout with a
@@ -49,7 +49,7 @@ Replay(e) ==
           [] e.op = "HostUnmapGmap" -> Guest(e, HostUnmapGmap(e.page))
           [] e.op = "HostAge" -> Guest(e, HostAge(e.page))
           [] e.op = "HostProcessCBRL" -> Guest(e, HostProcessCBRL)
-          [] e.op = "Migrate" -> VMMPerformed(e, VMMSwitch)
+          [] e.op = "Migrate" -> VMMPerformed(e, VMMSwitch(FullMask))
           [] e.op = "MigrationStart" -> VMMPerformed(e, VMMStart)
           [] e.op = "MigrationStop" -> VMMPerformed(e, VMMStop)
           [] e.op = "Get" -> VMMPerformed(e, Get(e.start, e.count))

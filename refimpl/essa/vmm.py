@@ -14,7 +14,8 @@ starts at gfn 4096), which the spec's frames are the case of with no gap.
 * ``Get`` (start, count): KVM_S390_GET_CMMA_BITS (kvm_s390_get_cmma, kvm_s390_next_dirty_cmma).
 * ``Peek`` (start, count): the same with KVM_S390_CMMA_PEEK (kvm_s390_peek_cmma).
 * ``SlotCreate``, ``SlotLogging``, ``SlotDelete``: memslot changes (kvm_arch_prepare_memory_region).
-* ``MigrationSwitch`` (lastOp ``Migrate``): the destination applies what it received.
+* ``MigrationSwitch`` (lastOp ``Migrate``, its value the SET's mask): the destination applies
+  what it received, the bits the mask selects (:data:`FULL_MASK`, :data:`USAGE_MASK`, 0).
 * ``GuestStep``: ESSA.tla's guest and host on pages in memslots.
 """
 
@@ -37,6 +38,24 @@ from .state import EssaState, show_last_op
 
 #: KVM_S390_MAX_BIT_DISTANCE (2 * sizeof(void *)): the longest run of clean pages a GET sends.
 KERNEL_MAX_BIT_DISTANCE: Final = 16
+
+#: The SET's mask as bits of a CMMA value (spec: UsageMask, NoDatMask, FullMask): the usage
+#: code (_PGSTE_GPS_USAGE_MASK >> 24) and N (_PGSTE_GPS_NODAT >> 24).
+USAGE_MASK: Final = 0x03
+NODAT_MASK: Final = 0x40
+FULL_MASK: Final = USAGE_MASK | NODAT_MASK
+#: The spec's MCSetMasks: every bit, the usage alone, none.
+MODEL_SET_MASKS: Final = (FULL_MASK, USAGE_MASK, 0)
+
+
+def mask_selects_usage(m: int) -> bool:
+    """Spec: MaskSelectsUsage(m)."""
+    return m % NODAT_MASK == USAGE_MASK
+
+
+def mask_selects_nodat(m: int) -> bool:
+    """Spec: MaskSelectsNoDat(m)."""
+    return m >= NODAT_MASK
 
 
 class Attr(NamedTuple):
@@ -61,7 +80,8 @@ NO_ANSWER: Final = Answer("None", 0, (), 0)
 class Layout(NamedTuple):
     """Where the pages sit: ``gfns[p]`` is page p's guest frame (increasing), ``slot_of[p]`` its
     memslot; ``at_start`` the memslots present at boot; ``max_bit_distance`` the kernel's
-    KVM_S390_MAX_BIT_DISTANCE; ``max_count`` the largest count the graph's requests ask for."""
+    KVM_S390_MAX_BIT_DISTANCE; ``max_count`` the largest count the graph's requests ask for;
+    ``set_masks`` the masks the graph's switches carry (the spec's SetMasks)."""
 
     gfns: tuple[int, ...]
     slot_of: tuple[int, ...]
@@ -69,6 +89,7 @@ class Layout(NamedTuple):
     max_bit_distance: int = KERNEL_MAX_BIT_DISTANCE
     max_count: int = 3
     slot_delete_fix: bool = True
+    set_masks: tuple[int, ...] = (FULL_MASK,)
 
     @property
     def slots(self) -> tuple[int, ...]:
@@ -141,6 +162,7 @@ class Hooks(NamedTuple):
     peek_stride: int = 1
     start_marks: Callable[[VMMState], bool] = lambda s: True
     set_sets_uses_cmm: bool = True
+    set_mask: Callable[[int], int] = lambda m: m
 
 
 HOOKS: Final = Hooks()
@@ -277,18 +299,22 @@ def slot_delete(layout: Layout, s: VMMState, slot: int) -> VMMState | Refused:
 
 
 def migration_switch(profile: EssaProfile, layout: Layout, s: VMMState,
-                     hooks: Hooks = HOOKS) -> VMMState | Refused:  # fmt: skip
-    """Spec: VMMSwitch."""
+                     hooks: Hooks = HOOKS, mask: int = FULL_MASK) -> VMMState | Refused:  # fmt: skip
+    """Spec: VMMSwitch(mask): the destination, every PGSTE S without N, takes the bits of the
+    values sent that the SET's mask selects."""
     if not (s.mig.migrating and s.answer.op == "Get" and s.answer.remaining == 0):
         return Refused("Migrate", NO_PAGE, -1, "the final GET has not answered remaining 0")
     v = _View(layout, s)
     moved = migrate(profile, s.mig.essa._replace(migrated=False), NO_PAGE, -1)
     assert not isinstance(moved, Refused)
-    pages = tuple(pg._replace(usage=s.mig.sentUsage[p], nodat=s.mig.sentNoDat[p])
+    m = hooks.set_mask(mask)
+    takes_u, takes_n = mask_selects_usage(m), mask_selects_nodat(m)
+    pages = tuple(pg._replace(usage=s.mig.sentUsage[p] if takes_u else "S",
+                              nodat=takes_n and s.mig.sentNoDat[p])
                   if v.in_slot[p] else pg._replace(usage=s.mig.essa.pages[p].usage,
                                                    nodat=s.mig.essa.pages[p].nodat)
                   for p, pg in enumerate(moved.pages))  # fmt: skip
-    e = moved._replace(pages=pages)
+    e = moved._replace(pages=pages, lastOp=moved.lastOp._replace(value=mask))
     n = len(pages)
     mig = MigrationState(e, False, (False,) * n, ("S",) * n, (False,) * n)
     return s._replace(mig=mig, dirtyCount=0, usesCmm=hooks.set_sets_uses_cmm, stopped=False,
@@ -328,7 +354,8 @@ def next_steps(profile: EssaProfile, layout: Layout, s: VMMState, hooks: Hooks =
     its guest VMMGuestNext (ORC 1 and 2 on every page, CBRL processing), labelled as TLC labels
     them."""
     for label, r in (("VMMStart", migration_start(layout, s, hooks)), ("VMMStop", migration_stop(s)),
-                     ("VMMSwitch", migration_switch(profile, layout, s, hooks))):  # fmt: skip
+                     *(("VMMSwitch", migration_switch(profile, layout, s, hooks, m))
+                       for m in layout.set_masks)):  # fmt: skip
         t = _ok(r)
         if t is not None:
             yield label, t

@@ -807,7 +807,7 @@ static const char *migration_send(int p, long *value)
  * page's last value, the non-zero pages written in, the keys set.  Outside migration mode the
  * kernel's kvm_s390_vm_start_migration first: ESSA.tla's one-shot Migrate. */
 #define MAX_ROUNDS (4 * MAX_PAGES + 4)
-static const char *destination(void);
+static const char *destination(unsigned long mask);
 static const char *migrate(void)
 {
 	unsigned char buf[MAX_PAGES];
@@ -841,13 +841,14 @@ static const char *migrate(void)
 	if (rounds == MAX_ROUNDS)
 		snprintf(note, sizeof(note), "KVM_S390_GET_CMMA_BITS still returned values after %d "
 			 "calls: the harness switched over with the values it had", MAX_ROUNDS);
-	return destination();
+	return destination(~0UL);
 }
 
 /* The switch's second half: RAM and storage keys out, a fresh VM with the source's memslots,
- * KVM_S390_SET_CMMA_BITS (mask ~0, as QEMU sets it) of every page's last value sent, memslot
- * by memslot, the non-zero pages written in, the keys set. */
-static const char *destination(void)
+ * KVM_S390_SET_CMMA_BITS with MASK (~0 as QEMU sets it; the VMM's switch may give another, in
+ * the bits of a CMMA value, which the SET's mask has 24 bits up) of every page's last value
+ * sent, memslot by memslot, the non-zero pages written in, the keys set. */
+static const char *destination(unsigned long mask)
 {
 	unsigned long data[MAX_PAGES];
 	unsigned char keys[MAX_PAGES], sent[MAX_PAGES];
@@ -873,7 +874,7 @@ static const char *destination(void)
 		memset(&in, 0, sizeof(in));
 		in.start_gfn = slot_base[s];
 		in.count = (unsigned)slot_npages[s];
-		in.mask = ~0UL;
+		in.mask = mask;
 		in.values = (unsigned long)(uintptr_t)(sent + slot_first[s]);
 		int rc = kvm_s390_set_cmma_bits(&H.kvm, &in);
 		if (rc)
@@ -941,15 +942,15 @@ static const char *cmma_log(unsigned long start, unsigned count, int peek, long 
 }
 
 /* The VMM's switch: the final GET answered remaining 0 in migration mode; the destination
- * takes what the GETs sent. */
-static const char *vmm_switch(void)
+ * takes what the GETs sent, by a SET with MASK. */
+static const char *vmm_switch(unsigned long mask)
 {
 	if (!H.kvm.arch.migration_mode || H.last_get_remaining != 0) {
 		snprintf(note, sizeof(note), "the last request was not a GET that answered remaining 0 "
 			 "in migration mode: the harness called no kernel function");
 		return "Refused";
 	}
-	return destination();
+	return destination(mask);
 }
 
 /* Memslot s created (with dirty logging or without), deleted, or its logging changed. */
@@ -1125,7 +1126,9 @@ int main(void)
 			out = migrate();
 		} else if (!strcmp(op, "switch") && vmm) {
 			H.last_get_remaining = was_get_remaining;
-			out = vmm_switch();
+			/* switch [MASK]: MASK in a CMMA value's bits (0x43 every bit the SET keeps),
+			 * shifted into the PGSTE's; none given: ~0, QEMU's */
+			out = vmm_switch(a < 0 ? ~0UL : (unsigned long)a << 24);
 		} else if (!strcmp(op, "migstop") && vmm) {
 			out = migration_stop(&result);
 		} else if ((!strcmp(op, "get") || !strcmp(op, "peek")) && vmm && a >= 0 && b >= 0 &&

@@ -4,7 +4,8 @@ the kernel's own code, in lockstep with its reference implementation (refimpl/es
 The classic harness (MIG 2 of its line protocol) runs kvm-s390.c's kvm_s390_vm_start_migration,
 kvm_s390_vm_stop_migration, kvm_s390_get_cmma_bits with and without KVM_S390_CMMA_PEEK
 (kvm_s390_peek_cmma, kvm_s390_get_cmma, kvm_s390_next_dirty_cmma), kvm_s390_set_cmma_bits on the
-destination and the memslot hooks kvm_arch_prepare_memory_region and
+destination with the switch's mask (QEMU's every bit, or the usage alone, N alone, none) and the
+memslot hooks kvm_arch_prepare_memory_region and
 kvm_arch_commit_memory_region; the guest's ESSAs are handle_essa's. Every request goes to the
 harness and to the reference; each reply is compared with the reference's state after it: the
 outcome, the answer of a GET or a peek (start, values, remaining), migration mode, and each page
@@ -15,7 +16,7 @@ Three sources of requests, each from a reset:
 * :data:`SCRIPTS`, a VMM's sessions as QEMU's storage-attribute device drives them
   (hw/s390x/s390-stattrib-kvm.c): rounds of GETs until ``remaining`` is 0, a stop and a
   restart, the switch, a second migration from the destination, peeks, a memslot deleted or
-  created during migration;
+  created during migration, switches whose SET takes some of the bits;
 * the kernel selftest's page-level tests (:mod:`conformance.essa_migration.cmma_selftest`) at
   :data:`SELFTEST_SIZES` (384 pages; TEST_DATA of 256);
 * :data:`WALKS` seeded random walks of :data:`WALK_STEPS` requests over every request the
@@ -48,7 +49,7 @@ from refimpl.essa.machine import essa as essa_step
 from refimpl.essa.machine import guest_alloc, guest_free, host_process_cbrl
 from refimpl.essa.profile import NO_PAGE
 from refimpl.essa.rules import zap_targets
-from refimpl.essa.vmm import Answer, Layout, VMMState
+from refimpl.essa.vmm import FULL_MASK, NODAT_MASK, USAGE_MASK, Answer, Layout, VMMState
 
 from .engine import KernelEssaEngine
 from .kernels import Built
@@ -67,6 +68,9 @@ class Slot(NamedTuple):
     at_boot: int  # 0 absent, 1 present, 2 present with dirty logging
 
 
+#: The SET's masks the pass gives the switch, as bits of a CMMA value: QEMU's, the usage alone, N
+#: alone, none.
+SET_MASKS: Final = (FULL_MASK, USAGE_MASK, NODAT_MASK, 0)
 #: The walks' layout: memslot 0 of three pages at gfn 0, memslot 1 of one page at gfn 256 (KVM
 #: maps a memslot by segments, 256 pages).
 LAYOUT: Final = (Slot(0, 3, 2), Slot(256, 1, 2))
@@ -96,6 +100,10 @@ def layout_of(slots: Sequence[Slot], fix: bool) -> Layout:
                   slot_delete_fix=fix)  # fmt: skip
 
 
+#: The fields of a page :class:`Observed` compares, in its order (the spec's names).
+PAGE_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat", "cmmaDirty")
+
+
 class Observed(NamedTuple):
     """What the pass compares of one reply."""
 
@@ -106,7 +114,8 @@ class Observed(NamedTuple):
 
     def differs(self, other: Observed) -> list[str]:
         out = [f for f in ("outcome", "migrating", "answer") if getattr(self, f) != getattr(other, f)]
-        out += [f"pages[{i}]" for i, (a, b) in enumerate(zip(self.pages, other.pages)) if a != b]
+        for i, (a, b) in enumerate(zip(self.pages, other.pages)):
+            out += [f"pages[{i}].{name}" for name, x, y in zip(PAGE_FIELDS, a, b) if x != y]
         return out
 
 
@@ -118,9 +127,18 @@ class Divergence:
     observed: Observed
     kernel: list[str] = field(default_factory=list)
 
+    def functions(self) -> list[str]:
+        """The kernel functions the request called first (harness_trace.h's depth 0) that
+        changed state, or all it called first where none did, in the order called."""
+        calls = [c for c in (ln.split() for ln in self.kernel if ln.startswith("call 0 ")) if len(c) == 4]
+        changed = [c[3] for c in calls if c[2] == "1"]
+        return list(dict.fromkeys(changed or [c[3] for c in calls]))
+
     def headline(self) -> str:
-        return (f"{self.requests[-1]}: {', '.join(self.expected.differs(self.observed))} differ "
-                f"({self.where})")  # fmt: skip
+        fns = self.functions()
+        inside = f" in {', '.join(fns[:2])}" if fns else ""
+        return (f"{self.requests[-1]}: {', '.join(self.expected.differs(self.observed))} differ"
+                f"{inside} ({self.where})")  # fmt: skip
 
 
 class Lockstep:
@@ -237,9 +255,12 @@ class Lockstep:
         return self.step(f"Peek start {start} count {count}", f"peek {start} {count}",
                          vmm.peek(self.layout, self.s, start, count), answer=True)  # fmt: skip
 
-    def switch(self) -> Divergence | None:
-        return self.step("Migrate (the switch)", "switch",
-                         vmm.migration_switch(self.profile, self.layout, self.s))  # fmt: skip
+    def switch(self, mask: int = FULL_MASK) -> Divergence | None:
+        """The switch; its SET with ``mask`` (bits of a CMMA value), QEMU's every bit by default."""
+        label, line = (("Migrate (the switch)", "switch") if mask == FULL_MASK
+                       else (f"Migrate (the switch, SET mask {mask:#04x})", f"switch {mask}"))  # fmt: skip
+        return self.step(label, line, vmm.migration_switch(self.profile, self.layout, self.s,
+                                                           mask=mask))  # fmt: skip
 
     def slot_delete(self, slot: int) -> Divergence | None:
         return self.step(f"SlotDelete memslot {slot}", f"slotdelete {slot}",
@@ -302,7 +323,8 @@ class Lockstep:
         if not isinstance(vmm.migration_stop(s), Refused):
             yield "stop", self.stop
         if not isinstance(vmm.migration_switch(self.profile, lay, s), Refused):
-            yield "switch", self.switch
+            for mask in SET_MASKS:
+                yield "switch", (lambda mask=mask: self.switch(mask))
         starts = sorted({*lay.gfns, lay.gfns[-1] + 1})
         for g in starts:
             for c in (1, 2, 3):
@@ -415,6 +437,20 @@ def _long_gap(m: Lockstep) -> Iterator[Divergence | None]:
     yield m.get(0, 64)
 
 
+def _masked_set(m: Lockstep) -> Iterator[Divergence | None]:
+    """Switches whose SET takes some bits only (api.rst: "mask indicates which PGSTE bits are to
+    be considered"): a page made U, one made stable without DAT; the usage alone, N alone, then
+    none; the destination keeps its own S and no N for the bits left out."""
+    for mask in (USAGE_MASK, NODAT_MASK, 0):
+        yield m.essa(1, 2)
+        yield m.essa_orc(2, 7)
+        yield m.start()
+        yield _final_pass(m)
+        yield m.switch(mask)
+        yield m.peek(0, 3)
+        m.reset()
+
+
 def _slot_deleted(m: Lockstep) -> Iterator[Divergence | None]:
     """F12's witness: a memslot deleted during migration while its page is dirty."""
     yield m.start()
@@ -430,6 +466,7 @@ SCRIPTS: Final[dict[str, Callable[[Lockstep], Iterator[Divergence | None]]]] = {
     "a memslot created during migration": _slot_created,  # in LAYOUT_LATE
     "no trailing clean values at the end of memory": _end_of_memory,  # in LAYOUT_LATE
     "a clean gap longer than 16 pages": _long_gap,  # in LAYOUT_WIDE
+    "switches whose SET takes some bits": _masked_set,
     "a memslot deleted during migration (F12)": _slot_deleted,
 }
 
