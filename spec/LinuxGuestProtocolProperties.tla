@@ -4,6 +4,7 @@
 (* docs/contract.md) are StableWhileHeldInv,                               *)
 (* PgDiscardedOnlyIfDiscardedInv, UnsavedContentKeptInv,                   *)
 (* NoVolatileWhileForbiddenInv, NoVolatileOnDiscardedInv,                  *)
+(* VolatileUnlessConditionProp,                                            *)
 (* NoUseAfterFreeProp, UncachedUnmappedInv, InFlightPageHeldInv,           *)
 (* NoDeadlockInv, MakeVolatileEndsProp,                                    *)
 (* StateChangeReleasedProp and MakeStableCompletesProp; each has its       *)
@@ -256,6 +257,64 @@ NoVolatileOnDiscardedInv ==
 \* Contract (discard only when allowed).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_NoP,
 \* MCLinuxGuestProtocol_TwoPagesDiscard; twin MCLinuxGuestProtocol_Twin_ForgetsDiscarded.
 THEOREM CheckOrder = "Atomic" => (Spec => []NoVolatileOnDiscardedInv)
+
+(***************************************************************************)
+(* VolatileUnlessConditionProp.  Paper 3.1: "it is attempted to make the   *)
+(* page volatile again.  This attempt can fail due to the following        *)
+(* reasons" (the twelve conditions), and "In an ideal situation all clean, *)
+(* read-only pages ... which do have a backing would be volatile"; 3.3:    *)
+(* "If the make volatile has already done all the necessary checking, it   *)
+(* will proceed with a SetVolatile operation."  The other half of          *)
+(* NoVolatileWhileForbiddenInv: the guest tells the host what it can drop, *)
+(* and a check that refuses for no reason of the list withholds the page   *)
+(* from the host.  An attempt that has PG_state_change and reads the       *)
+(* conditions while none of them holds goes on to set the state (its       *)
+(* SetVolatile, or the second read of a check of two reads), where the     *)
+(* conditions are the page's flags (2, 3, 4 and 7, 5 and 6, 9, 11, 12) and *)
+(* condition 10 is judged by who the page's users are, not by the counter  *)
+(* the check reads: "There is one reference for the cache itself and one   *)
+(* for each mapping of the page to a user space process ... but not the    *)
+(* references of any other user of the page."  A process context is a user *)
+(* of its page from its lookup (find_get_page, or the read that allocated  *)
+(* the page) until it gives its reference back (page_cache_release, the    *)
+(* discard path) or the reference becomes a mapping's (do_no_page): by     *)
+(* where it is in its code.  The page cache and the mappings are not other *)
+(* users; the end-of-I/O handler holds no reference.  A reference kept     *)
+(* after it was given back would make every check refuse while no         *)
+(* condition holds.  Only the attempt is owed (D441): the check points are *)
+(* VolatileCheckPointsProp's, and an attempt that finds the bit taken      *)
+(* returns without a check.                                                *)
+(***************************************************************************)
+UsesPage(c, p) ==
+    /\ pg[Proc(c)] = p
+    /\ \/ pc[Proc(c)] \in {"MSWait", "MSSet", "MSReturnOK", "MSReturnFail", "Failed"}
+       \/ HeldForStableUse(c)
+
+SomeConditionOn(p) ==
+    \/ dirty[p] \/ io[p] # "None" \/ Locked(p) \/ ~backed[p] \/ pgDiscarded[p]
+    \/ writable[p] /\ ~HasP
+    \/ mlocked[p]
+    \/ \E c \in CPUs : UsesPage(c, p)
+
+VolatileUnlessConditionStep ==
+    \A x \in Contexts :
+        (pc[x] = "MVCheck" /\ pc'[x] # "MVCheck" /\ ~SomeConditionOn(pg[x]))
+            => pc'[x] \in {"MVSet", "MVCheck2"}
+VolatileUnlessConditionProp == [][VolatileUnlessConditionStep]_vars
+\* Contract (the saving).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_ReadOnlyMaps,
+\* MCLinuxGuestProtocol_NoP; twin MCLinuxGuestProtocol_Twin_MapKeepsReference.
+THEOREM CheckOrder = "Atomic" => (Spec => VolatileUnlessConditionProp)
+
+\* What VolatileUnlessConditionProp is about (its witness): an attempt reads the
+\* conditions, finds none, and goes on to set the state.
+CheckFindsNoCondition ==
+    \E x \in Contexts : pc[x] = "MVCheck" /\ ~SomeConditionOn(pg[x]) /\ pc'[x] = "MVSet"
+\* ... and one at the fourth check point: the attempt of a do_no_page, whose
+\* user's reference became the mapping's, finds no condition.
+MappedPageCheckFindsNoCondition ==
+    \E x \in Contexts :
+        /\ pc[x] = "MVCheck" /\ ret[x] = "Idle" /\ maps[pg[x]] > 0
+        /\ ~SomeConditionOn(pg[x]) /\ pc'[x] = "MVSet"
 
 \* What NoVolatileWhileForbiddenInv is about (its witness, model/manifest.json):
 \* a page a user has made dirty, locked or mlocked, or truncated.
