@@ -302,7 +302,8 @@ VolatileUnlessConditionStep ==
             => pc'[x] \in {"MVSet", "MVCheck2"}
 VolatileUnlessConditionProp == [][VolatileUnlessConditionStep]_vars
 \* Contract (the saving).  MCLinuxGuestProtocol_Conditions, MCLinuxGuestProtocol_ReadOnlyMaps,
-\* MCLinuxGuestProtocol_NoP; twin MCLinuxGuestProtocol_Twin_MapKeepsReference.
+\* MCLinuxGuestProtocol_NoP, MCLinuxGuestProtocol_AllNoP, MCLinuxGuestProtocol_Patch2007;
+\* twin MCLinuxGuestProtocol_Twin_MapKeepsReference.
 THEOREM CheckOrder = "Atomic" => (Spec => VolatileUnlessConditionProp)
 
 \* What VolatileUnlessConditionProp is about (its witness): an attempt reads the
