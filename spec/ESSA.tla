@@ -33,6 +33,8 @@
 (*       page the guest gave up ends in no frame and no swap slot, the     *)
 (*       host reclaiming memory the guest does not need (paper 2: U, "The  *)
 (*       host may discard the page content at will"; [Z1]).                *)
+(*       The new gmap keeps it with the fix finding F14 proposes           *)
+(*       (F14FixHostFairSpec) and not without.                             *)
 (*   What CMMA saves. UnusedNotSwappedProp: in KVM a reclaim never writes  *)
 (*       to swap a page core mm is told is unused, "a page whose usage is  *)
 (*       U is dropped, not swapped" (sources 2).                           *)
@@ -305,6 +307,17 @@ HostReclaim(p) ==
     /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
     /\ UNCHANGED <<nodat, cbrl, pageTable, owed, belief, modified>>
 
+\* The reclaim of the new gmap with the fix finding F14 proposes [INFERENCE]
+\* (D408, D446): the MMU notifier marks the host PTE of every U page,
+\* present gmap PTE or not, so core mm drops an unused page whatever the
+\* gmap PTE says.  F14FixHostFairSpec runs it in place of HostReclaim.
+F14FixReclaim(p) ==
+    /\ Gmap /\ valid[p]
+    /\ valid' = [valid EXCEPT ![p] = FALSE]
+    /\ GmapReclaimAs(p, TRUE) /\ UNCHANGED keyDirty
+    /\ Record("HostReclaim", p, NoValue, NoValue, "Done", NoValue)
+    /\ UNCHANGED <<nodat, cbrl, pageTable, owed, belief, modified>>
+
 \* The first CBRL entry is processed (__gmap_zap / _essa_clear_cbrl): if the
 \* entry's PTE is not present and the page is U or Z, the zap drops the host
 \* PTE it targets if that is a swap entry (sources 2, 3.2).
@@ -462,5 +475,14 @@ FairSpec == Spec /\ InterceptedFairness
 HostFairSpec == Spec /\ InterceptedFairness /\ PressureFairness
 \* The machine's path (MachineInterpretsESSA): the list is processed when full.
 MachineFairSpec == Spec /\ MachineFairness /\ PressureFairness
+
+\* The new gmap with F14's fix (F14FixReclaim), on the intercepted path with
+\* the same fairness: the host's promise as the fixed new gmap would keep it.
+F14FixNext ==
+    \/ GuestNext \/ HostProcessCBRL \/ Migrate \/ HostResetCMMA
+    \/ \E p \in Pages : F14FixReclaim(p) \/ HostUnmapGmap(p) \/ HostAge(p)
+F14FixPressureFairness == \A p \in Pages : WF_vars(GivenUp(p) /\ F14FixReclaim(p))
+F14FixHostFairSpec ==
+    Init /\ [][F14FixNext]_vars /\ InterceptedFairness /\ F14FixPressureFairness
 
 =============================================================================

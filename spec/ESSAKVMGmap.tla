@@ -62,8 +62,12 @@ GmapFaultIn(p) ==
 \* dropped (no swap, Z not set), every other page swapped out like a stable
 \* one.  The unmap of a present gmap PTE is a _gmap_ptep_xchg (XchgZ).
 \* HostReclaim (ESSA.tla) takes the frame away and records the step.
-GmapReclaim(p) ==
-    LET drop == pteUnused[p] \/ (usage[p] = "U" /\ gmapPte[p] # "Empty")
+\* GmapReclaimAs(p, unusedFix): unusedFix is the fix finding F14 proposes
+\* [INFERENCE] (D408): KVM marks the host PTE of every U page it unmaps,
+\* present gmap PTE or not, so core mm drops every unused page
+\* (F14FixReclaim, ESSA.tla).  GmapReclaim is the tree as read.
+GmapReclaimAs(p, unusedFix) ==
+    LET drop == pteUnused[p] \/ (usage[p] = "U" /\ (gmapPte[p] # "Empty" \/ unusedFix))
     IN  /\ swapped' = [swapped EXCEPT ![p] = ~drop]
         /\ data' = [data EXCEPT ![p] = IF drop THEN 0 ELSE @]
         /\ gc' = [gc EXCEPT ![p] = SavedGC(p)]
@@ -71,6 +75,7 @@ GmapReclaim(p) ==
         /\ gmapPte' = [gmapPte EXCEPT ![p] = "Empty"]
         /\ pteUnused' = [pteUnused EXCEPT ![p] = FALSE]
         /\ UNCHANGED usage
+GmapReclaim(p) == GmapReclaimAs(p, FALSE)
 
 \* Core mm changes the host PTE of a resident page for a reason other than
 \* reclaim (a protection change, a page migration that keeps the page

@@ -540,6 +540,10 @@ THEOREM (Impl # "Paper2007" /\ Bugs = {} /\ ~MachineInterpretsESSA /\ CMMAEnable
 \* swapped out on reclaim, finding F14 (MCESSA_Finding_F14_KVMGmapGivenUpSwapped; on the machine's
 \* path MCESSA_KVMGmapGivenUpScenario).  Without CMMA no page is given up.
 THEOREM (Impl # "KVMGmap" /\ CMMAEnabled) => (HostFairSpec => GivenUpPageFreedProp)
+\* The new gmap with the fix F14 proposes (F14FixHostFairSpec, ESSA.tla).
+\* MCESSA_KVMGmapF14FixGivenUpLiveness (MCESSA_KVMGmapF14FixGivenUpLivenessTwoPages, deep).
+THEOREM (Impl = "KVMGmap" /\ Bugs = {} /\ ~MachineInterpretsESSA /\ CMMAEnabled)
+            => (F14FixHostFairSpec => GivenUpPageFreedProp)
 \* What CMMA saves the host.  MCESSA_KVMClassicModernNoKeys, MCESSA_KVMGmapModernNoKeys,
 \* MCESSA_KVMGmapFixed, MCESSA_KVMClassicKeys, MCESSA_KVMClassicNoKeysTwoPages, MCESSA_KVMClassicCMMAOff,
 \* MCESSA_Paper2007, MCESSA_Paper2007Two; twin MCESSA_Twin_UnusedSwapped.

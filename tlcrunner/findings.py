@@ -327,7 +327,10 @@ FINDINGS = (
         "(`gmap_helper_try_set_pte_unused` sets the bit only on a present host PTE since the "
         "CVE-2026-72412 fix, and `set_pte` clears it when the page is set again); whether the "
         "notifier's walk reaches a gmap PTE that is already empty is not checked here, and if it "
-        "does not, the notifier needs to read the PGSTE of the range itself (D408).",
+        "does not, the notifier needs to read the PGSTE of the range itself (D408). With that "
+        "fix the new gmap keeps the promise: `MCESSA_KVMGmapF14FixGivenUpLiveness` and "
+        "`MCESSA_KVMGmapF14FixGivenUpLivenessTwoPages` check `GivenUpPageFreedProp` under "
+        "F14FixHostFairSpec, the same machine with the fix's reclaim (D446).",
         table=False,
     ),
 )
