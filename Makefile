@@ -150,6 +150,7 @@ bench: venv tlc engines
 	$(PY) bench/mutate_bench.py
 	$(PY) bench/heldout_bench.py
 	$(PY) bench/kernel_regressions_bench.py
+	$(PY) bench/kernel_regressions_bench.py --held-out --check-flags=--fail-fast
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report
