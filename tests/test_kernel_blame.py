@@ -100,3 +100,28 @@ def test_a_wrong_page_field_comes_before_the_result_made_from_it() -> None:
     values = [("outcome", "Refused", "Done"), ("result", "-1", "7"), ("pages[0].usage", "U", "V")]
     found = blame(CALLS, values, TEXTS, HELPERS)
     assert found is not None and found[0] == "pgste_perform_essa"
+
+
+def test_a_field_an_earlier_step_left_wrong_is_blamed_on_that_steps_writer() -> None:
+    # handle_essa's CBRL loop (Linux 6.12, priv.c) zaps each entry through __gmap_zap; a loop
+    # that skips an entry leaves the page unzapped, seen only when the host processes the CBRL,
+    # a step that runs no writer of the field: the last earlier step that ran one is blamed
+    texts = dict(TEXTS)
+    texts["handle_essa"] = ("static int handle_essa(struct kvm_vcpu *vcpu)\n{\n"
+                            "\tfor (i = 1; i < entries; ++i)\n"
+                            "\t\t__gmap_zap(gmap, cbrlo[i]);\n\t__do_essa(vcpu, orc);\n}\n")
+    texts["__gmap_zap"] = "void __gmap_zap(struct gmap *gmap, unsigned long gaddr)\n{\n\tptep_zap_unused(mm, vmaddr, ptep, 0);\n}\n"
+    texts["ptep_zap_unused"] = "void ptep_zap_unused(...)\n{\n\tptep_zap_swap_entry(mm, pte_to_swp_entry(pte));\n}\n"
+    values = [("outcome", "Refused", "Zapped"), ("pages[0].swapped", "True", "False")]
+    step1 = [(0, True, "handle_essa"), (1, True, "__do_essa"), (2, True, "pgste_perform_essa")]
+    terms = kernel_terms([], "6.12", "classic", HELPERS)  # the CBRL step ran no kernel function
+    assert blame(calls_of(terms), values, texts, HELPERS) is None
+    again = reblame(terms, values, texts, HELPERS, history=lambda: [step1, []])
+    assert "kernel function: handle_essa" in again and "set by handle_essa at step 1" in again
+    why = next(ln for ln in again if ln.startswith("blame: "))
+    assert "no writer of swapped ran in this step" in why and "step 1: handle_essa" in why
+    # no earlier step ran a writer either: the terms stand
+    assert reblame(terms, values, texts, HELPERS, history=lambda: [[(0, False, "pgste_set_unlock")]]) == terms
+    # a step that ran a writer of its wrong field is its own: the history is not asked
+    assert reblame(calls_terms := kernel_terms(["call 0 1 ptep_zap_unused"], "6.12", "classic", HELPERS),
+                   values, texts, HELPERS, history=lambda: 1 / 0) != calls_terms  # type: ignore[arg-type,return-value]

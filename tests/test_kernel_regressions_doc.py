@@ -71,3 +71,9 @@ def test_render_counts_the_rows() -> None:
     assert f"| `{a.function}` | kernel-check" in text and "| `somewhere_else` |" in text
     assert "| caught | 1 | 10.0 | 12.5 |" in text
     assert text.count(f"| {regressions.NOT_RUN} |") == len(catalogue) - 2
+
+
+def test_a_headline_naming_an_earlier_steps_writer_is_blamed_on_it() -> None:
+    assert regressions.blamed("kernel-check: ...; first: X: y differ (set by handle_essa at step 1)") == "handle_essa"
+    assert regressions.blamed("kernel-check: ...; first: X: y differ (__do_essa)") == "__do_essa"
+    assert regressions.blamed("kernel-check: the VMM pass diverges; first: Get: answer differ (peek: Peek)") == ""

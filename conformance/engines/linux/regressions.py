@@ -75,8 +75,9 @@ class Result:
 
 
 def blamed(summary: str) -> str:
-    """The kernel function a summary's headline is blamed on (its last parenthesis), or ""."""
-    m = re.search(r"\((\w+)\)$", summary.strip())
+    """The kernel function a summary's headline is blamed on (its last parenthesis: the
+    function, or "set by" the function "at step" k), or ""."""
+    m = re.search(r"\((?:set by )?(\w+)(?: at step \d+)?\)$", summary.strip())
     return m.group(1) if m else ""
 
 
