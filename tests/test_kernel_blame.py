@@ -125,3 +125,20 @@ def test_a_field_an_earlier_step_left_wrong_is_blamed_on_that_steps_writer() -> 
     # a step that ran a writer of its wrong field is its own: the history is not asked
     assert reblame(calls_terms := kernel_terms(["call 0 1 ptep_zap_unused"], "6.12", "classic", HELPERS),
                    values, texts, HELPERS, history=lambda: 1 / 0) != calls_terms  # type: ignore[arg-type,return-value]
+
+
+def test_the_vmm_pass_names_each_wrong_field_of_a_reply_by_the_blames_names() -> None:
+    from conformance.engines.linux.vmm_check import Divergence, Observed, calls_in, wrong_fields
+
+    page = ("S", True, False, False, False, True)
+    want = Observed("Done", True, (page, page), (0, (0, 64), 1))
+    seen = Observed("Done", True, (page, page[:4] + (True, False)), (0, (0, 0), 0))
+    assert wrong_fields(want, seen) == [("value", "(0, 0)", "(0, 64)"), ("remaining", "0", "1"),
+                                        ("pages[1].nodat", "True", "False"),
+                                        ("pages[1].cmmaDirty", "False", "True")]
+    assert calls_in(["page 0 x", "call 0 1 kvm_s390_get_cmma_bits", "call 1 0 kvm_s390_get_cmma"]) == [
+        (0, True, "kvm_s390_get_cmma_bits"), (1, False, "kvm_s390_get_cmma")]
+    d = Divergence("peek-pages: Get", ["MigrationStart", "Get start 0 count 2"], want, seen,
+                   blame="set by kvm_s390_set_cmma_bits at step 1")
+    assert d.headline() == ("Get start 0 count 2: answer, pages[1] differ (peek-pages: Get) "
+                            "(set by kvm_s390_set_cmma_bits at step 1)")

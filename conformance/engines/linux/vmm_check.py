@@ -50,8 +50,9 @@ from refimpl.essa.profile import NO_PAGE
 from refimpl.essa.rules import zap_targets
 from refimpl.essa.vmm import Answer, Layout, VMMState
 
+from .blame import Call, blame, bodies, look_back
 from .engine import KernelEssaEngine
-from .kernels import Built
+from .kernels import HARNESSES, Built
 
 #: The kernel functions a request of the pass entered, gathered as each harness closes
 #: (harness_trace.h); :func:`check_vmm` reports them in its :class:`Result`.
@@ -110,6 +111,36 @@ class Observed(NamedTuple):
         return out
 
 
+#: A page's fields in :class:`Observed`, by their names in a reply (blame.FIELD_MARKS).
+PAGE_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat", "cmmaDirty")
+
+
+def wrong_fields(want: Observed, seen: Observed) -> list[tuple[str, str, str]]:
+    """Each field of a reply that differs, as (name, the kernel's, the spec's): the blame's
+    fields (an answer's start, values and remaining; a page's own fields)."""
+    out = [(f, str(getattr(seen, f)), str(getattr(want, f))) for f in ("outcome", "migrating")
+           if getattr(want, f) != getattr(seen, f)]  # fmt: skip
+    if want.answer != seen.answer:
+        if want.answer is None or seen.answer is None:
+            out.append(("value", str(seen.answer), str(want.answer)))
+        else:
+            out += [(name, str(b), str(a)) for name, a, b in
+                    zip(("start", "value", "remaining"), want.answer, seen.answer) if a != b]  # fmt: skip
+    for i, (a, b) in enumerate(zip(want.pages, seen.pages)):
+        out += [(f"pages[{i}].{name}", str(y), str(x)) for name, x, y in zip(PAGE_FIELDS, a, b) if x != y]
+    return out
+
+
+def calls_in(lines: Sequence[str]) -> list[Call]:
+    """The call tree of the harness's ``explain`` lines (``call DEPTH CHANGED NAME``)."""
+    out: list[Call] = []
+    for ln in lines:
+        if ln.startswith("call "):
+            _, depth, changed, name = ln.split()
+            out.append((int(depth), changed == "1", name))
+    return out
+
+
 @dataclass
 class Divergence:
     where: str
@@ -117,10 +148,14 @@ class Divergence:
     expected: Observed
     observed: Observed
     kernel: list[str] = field(default_factory=list)
+    #: The kernel function that owns a wrong field (blame.py), or "set by X at step k" when an
+    #: earlier request's did; "" when no writer ran. ``why``: in words.
+    blame: str = ""
+    why: str = ""
 
     def headline(self) -> str:
         return (f"{self.requests[-1]}: {', '.join(self.expected.differs(self.observed))} differ "
-                f"({self.where})")  # fmt: skip
+                f"({self.where})" + (f" ({self.blame})" if self.blame else ""))  # fmt: skip
 
 
 class Lockstep:
@@ -144,6 +179,7 @@ class Lockstep:
         self.engine._send("reset")
         self.s = vmm.init(self.profile, self.layout)
         self.requests: list[str] = []
+        self.lines: list[str] = []  # the harness's lines since the reset
 
     def close(self) -> None:
         self.engine.close()
@@ -199,6 +235,7 @@ class Lockstep:
         if not isinstance(t, VMMState):
             raise RuntimeError(f"the reference does not enable {label} here: {t}")
         self.requests.append(label)
+        self.lines.append(line)
         got = self.engine._send(line)
         self.steps += 1
         if got.startswith("error"):
@@ -209,8 +246,41 @@ class Lockstep:
             want, seen = want._replace(outcome=""), seen._replace(outcome="")
         self.s = t
         if want.differs(seen):
-            return Divergence(label, list(self.requests), want, seen, self.explain())
+            d = Divergence(label, list(self.requests), want, seen, self.explain())
+            self.blame(d)
+            return d
         return None
+
+    def blame(self, d: Divergence) -> None:
+        """``d``'s blame: the writer of a wrong field the step ran, else the last writer an
+        earlier step since the reset ran (those steps replayed on a fresh harness, each
+        explained); as it is when neither ran one."""
+        built = self.engine.built
+        if built is None:
+            return
+        texts, helpers = bodies(built, "classic"), HARNESSES["classic"].helpers
+        values = wrong_fields(d.expected, d.observed)
+        found = blame(calls_in(d.kernel), values, texts, helpers)
+        if found is not None:
+            d.blame, d.why = found
+            return
+        earlier = look_back(self._history(), values, texts, helpers)
+        if earlier is not None:
+            fn, k, d.why = earlier
+            d.blame = f"set by {fn} at step {k}"
+
+    def _history(self) -> list[list[Call]]:
+        """The call tree of each step since the reset but the last, replayed on a fresh harness."""
+        assert self.engine.built is not None
+        other = Lockstep(self.engine.built, self.slots, self.layout.slot_delete_fix)
+        try:
+            out = []
+            for line in self.lines[:-1]:
+                other.engine._send(line)
+                out.append(calls_in(other.explain()))
+            return out
+        finally:
+            other.engine.close()
 
     def explain(self) -> list[str]:
         assert self.engine._proc is not None and self.engine._proc.stdin
@@ -614,5 +684,6 @@ def report(res: Result) -> list[str]:
     for i, d in enumerate(res.divergences, 1):
         out += ["", f"VMM divergence {i} of {len(res.divergences)}: {d.headline()}", "", "```",
                 "from a reset: " + "; ".join(d.requests),
-                f"the spec:   {d.expected}", f"the kernel: {d.observed}", *d.kernel, "```"]
+                f"the spec:   {d.expected}", f"the kernel: {d.observed}", *d.kernel,
+                *([f"blame: {d.why}"] if d.why else []), "```"]
     return out
