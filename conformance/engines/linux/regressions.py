@@ -255,8 +255,15 @@ def main(argv: list[str] | None = None) -> int:
                              "(--json's), instead of running")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep each regressed tree and the check's reproducers in DIR/<name>/")
+    parser.add_argument("--reblame", type=Path, metavar="DIR",
+                        help="the headlines of a --keep run's caught regressions (before) against "
+                             "the blame now (after): each first divergence found again on its kept "
+                             "tree (a profile's by --replay of its trace, the VMM pass's by the pass), "
+                             "instead of running the check")
     args = parser.parse_args(argv)
     catalogue = load(HELD_OUT if args.held_out else CATALOGUE)
+    if args.reblame is not None:
+        return reblame(args.reblame, catalogue)
     if args.doc is not None:
         try:
             write_doc(json.loads(args.doc.read_text(encoding="utf-8")), args.held_out)
@@ -294,6 +301,53 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nregressions: {caught} of {len(results)} caught; the headline names the edited "
           f"function for {right} of {caught}")
     return 0 if caught == len(results) else 1
+
+
+def headline_now(where: Path) -> str:
+    """The first divergence of a --keep run (``where``: DIR/<name>/) found again on its kept
+    tree with the blame of this code: a profile's by replaying its saved trace, the VMM
+    pass's by running the pass; "" when the run found none."""
+    said = (where / "stdout.txt").read_text(encoding="utf-8") if (where / "stdout.txt").is_file() else ""
+    last = next((ln for ln in reversed(said.splitlines()) if ln.startswith("kernel-check: ")), "")
+    tree = where / "linux"
+    if "the VMM pass diverges" in last:
+        from . import vmm_check
+        from .kernels import build
+
+        res = vmm_check.check_vmm(build("classic", str(tree)))
+        return res.divergences[0].headline() if res.divergences else ""
+    m = re.search(r"REPLAY=(\S+)", said)
+    if m is None:
+        return ""
+    p = subprocess.run([sys.executable, "-m", "conformance.engines.linux.check", "--kernel-src",
+                        str(tree), "--replay", m.group(1)], cwd=REPO, capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))  # fmt: skip
+    return next((ln.split(": ", 2)[-1] for ln in reversed(p.stdout.splitlines())
+                 if ln.startswith("kernel-check: ") and " diverges from " in ln), "")  # fmt: skip
+
+
+def reblame(keep: Path, catalogue: list[Regression]) -> int:
+    """``--reblame``: for each regression of ``catalogue`` kept under ``keep`` and caught, the
+    function its headline named (before) and names now (after), and the counts that name the
+    edited function."""
+    print("| regression | function | before | after |")
+    print("|---|---|---|---|")
+    before = after = caught = 0
+    for r in catalogue:
+        where = keep / r.name
+        said = (where / "stdout.txt").read_text(encoding="utf-8") if (where / "stdout.txt").is_file() else ""
+        last = next((ln for ln in reversed(said.splitlines()) if ln.startswith("kernel-check: ")
+                     and ("diverge" in ln)), "")  # fmt: skip
+        if not last:
+            continue
+        caught += 1
+        was, now = blamed(last), blamed(headline_now(where))
+        before += was == r.function
+        after += now == r.function
+        print(f"| {r.name} | {r.function} | {was or '-'} | {now or '-'} |", flush=True)
+    print(f"\nreblame: of {caught} caught, the headline names the edited function for {before} "
+          f"before and {after} after")
+    return 0
 
 
 def _write(path: Path, results: list[Result]) -> None:
