@@ -33,6 +33,7 @@ conformance driver (PROTOCOL.md) speaks the same requests through :mod:`.engine`
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
@@ -180,6 +181,7 @@ class Lockstep:
         self.s = vmm.init(self.profile, self.layout)
         self.requests: list[str] = []
         self.lines: list[str] = []  # the harness's lines since the reset
+        self.states: list[VMMState] = []  # the reference's state after each of them
 
     def close(self) -> None:
         self.engine.close()
@@ -245,6 +247,7 @@ class Lockstep:
         if line.startswith(("essa", "cbrl")):  # the guest's and host's steps: the pages
             want, seen = want._replace(outcome=""), seen._replace(outcome="")
         self.s = t
+        self.states.append(t)
         if want.differs(seen):
             d = Divergence(label, list(self.requests), want, seen, self.explain())
             self.blame(d)
@@ -252,32 +255,67 @@ class Lockstep:
         return None
 
     def blame(self, d: Divergence) -> None:
-        """``d``'s blame: the writer of a wrong field the step ran, else the last writer an
-        earlier step since the reset ran (those steps replayed on a fresh harness, each
-        explained); as it is when neither ran one."""
+        """``d``'s blame. A wrong ``remaining`` is ``cmma_dirty_pages``, which the harness shows
+        after every step: when it already differed from the reference's count after an earlier
+        step (and at every step since), the writer of that step is blamed, the count being
+        hidden until a GET or a peek answers it. Else the writer of a wrong field the step ran,
+        else the last writer an earlier step since the reset ran (those steps replayed on a
+        fresh harness, each explained); as it is when none ran."""
         built = self.engine.built
         if built is None:
             return
         texts, helpers = bodies(built, "classic"), HARNESSES["classic"].helpers
         values = wrong_fields(d.expected, d.observed)
+        history: list[list[str]] | None = None
+        if any(name == "remaining" for name, _, _ in values):
+            history = self._history()
+            k = self._count_drift(history)
+            if k is not None:
+                drifted = look_back([calls_in(history[k - 1])],
+                                    [v for v in values if v[0] == "remaining"], texts, helpers)  # fmt: skip
+                if drifted is not None:
+                    fn = drifted[0]
+                    name, kernel, spec = next(v for v in values if v[0] == "remaining")
+                    d.blame = f"set by {fn} at step {k}"
+                    d.why = (f"{name} is {kernel} where the spec says {spec}: cmma_dirty_pages "
+                             f"differs from the spec's count from step {k} on, and {fn}, which "
+                             f"writes it, ran at step {k}")  # fmt: skip
+                    return
         found = blame(calls_in(d.kernel), values, texts, helpers)
         if found is not None:
             d.blame, d.why = found
             return
-        earlier = look_back(self._history(), values, texts, helpers)
+        history = self._history() if history is None else history
+        earlier = look_back([calls_in(h) for h in history], values, texts, helpers)
         if earlier is not None:
             fn, k, d.why = earlier
             d.blame = f"set by {fn} at step {k}"
 
-    def _history(self) -> list[list[Call]]:
-        """The call tree of each step since the reset but the last, replayed on a fresh harness."""
+    def _count_drift(self, history: list[list[str]]) -> int | None:
+        """The earlier step after which the kernel's ``cmma_dirty_pages`` first differed from
+        the reference's count and kept differing through the last earlier step (both in
+        migration mode), or None."""
+        first = None
+        for k, (lines, t) in enumerate(zip(history, self.states), 1):
+            count = next((int(m.group(2)) for ln in lines
+                          if (m := re.match(r"dirty after migration_mode=(-?\d+) cmma_dirty_pages=(-?\d+)", ln))
+                          and m.group(1) == "1"), None)  # fmt: skip
+            if count is None or not t.mig.migrating or count == t.dirtyCount:
+                first = None
+            elif first is None:
+                first = k
+        return first
+
+    def _history(self) -> list[list[str]]:
+        """The harness's explain lines of each step since the reset but the last, replayed on a
+        fresh harness."""
         assert self.engine.built is not None
         other = Lockstep(self.engine.built, self.slots, self.layout.slot_delete_fix)
         try:
             out = []
             for line in self.lines[:-1]:
                 other.engine._send(line)
-                out.append(calls_in(other.explain()))
+                out.append(other.explain())
             return out
         finally:
             other.engine.close()
