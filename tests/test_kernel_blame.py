@@ -142,3 +142,25 @@ def test_the_vmm_pass_names_each_wrong_field_of_a_reply_by_the_blames_names() ->
                    blame="set by kvm_s390_set_cmma_bits at step 1")
     assert d.headline() == ("Get start 0 count 2: answer, pages[1] differ (peek-pages: Get) "
                             "(set by kvm_s390_set_cmma_bits at step 1)")
+
+
+def test_a_wrong_remaining_is_the_step_after_which_the_count_left_the_specs() -> None:
+    # the harness shows cmma_dirty_pages after every step; the reference's count is dirtyCount:
+    # the first step of the last run of steps where they differ (in migration mode) is blamed
+    from types import SimpleNamespace
+
+    from conformance.engines.linux.vmm_check import Lockstep
+
+    def state(migrating: bool, count: int) -> SimpleNamespace:
+        return SimpleNamespace(mig=SimpleNamespace(migrating=migrating), dirtyCount=count)
+
+    def shown(mode: int, count: int) -> list[str]:
+        return ["call 0 1 kvm_s390_vm_start_migration",
+                f"dirty after migration_mode={mode} cmma_dirty_pages={count} second dirty bitmap: 1 1"]
+
+    m = SimpleNamespace(states=[state(False, 0), state(True, 4), state(True, 3), state(True, 2)])
+    drift = Lockstep._count_drift
+    assert drift(m, [shown(0, 0), shown(1, 1), shown(1, 0), shown(1, 0)]) == 2  # type: ignore[arg-type]
+    assert drift(m, [shown(0, 0), shown(1, 4), shown(1, 3), shown(1, 2)]) is None  # type: ignore[arg-type]
+    # a count that came right again is no drift of the last steps
+    assert drift(m, [shown(0, 0), shown(1, 1), shown(1, 3), shown(1, 2)]) is None  # type: ignore[arg-type]
