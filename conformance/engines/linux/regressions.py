@@ -260,8 +260,16 @@ def main(argv: list[str] | None = None) -> int:
                              "the blame now (after): each first divergence found again on its kept "
                              "tree (a profile's by --replay of its trace, the VMM pass's by the pass), "
                              "instead of running the check")
+    parser.add_argument("--vmm-pass", action="store_true",
+                        help="run only kernel-check's VMM pass on each regressed tree: its first "
+                             "divergence's headline and the function it names (the blame's measure "
+                             "for the migration paths, without the profiles' run)")
     args = parser.parse_args(argv)
     catalogue = load(HELD_OUT if args.held_out else CATALOGUE)
+    if args.vmm_pass:
+        names = set(args.names.split(",")) if args.names else None
+        return vmm_pass([r for r in catalogue if names is None or r.name in names], catalogue,
+                        args.kernel_src)  # fmt: skip
     if args.reblame is not None:
         return reblame(args.reblame, catalogue)
     if args.doc is not None:
@@ -324,6 +332,37 @@ def headline_now(where: Path) -> str:
                        text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))  # fmt: skip
     return next((ln.split(": ", 2)[-1] for ln in reversed(p.stdout.splitlines())
                  if ln.startswith("kernel-check: ") and " diverges from " in ln), "")  # fmt: skip
+
+
+def vmm_pass(chosen: list[Regression], catalogue: list[Regression], kernel_src: str | None) -> int:
+    """``--vmm-pass``: each regression of ``chosen`` planted in a copy of the tree and only the
+    VMM pass run on it; its first divergence's headline, and whether it names the edited
+    function."""
+    from . import vmm_check
+    from .kernels import build
+
+    base = base_tree(kernel_src)
+    print("| regression | function | VMM pass | seconds | blamed on | headline |")
+    print("|---|---|---|---|---|---|")
+    caught = right = 0
+    for r in chosen:
+        with tempfile.TemporaryDirectory(prefix=f"kernel-{r.name}-") as tmp:
+            tree = Path(tmp) / "linux"
+            _copy(base, catalogue, tree)
+            (tree / r.file).write_text(apply(read_source(tree, r.file), r), encoding="utf-8")
+            t0 = time.monotonic()
+            res = vmm_check.check_vmm(build("classic", str(tree)))
+            seconds = time.monotonic() - t0
+        head = res.divergences[0].headline() if res.divergences else ""
+        fn = blamed(head)
+        caught += bool(head)
+        right += bool(head) and fn == r.function
+        print(f"| {r.name} | {r.function} | {'caught' if head else 'missed'} | {seconds:.0f} | "
+              f"{fn or '-'}{'' if not fn else ' (right)' if fn == r.function else ' (wrong)'} | "
+              f"{head.replace('|', '/') or '-'} |", flush=True)  # fmt: skip
+    print(f"\nVMM pass: {caught} of {len(chosen)} caught; the headline names the edited function "
+          f"for {right} of {caught}")
+    return 0
 
 
 def reblame(keep: Path, catalogue: list[Regression]) -> int:
