@@ -120,6 +120,9 @@ def test_a_field_an_earlier_step_left_wrong_is_blamed_on_that_steps_writer() -> 
     assert "kernel function: handle_essa" in again and "set by handle_essa at step 1" in again
     why = next(ln for ln in again if ln.startswith("blame: "))
     assert "no writer of swapped ran in this step" in why and "step 1: handle_essa" in why
+    # a step that changed the state is its own suspect, even when it wrote no wrong field
+    changer = kernel_terms(["call 0 1 __do_essa"], "6.12", "classic", HELPERS)
+    assert reblame(changer, values, texts, HELPERS, history=lambda: [step1]) == changer
     # no earlier step ran a writer either: the terms stand
     assert reblame(terms, values, texts, HELPERS, history=lambda: [[(0, False, "pgste_set_unlock")]]) == terms
     # a step that ran a writer of its wrong field is its own: the history is not asked

@@ -18,8 +18,8 @@ makes is its caller's decision). Naming is not writing (``__do_essa`` reads
 ``_PGSTE_GPS_USAGE_MASK`` to build the result): among the writers the call tree holds, the
 deepest is taken, since a caller that only reads a field passes it down to a callee that sets
 it, and helpers (locks, one-bit setters: :attr:`~.kernels.Harness.helpers`) are never blamed.
-Where no writer of any wrong field ran in the diverging step, the field was left wrong by an
-earlier request: the trace's earlier steps are looked through, latest first, for the last one
+Where no writer of any wrong field ran in the diverging step and the step changed nothing (the
+change it should have made did not happen), the field was left wrong by an earlier request: the trace's earlier steps are looked through, latest first, for the last one
 whose call tree holds a writer of the wrong field, and the deepest writer it ran is blamed, with
 the step named ("set by handle_essa at step 1": the ESSA whose CBRL loop skipped an entry, seen
 when the host processes the CBRL). Where no step of the trace ran a writer either, the blame is
@@ -166,6 +166,12 @@ def look_back(history: Sequence[Sequence[Call]], values: Sequence[tuple[str, str
     return None
 
 
+def changed_state(calls: Sequence[Call], helpers: frozenset[str] = frozenset()) -> bool:
+    """Whether a function of the call tree, not a helper, changed the state: a step that did
+    is its own suspect (the deepest that changed it), never an earlier step's."""
+    return any(changed for _, changed, name in calls if name not in helpers)
+
+
 #: The line of a report that names an earlier step's writer (:func:`look_back`).
 SET_BY: Final = "set by "
 
@@ -205,7 +211,7 @@ def reblame(terms: list[str], values: Sequence[tuple[str, str, str]], texts: dic
     the terms are as they are when no step ran a writer."""
     found = blame(calls_of(terms), values, texts, helpers, before)
     extra: list[str] = []
-    if found is None and history is not None:
+    if found is None and history is not None and not changed_state(calls_of(terms), helpers):
         earlier = look_back(history(), values, texts, helpers)
         if earlier is not None:
             fn, k, why = earlier

@@ -51,7 +51,7 @@ from refimpl.essa.profile import NO_PAGE
 from refimpl.essa.rules import zap_targets
 from refimpl.essa.vmm import Answer, Layout, VMMState
 
-from .blame import Call, blame, bodies, look_back
+from .blame import Call, blame, bodies, changed_state, look_back
 from .engine import KernelEssaEngine
 from .kernels import HARNESSES, Built
 
@@ -260,7 +260,7 @@ class Lockstep:
         step (and at every step since), the writer of that step is blamed, the count being
         hidden until a GET or a peek answers it. Else the writer of a wrong field the step ran,
         else the last writer an earlier step since the reset ran (those steps replayed on a
-        fresh harness, each explained); as it is when none ran."""
+        fresh harness, each explained) when the step changed nothing; as it is when none ran."""
         built = self.engine.built
         if built is None:
             return
@@ -284,6 +284,13 @@ class Lockstep:
         found = blame(calls_in(d.kernel), values, texts, helpers)
         if found is not None:
             d.blame, d.why = found
+            return
+        if changed_state(calls_in(d.kernel), helpers):
+            # the step changed the state: its own changer is the suspect, the deepest (D354)
+            own = [(i, c) for i, c in enumerate(calls_in(d.kernel)) if c[1] and c[2] not in helpers]
+            d.blame = max(own, key=lambda ic: (ic[1][0], ic[0]))[1][2]
+            d.why = (f"no function of the step writes {', '.join(v[0] for v in values)}; "
+                     f"{d.blame} changed the state deepest")  # fmt: skip
             return
         history = self._history() if history is None else history
         earlier = look_back([calls_in(h) for h in history], values, texts, helpers)
