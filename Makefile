@@ -135,6 +135,9 @@ mypy: venv
 # results/bench-loops.json. KERNEL_GMAP_SRC: the 7.x tree of the kernel-gmap loop (else skipped).
 # Every run also projects make check and CI's models from the pins and the runs measured here
 # (no model run: loop check-projected) into docs/loops.md's projection block.
+# The kernel regression catalogues (bench/kernel_regressions_bench.py): each regression planted in a
+# copy of the tree and the default kernel-check run on it (the held-out one with --fail-fast: the
+# time to the first divergence); docs/kernel.md's two catalogue blocks are rewritten from the results.
 BENCH_RUNS ?= 3
 LOOPS ?= check ci kernel-classic kernel-gmap run classify
 KERNEL_GMAP_SRC ?=
@@ -150,6 +153,7 @@ bench: venv tlc engines
 	$(PY) bench/mutate_bench.py
 	$(PY) bench/heldout_bench.py
 	$(PY) bench/kernel_regressions_bench.py
+	$(PY) bench/kernel_regressions_bench.py --held-out --check-flags=--fail-fast
 
 clean:
 	rm -rf $(VENV) .cache results .mypy_cache .pytest_cache .hypothesis *.egg-info conformance/engines/build conformance-report

@@ -1,10 +1,18 @@
-"""The held-out kernel regression catalogue (conformance/engines/linux/regressions.json) against
-the default ``make kernel-check``: for each regression, caught or missed and the wall time of the
-check on the regressed tree. Prints the table and writes results/bench-kernel-regressions.json.
-Needs the kernel toolchain (README, Requirements); says so and exits 0 without it."""
+"""The kernel regression catalogues (conformance/engines/linux/regressions.json, and with
+``--held-out`` regressions_heldout.json, the migration paths' held-out one) against the default
+``make kernel-check``: for each regression planted in a copy of the tree, the verdict (caught or
+missed), the check's exit, its wall and CPU seconds (the check and the harnesses it waits for) and
+its summary's first line. ``--check-flags=--fail-fast`` stops each check at its first divergence,
+so that the seconds are those to the first divergence (``make bench`` runs the held-out catalogue
+so). Prints the table, writes results/bench-kernel-regressions.json
+(``--held-out``: results/bench-kernel-regressions-heldout.json) and rewrites the catalogue's block
+of docs/kernel.md from it. Other flags go to ``python -m conformance.engines.linux.regressions``
+(``--names a,b``: some; ``--keep DIR``: keep the regressed trees and reproducers). Needs the kernel
+toolchain (README, Requirements); says so and exits 0 without it."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -19,4 +27,8 @@ if __name__ == "__main__":
     if why:
         print(f"kernel regressions: skipped: {why}")
         sys.exit(0)
-    regressions.main(["--json", str(REPO / "results" / "bench-kernel-regressions.json"), *sys.argv[1:]])
+    held_out = "--held-out" in sys.argv[1:]
+    out = REPO / "results" / f"bench-kernel-regressions{'-heldout' if held_out else ''}.json"
+    regressions.main(["--json", str(out), *sys.argv[1:]])
+    regressions.write_doc(json.loads(out.read_text(encoding="utf-8")), held_out)
+    print(f"kernel regressions: docs/kernel.md's block written from {out.relative_to(REPO)}")

@@ -100,3 +100,70 @@ def test_a_wrong_page_field_comes_before_the_result_made_from_it() -> None:
     values = [("outcome", "Refused", "Done"), ("result", "-1", "7"), ("pages[0].usage", "U", "V")]
     found = blame(CALLS, values, TEXTS, HELPERS)
     assert found is not None and found[0] == "pgste_perform_essa"
+
+
+def test_a_field_an_earlier_step_left_wrong_is_blamed_on_that_steps_writer() -> None:
+    # handle_essa's CBRL loop (Linux 6.12, priv.c) zaps each entry through __gmap_zap; a loop
+    # that skips an entry leaves the page unzapped, seen only when the host processes the CBRL,
+    # a step that runs no writer of the field: the last earlier step that ran one is blamed
+    texts = dict(TEXTS)
+    texts["handle_essa"] = ("static int handle_essa(struct kvm_vcpu *vcpu)\n{\n"
+                            "\tfor (i = 1; i < entries; ++i)\n"
+                            "\t\t__gmap_zap(gmap, cbrlo[i]);\n\t__do_essa(vcpu, orc);\n}\n")
+    texts["__gmap_zap"] = "void __gmap_zap(struct gmap *gmap, unsigned long gaddr)\n{\n\tptep_zap_unused(mm, vmaddr, ptep, 0);\n}\n"
+    texts["ptep_zap_unused"] = "void ptep_zap_unused(...)\n{\n\tptep_zap_swap_entry(mm, pte_to_swp_entry(pte));\n}\n"
+    values = [("outcome", "Refused", "Zapped"), ("pages[0].swapped", "True", "False")]
+    step1 = [(0, True, "handle_essa"), (1, True, "__do_essa"), (2, True, "pgste_perform_essa")]
+    terms = kernel_terms([], "6.12", "classic", HELPERS)  # the CBRL step ran no kernel function
+    assert blame(calls_of(terms), values, texts, HELPERS) is None
+    again = reblame(terms, values, texts, HELPERS, history=lambda: [step1, []])
+    assert "kernel function: handle_essa" in again and "set by handle_essa at step 1" in again
+    why = next(ln for ln in again if ln.startswith("blame: "))
+    assert "no writer of swapped ran in this step" in why and "step 1: handle_essa" in why
+    # a step that changed the state is its own suspect, even when it wrote no wrong field
+    changer = kernel_terms(["call 0 1 __do_essa"], "6.12", "classic", HELPERS)
+    assert reblame(changer, values, texts, HELPERS, history=lambda: [step1]) == changer
+    # no earlier step ran a writer either: the terms stand
+    assert reblame(terms, values, texts, HELPERS, history=lambda: [[(0, False, "pgste_set_unlock")]]) == terms
+    # a step that ran a writer of its wrong field is its own: the history is not asked
+    assert reblame(calls_terms := kernel_terms(["call 0 1 ptep_zap_unused"], "6.12", "classic", HELPERS),
+                   values, texts, HELPERS, history=lambda: 1 / 0) != calls_terms  # type: ignore[arg-type,return-value]
+
+
+def test_the_vmm_pass_names_each_wrong_field_of_a_reply_by_the_blames_names() -> None:
+    from conformance.engines.linux.vmm_check import Divergence, Observed, calls_in, wrong_fields
+
+    page = ("S", True, False, False, False, True)
+    want = Observed("Done", True, (page, page), (0, (0, 64), 1))
+    seen = Observed("Done", True, (page, page[:4] + (True, False)), (0, (0, 0), 0))
+    assert wrong_fields(want, seen) == [("value", "(0, 0)", "(0, 64)"), ("remaining", "0", "1"),
+                                        ("pages[1].nodat", "True", "False"),
+                                        ("pages[1].cmmaDirty", "False", "True")]
+    assert calls_in(["page 0 x", "call 0 1 kvm_s390_get_cmma_bits", "call 1 0 kvm_s390_get_cmma"]) == [
+        (0, True, "kvm_s390_get_cmma_bits"), (1, False, "kvm_s390_get_cmma")]
+    d = Divergence("peek-pages: Get", ["MigrationStart", "Get start 0 count 2"], want, seen,
+                   blame="set by kvm_s390_set_cmma_bits at step 1")
+    assert d.headline() == ("Get start 0 count 2: answer, pages[1] differ (peek-pages: Get) "
+                            "(set by kvm_s390_set_cmma_bits at step 1)")
+
+
+def test_a_wrong_remaining_is_the_step_after_which_the_count_left_the_specs() -> None:
+    # the harness shows cmma_dirty_pages after every step; the reference's count is dirtyCount:
+    # the first step of the last run of steps where they differ (in migration mode) is blamed
+    from types import SimpleNamespace
+
+    from conformance.engines.linux.vmm_check import Lockstep
+
+    def state(migrating: bool, count: int) -> SimpleNamespace:
+        return SimpleNamespace(mig=SimpleNamespace(migrating=migrating), dirtyCount=count)
+
+    def shown(mode: int, count: int) -> list[str]:
+        return ["call 0 1 kvm_s390_vm_start_migration",
+                f"dirty after migration_mode={mode} cmma_dirty_pages={count} second dirty bitmap: 1 1"]
+
+    m = SimpleNamespace(states=[state(False, 0), state(True, 4), state(True, 3), state(True, 2)])
+    drift = Lockstep._count_drift
+    assert drift(m, [shown(0, 0), shown(1, 1), shown(1, 0), shown(1, 0)]) == 2  # type: ignore[arg-type]
+    assert drift(m, [shown(0, 0), shown(1, 4), shown(1, 3), shown(1, 2)]) is None  # type: ignore[arg-type]
+    # a count that came right again is no drift of the last steps
+    assert drift(m, [shown(0, 0), shown(1, 1), shown(1, 3), shown(1, 2)]) is None  # type: ignore[arg-type]

@@ -18,15 +18,19 @@ makes is its caller's decision). Naming is not writing (``__do_essa`` reads
 ``_PGSTE_GPS_USAGE_MASK`` to build the result): among the writers the call tree holds, the
 deepest is taken, since a caller that only reads a field passes it down to a callee that sets
 it, and helpers (locks, one-bit setters: :attr:`~.kernels.Harness.helpers`) are never blamed.
-Where no writer of any wrong field ran, the blame is the call tree's: the deepest
-function that changed the state, else the deepest that ran.
+Where no writer of any wrong field ran in the diverging step and the step changed nothing (the
+change it should have made did not happen), the field was left wrong by an earlier request: the trace's earlier steps are looked through, latest first, for the last one
+whose call tree holds a writer of the wrong field, and the deepest writer it ran is blamed, with
+the step named ("set by handle_essa at step 1": the ESSA whose CBRL loop skipped an entry, seen
+when the host processes the CBRL). Where no step of the trace ran a writer either, the blame is
+the call tree's: the deepest function that changed the state, else the deepest that ran.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -50,6 +54,10 @@ FIELD_MARKS: Final[dict[str, tuple[str, ...]]] = {
     "result": ("gprs[r1]",),
     "value": ("res[", "values["),
     "outcome": ("kvm_s390_inject_program_int", "kvm_s390_inject_prog_irq"),
+    # the migration interface's reply (KVM_S390_GET_CMMA_BITS, the migration mode attribute)
+    "migrating": ("migration_mode",),
+    "remaining": ("cmma_dirty_pages",),
+    "start": ("start_gfn",),
 }
 
 
@@ -136,6 +144,38 @@ def blame(calls: Sequence[Call], values: Sequence[tuple[str, str, str]],
     return None
 
 
+def look_back(history: Sequence[Sequence[Call]], values: Sequence[tuple[str, str, str]],
+              texts: dict[str, str], helpers: frozenset[str] = frozenset()) -> tuple[str, int, str] | None:  # fmt: skip
+    """The function of an earlier step to blame when the diverging step ran no writer of a
+    wrong field: ``history`` holds the call trees of the steps before it (step 1 first); the
+    last of them that ran a writer of a wrong field (a page's fields first), and its deepest
+    writer (of equally deep ones, the last called). (function, step, why), or None when no
+    earlier step ran a writer."""
+    for name, kernel, spec in sorted(values, key=lambda v: not v[0].startswith("pages[")):
+        field = field_of(name)
+        owners = writers(texts, field) - helpers
+        for k in range(len(history) - 1, -1, -1):
+            ran = [(i, c) for i, c in enumerate(history[k]) if c[2] in owners]
+            if not ran:
+                continue
+            fn = max(ran, key=lambda ic: (ic[1][0], ic[0]))[1][2]
+            return fn, k + 1, (f"{name} is {kernel} where the spec says {spec}, and no writer of "
+                               f"{field} ran in this step; the last step that ran one is step "
+                               f"{k + 1}: {fn} writes {field} (its code names "
+                               f"{_named(texts[fn], field)})")  # fmt: skip
+    return None
+
+
+def changed_state(calls: Sequence[Call], helpers: frozenset[str] = frozenset()) -> bool:
+    """Whether a function of the call tree, not a helper, changed the state: a step that did
+    is its own suspect (the deepest that changed it), never an earlier step's."""
+    return any(changed for _, changed, name in calls if name not in helpers)
+
+
+#: The line of a report that names an earlier step's writer (:func:`look_back`).
+SET_BY: Final = "set by "
+
+
 def _named(text: str, field: str) -> str:
     return ", ".join(m.strip() for m in FIELD_MARKS[field] if m in _code(text))
 
@@ -162,20 +202,30 @@ def calls_of(terms: Sequence[str]) -> list[Call]:
 
 
 def reblame(terms: list[str], values: Sequence[tuple[str, str, str]], texts: dict[str, str],
-            helpers: frozenset[str], before: dict[str, str] | None = None) -> list[str]:
+            helpers: frozenset[str], before: dict[str, str] | None = None,
+            history: Callable[[], Sequence[Sequence[Call]]] | None = None) -> list[str]:  # fmt: skip
     """``terms`` (a report in the kernel's terms) with its ``kernel function:`` line naming the
-    owner of a wrong field (:func:`blame`) and a line saying why; as they are when no writer of
-    a wrong field ran."""
+    owner of a wrong field (:func:`blame`) and a line saying why. When no writer of a wrong
+    field ran in the step, ``history`` (called then) gives the earlier steps' call trees, and
+    an earlier step's writer (:func:`look_back`) is named, with a ``set by X at step k`` line;
+    the terms are as they are when no step ran a writer."""
     found = blame(calls_of(terms), values, texts, helpers, before)
+    extra: list[str] = []
+    if found is None and history is not None and not changed_state(calls_of(terms), helpers):
+        earlier = look_back(history(), values, texts, helpers)
+        if earlier is not None:
+            fn, k, why = earlier
+            found = fn, why
+            extra = [f"{SET_BY}{fn} at step {k}"]
     if found is None:
         return terms
     fn, why = found
     out = []
     for ln in terms:
         if ln.startswith("kernel function: "):
-            out += [f"kernel function: {fn}", f"blame: {why}"]
+            out += [f"kernel function: {fn}", *extra, f"blame: {why}"]
         else:
             out.append(ln)
     if not any(ln.startswith("kernel function: ") for ln in terms):
-        out[1:1] = [f"kernel function: {fn}", f"blame: {why}"]
+        out[1:1] = [f"kernel function: {fn}", *extra, f"blame: {why}"]
     return out

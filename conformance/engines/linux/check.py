@@ -60,7 +60,7 @@ from refimpl.core.constants import Constant
 from refimpl.essa import CONSTANTS, EssaProfile
 from refimpl.essa.profile import GMAP_ONLY, IDENTITY
 
-from .blame import bodies, reblame
+from .blame import SET_BY, bodies, calls_of, reblame
 from .engine import IMPL, KernelEssaEngine
 from .extract import ExtractError
 from . import vmm_check
@@ -160,6 +160,8 @@ class Finding:
         request, differs = self.key
         where = next((line.removeprefix("kernel function: ") for line in self.kernel
                       if line.startswith("kernel function: ")), "")  # fmt: skip
+        # a field an earlier step left wrong: that step's writer (blame.look_back)
+        where = next((line for line in self.kernel if line.startswith(SET_BY)), where)
         what = "; ".join(f"{f} is {kernel} where the spec says {spec}"
                          for f, kernel, spec in self.failure.values)  # fmt: skip
         return f"{request}: {what or ', '.join(differs) + ' differ'}" + (f" ({where})" if where else "")
@@ -816,7 +818,7 @@ def replay(path: Path, built: Built, harness: str, out: TextIO) -> int:
     print(report(mode, error, engine=name), file=out)
     failure = Failure.of("replay", error, machine)
     terms = kernel_terms_of(built, harness, profile, [s.request for s in error.steps], machine)
-    terms = blamed(terms, built, harness, failure)
+    terms = blamed(terms, built, harness, failure, profile)
     print("\n".join(terms) + "\n", file=out)
     finding = Finding(failure.key, "replay", failure, "", [profile], kernel=terms)
     print(f"kernel-check: Linux {built.kernel} diverges from {profile.impl} on {path} at step "
@@ -928,14 +930,23 @@ def kernel_terms(built: Built, harness: str, f: Finding) -> list[str]:
     """The diverging step of ``f`` replayed on the harness, in the kernel's terms, blamed on
     the function that owns a wrong field (:mod:`.blame`)."""
     terms = kernel_terms_of(built, harness, f.profiles[0], f.failure.requests, f.failure.machine)
-    return blamed(terms, built, harness, f.failure)
+    return blamed(terms, built, harness, f.failure, f.profiles[0])
 
 
-def blamed(terms: list[str], built: Built, harness: str, failure: Failure) -> list[str]:
+def blamed(terms: list[str], built: Built, harness: str, failure: Failure,
+           profile: EssaProfile | None = None) -> list[str]:  # fmt: skip
     """``terms`` with the blame of :func:`.blame.reblame`: the writer of a wrong field that the
-    step's call tree holds, from the tree's own code."""
+    step's call tree holds, from the tree's own code; when it holds none and ``profile`` is
+    given, the last writer an earlier step of the trace ran (each earlier step replayed on the
+    harness for its call tree)."""
+
+    def history() -> list[list[tuple[int, bool, str]]]:
+        assert profile is not None
+        return [calls_of(kernel_terms_of(built, harness, profile, failure.requests[:k], failure.machine))
+                for k in range(1, len(failure.requests))]  # fmt: skip
+
     return reblame(terms, failure.values, bodies(built, harness), HARNESSES[harness].helpers,
-                   dict(failure.before))  # fmt: skip
+                   dict(failure.before), history if profile is not None else None)  # fmt: skip
 
 
 README: Final = Path(__file__).resolve().parents[3] / "docs" / "kernel.md"

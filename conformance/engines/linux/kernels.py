@@ -219,7 +219,9 @@ HARNESSES: Final[dict[str, Harness]] = {
                            "ptep_ipte_local", "ptep_ipte_global", "kvm_s390_get_regs_rre",
                            "mm_has_pgste", "mm_uses_skeys", "pte_present", "pte_none",
                            "pte_swap", "pte_unused", "__swp_offset", "gfn_to_memslot_approx",
-                           "kvm_s390_next_dirty_cmma", "kvm_s390_get_gfn_end"})),
+                           "kvm_s390_next_dirty_cmma", "kvm_s390_get_gfn_end",
+                           # sets the PGSTE bits its caller's mask names: the caller's decision
+                           "set_pgste_bits"})),
     # the new gmap (Linux 7.x): gmap.py, gmap_stubs.h, gmap_harness.c
     "gmap": Harness("gmap", gmap.GMAP, HERE / "gmap_stubs.h", HERE / "gmap_harness.c",
                     trace=True, snapshots=True, helpers=gmap.HELPERS,

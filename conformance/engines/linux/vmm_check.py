@@ -34,6 +34,7 @@ conformance driver (PROTOCOL.md) speaks the same requests through :mod:`.engine`
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
@@ -51,8 +52,9 @@ from refimpl.essa.profile import NO_PAGE
 from refimpl.essa.rules import zap_targets
 from refimpl.essa.vmm import FULL_MASK, NODAT_MASK, USAGE_MASK, Answer, Layout, VMMState
 
+from .blame import Call, blame, bodies, changed_state, look_back
 from .engine import KernelEssaEngine
-from .kernels import Built
+from .kernels import HARNESSES, Built
 
 #: The kernel functions a request of the pass entered, gathered as each harness closes
 #: (harness_trace.h); :func:`check_vmm` reports them in its :class:`Result`.
@@ -119,6 +121,36 @@ class Observed(NamedTuple):
         return out
 
 
+#: A page's fields in :class:`Observed`, by their names in a reply (blame.FIELD_MARKS).
+PAGE_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat", "cmmaDirty")
+
+
+def wrong_fields(want: Observed, seen: Observed) -> list[tuple[str, str, str]]:
+    """Each field of a reply that differs, as (name, the kernel's, the spec's): the blame's
+    fields (an answer's start, values and remaining; a page's own fields)."""
+    out = [(f, str(getattr(seen, f)), str(getattr(want, f))) for f in ("outcome", "migrating")
+           if getattr(want, f) != getattr(seen, f)]  # fmt: skip
+    if want.answer != seen.answer:
+        if want.answer is None or seen.answer is None:
+            out.append(("value", str(seen.answer), str(want.answer)))
+        else:
+            out += [(name, str(b), str(a)) for name, a, b in
+                    zip(("start", "value", "remaining"), want.answer, seen.answer) if a != b]  # fmt: skip
+    for i, (a, b) in enumerate(zip(want.pages, seen.pages)):
+        out += [(f"pages[{i}].{name}", str(y), str(x)) for name, x, y in zip(PAGE_FIELDS, a, b) if x != y]
+    return out
+
+
+def calls_in(lines: Sequence[str]) -> list[Call]:
+    """The call tree of the harness's ``explain`` lines (``call DEPTH CHANGED NAME``)."""
+    out: list[Call] = []
+    for ln in lines:
+        if ln.startswith("call "):
+            _, depth, changed, name = ln.split()
+            out.append((int(depth), changed == "1", name))
+    return out
+
+
 @dataclass
 class Divergence:
     where: str
@@ -126,6 +158,10 @@ class Divergence:
     expected: Observed
     observed: Observed
     kernel: list[str] = field(default_factory=list)
+    #: The kernel function that owns a wrong field (blame.py), or "set by X at step k" when an
+    #: earlier request's did; "" when no writer ran. ``why``: in words.
+    blame: str = ""
+    why: str = ""
 
     def functions(self) -> list[str]:
         """The kernel functions the request called first (harness_trace.h's depth 0) that
@@ -135,10 +171,12 @@ class Divergence:
         return list(dict.fromkeys(changed or [c[3] for c in calls]))
 
     def headline(self) -> str:
+        differ = f"{self.requests[-1]}: {', '.join(self.expected.differs(self.observed))} differ"
+        if self.blame:  # the owner of the wrong field, last, as regressions.blamed reads it
+            return f"{differ} ({self.where}) ({self.blame})"
         fns = self.functions()
         inside = f" in {', '.join(fns[:2])}" if fns else ""
-        return (f"{self.requests[-1]}: {', '.join(self.expected.differs(self.observed))} differ"
-                f"{inside} ({self.where})")  # fmt: skip
+        return f"{differ}{inside} ({self.where})"
 
 
 class Lockstep:
@@ -162,6 +200,8 @@ class Lockstep:
         self.engine._send("reset")
         self.s = vmm.init(self.profile, self.layout)
         self.requests: list[str] = []
+        self.lines: list[str] = []  # the harness's lines since the reset
+        self.states: list[VMMState] = []  # the reference's state after each of them
 
     def close(self) -> None:
         self.engine.close()
@@ -217,6 +257,7 @@ class Lockstep:
         if not isinstance(t, VMMState):
             raise RuntimeError(f"the reference does not enable {label} here: {t}")
         self.requests.append(label)
+        self.lines.append(line)
         got = self.engine._send(line)
         self.steps += 1
         if got.startswith("error"):
@@ -226,9 +267,85 @@ class Lockstep:
         if line.startswith(("essa", "cbrl")):  # the guest's and host's steps: the pages
             want, seen = want._replace(outcome=""), seen._replace(outcome="")
         self.s = t
+        self.states.append(t)
         if want.differs(seen):
-            return Divergence(label, list(self.requests), want, seen, self.explain())
+            d = Divergence(label, list(self.requests), want, seen, self.explain())
+            self.blame(d)
+            return d
         return None
+
+    def blame(self, d: Divergence) -> None:
+        """``d``'s blame. A wrong ``remaining`` is ``cmma_dirty_pages``, which the harness shows
+        after every step: when it already differed from the reference's count after an earlier
+        step (and at every step since), the writer of that step is blamed, the count being
+        hidden until a GET or a peek answers it. Else the writer of a wrong field the step ran,
+        else the last writer an earlier step since the reset ran (those steps replayed on a
+        fresh harness, each explained) when the step changed nothing; as it is when none ran."""
+        built = self.engine.built
+        if built is None:
+            return
+        texts, helpers = bodies(built, "classic"), HARNESSES["classic"].helpers
+        values = wrong_fields(d.expected, d.observed)
+        history: list[list[str]] | None = None
+        if any(name == "remaining" for name, _, _ in values):
+            history = self._history()
+            k = self._count_drift(history)
+            if k is not None:
+                drifted = look_back([calls_in(history[k - 1])],
+                                    [v for v in values if v[0] == "remaining"], texts, helpers)  # fmt: skip
+                if drifted is not None:
+                    fn = drifted[0]
+                    name, kernel, spec = next(v for v in values if v[0] == "remaining")
+                    d.blame = f"set by {fn} at step {k}"
+                    d.why = (f"{name} is {kernel} where the spec says {spec}: cmma_dirty_pages "
+                             f"differs from the spec's count from step {k} on, and {fn}, which "
+                             f"writes it, ran at step {k}")  # fmt: skip
+                    return
+        found = blame(calls_in(d.kernel), values, texts, helpers)
+        if found is not None:
+            d.blame, d.why = found
+            return
+        if changed_state(calls_in(d.kernel), helpers):
+            # the step changed the state: its own changer is the suspect, the deepest (D354)
+            own = [(i, c) for i, c in enumerate(calls_in(d.kernel)) if c[1] and c[2] not in helpers]
+            d.blame = max(own, key=lambda ic: (ic[1][0], ic[0]))[1][2]
+            d.why = (f"no function of the step writes {', '.join(v[0] for v in values)}; "
+                     f"{d.blame} changed the state deepest")  # fmt: skip
+            return
+        history = self._history() if history is None else history
+        earlier = look_back([calls_in(h) for h in history], values, texts, helpers)
+        if earlier is not None:
+            fn, k, d.why = earlier
+            d.blame = f"set by {fn} at step {k}"
+
+    def _count_drift(self, history: list[list[str]]) -> int | None:
+        """The earlier step after which the kernel's ``cmma_dirty_pages`` first differed from
+        the reference's count and kept differing through the last earlier step (both in
+        migration mode), or None."""
+        first = None
+        for k, (lines, t) in enumerate(zip(history, self.states), 1):
+            count = next((int(m.group(2)) for ln in lines
+                          if (m := re.match(r"dirty after migration_mode=(-?\d+) cmma_dirty_pages=(-?\d+)", ln))
+                          and m.group(1) == "1"), None)  # fmt: skip
+            if count is None or not t.mig.migrating or count == t.dirtyCount:
+                first = None
+            elif first is None:
+                first = k
+        return first
+
+    def _history(self) -> list[list[str]]:
+        """The harness's explain lines of each step since the reset but the last, replayed on a
+        fresh harness."""
+        assert self.engine.built is not None
+        other = Lockstep(self.engine.built, self.slots, self.layout.slot_delete_fix)
+        try:
+            out = []
+            for line in self.lines[:-1]:
+                other.engine._send(line)
+                out.append(other.explain())
+            return out
+        finally:
+            other.engine.close()
 
     def explain(self) -> list[str]:
         assert self.engine._proc is not None and self.engine._proc.stdin
@@ -651,5 +768,6 @@ def report(res: Result) -> list[str]:
     for i, d in enumerate(res.divergences, 1):
         out += ["", f"VMM divergence {i} of {len(res.divergences)}: {d.headline()}", "", "```",
                 "from a reset: " + "; ".join(d.requests),
-                f"the spec:   {d.expected}", f"the kernel: {d.observed}", *d.kernel, "```"]
+                f"the spec:   {d.expected}", f"the kernel: {d.observed}", *d.kernel,
+                *([f"blame: {d.why}"] if d.why else []), "```"]
     return out
