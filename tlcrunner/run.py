@@ -226,7 +226,8 @@ def cds_archive(java: str, jar: Path) -> Path | None:
                  "-config", "CdsTrainer.cfg", "CdsTrainer.tla"],
                 cwd=work, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
             )  # fmt: skip
-            if proc.returncode != 0 or not built.is_file() or "No error has been found" not in proc.stdout:
+            ok = proc.returncode == 0 and "No error has been found" in proc.stdout
+            if not ok or not built.is_file():
                 failed.write_text(proc.stdout[-2000:] + proc.stderr[-2000:], encoding="utf-8")
                 return None
             os.replace(built, archive)
