@@ -38,6 +38,14 @@ def test_the_reference_itself_is_identified_and_passes_every_profile(tmp_path: P
     c, rows = check.check(KVMClassicEngine(), KVMClassicEngine, "KVMClassic", tmp_path, examples=5,
                           max_steps=10, request=SMALL)  # fmt: skip
     assert c.identified == "KVMClassic"
+    # classify folds as `python -m conformance classify` does: with CMMA off, a candidate takes
+    # the verdict of the one whose reference graph is its own, unrun
+    copies = [v for v in c.verdicts if v.stand_in is not None]
+    assert copies and all(not v.profile.cmma_enabled or v.profile.impl == "Paper2007"
+                          for v in copies)  # fmt: skip
+    assert all(v.steps == 0 and v.stand_in in {w.profile for w in c.verdicts} for v in copies)
+    # the Impl's own candidate is checked under every set (the SUMMARY's steps are its own)
+    assert not any(v.profile.impl == "KVMClassic" and not v.profile.bugs for v in copies)
     # every classic profile once: StorageKeys x Facility147 x CBRLSize x CMMAEnabled
     assert len(rows) == len({r.profile for r in rows}) == 16
     assert {r.profile.pages for r in rows} == {check.PAGES}

@@ -18,8 +18,8 @@ from tlcrunner import check, fetch
 from tlcrunner.cfg import checked_names
 from tlcrunner.manifest import ManifestError, load_manifest, parse_expect
 from tlcrunner.run import (
-    JAVA_HINT, JVM_OPTIONS, SHORT_RUN_JVM_OPTIONS, RunResult, TlcSetupError, attribute_violation,
-    find_java, run_tlc,
+    CDS_ENV, JAVA_HINT, JVM_OPTIONS, SHORT_RUN_JVM_OPTIONS, RunResult, TlcSetupError,
+    attribute_violation, cds_archive, find_java, run_tlc,
 )
 from tlcrunner.tool_output import Outcome, ToolResult, parse_messages, parse_tool_output
 
@@ -289,6 +289,26 @@ def test_jvm_options_by_run_length(short: bool, tlc_jar: Path) -> None:
     other = JVM_OPTIONS if short else SHORT_RUN_JVM_OPTIONS
     assert r.command[1 : 1 + len(options)] == list(options)
     assert not set(other) & set(r.command)
+
+
+def test_class_archive_is_built_once_per_jar_and_changes_no_verdict(
+    tmp_path: Path, tlc_jar: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jar = tmp_path / tlc_jar.name
+    shutil.copy(tlc_jar, jar)
+    monkeypatch.delenv(CDS_ENV, raising=False)
+    archive = cds_archive(find_java(), jar)
+    assert archive is not None and archive.parent == tmp_path / "cds" and archive.stat().st_size > 0
+    assert cds_archive(find_java(), jar) == archive  # built once, then found
+    runs = {}
+    for on in ("1", "0"):
+        monkeypatch.setenv(CDS_ENV, on)
+        r = run_tlc(FIXTURES / "Ok.tla", FIXTURES / "Ok.cfg", jar=jar, timeout=120, short=True)
+        runs[on] = r
+        assert (f"-XX:SharedArchiveFile={archive}" in r.command) == (on == "1")
+    found = {(r.outcome, r.tool.distinct, r.tool.depth) for r in runs.values()}
+    assert found == {(Outcome.HOLDS, 3, runs["0"].tool.depth)}
+    assert "cds" not in runs["1"].raw_output.lower()  # the JVM took the archive without a word
 
 
 def test_ci_sized_models_run_short(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -137,6 +137,111 @@ JVM_OPTIONS: tuple[str, ...] = ("-XX:+UseParallelGC",)
 SHORT_RUN_JVM_OPTIONS: tuple[str, ...] = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 
 
+#: Class data sharing (AppCDS) for TLC: the classes a TLC run loads, parsed and verified once
+#: into an archive the JVM maps at start instead of reading them from the jar again. It changes
+#: how classes are loaded, not which classes or what they compute: what TLC checks is the same.
+#: Measured (a one-state model, ``-XX:+UseSerialGC -XX:TieredStopAtLevel=1``, medians of 5 on 2
+#: busy cores): 1.32 s of CPU without, 0.79 s with. ``TLCRUNNER_CDS=0`` turns it off.
+CDS_ENV = "TLCRUNNER_CDS"
+
+#: What the archive is trained on: a run that loads the classes most models load (the standard
+#: modules' Java overrides, records, functions, sequences, an invariant and a temporal property
+#: with fairness, so the liveness checker's classes too). A class the training did not load is
+#: read from the jar as without an archive.
+CDS_TRAINER_TLA = """---- MODULE CdsTrainer ----
+EXTENDS Naturals, Integers, Sequences, FiniteSets, TLC
+CONSTANT P
+VARIABLES s, q
+Init == s = [p \\in P |-> "a"] /\\ q = <<>>
+Step(p) == /\\ s[p] = "a" /\\ s' = [s EXCEPT ![p] = "b"] /\\ q' = Append(q, [page |-> p])
+Back(p) == /\\ s[p] = "b" /\\ s' = [s EXCEPT ![p] = "a"]
+           /\\ q' = IF Len(q) > 0 THEN Tail(q) ELSE q
+Next == \\E p \\in P : Step(p) \\/ Back(p)
+Spec == Init /\\ [][Next]_<<s, q>> /\\ \\A p \\in P : WF_<<s, q>>(Back(p))
+Inv == /\\ Cardinality({p \\in P : s[p] = "b"}) <= Len(q) + 2 /\\ Len(q) \\in 0..4
+       /\\ \\A i \\in DOMAIN q : q[i].page \\in P /\\ SelectSeq(q, LAMBDA r : TRUE) = q
+Constrained == Len(q) < 3
+Live == \\A p \\in P : s[p] = "b" ~> s[p] = "a"
+====
+"""
+CDS_TRAINER_CFG = (
+    "CONSTANT P = {p1, p2}\nSPECIFICATION Spec\nINVARIANT Inv\nCONSTRAINT Constrained\n"
+    "PROPERTY Live\n"
+)
+
+
+def _java_identity(java: str) -> str:
+    """What names the JVM an archive belongs to: its real path and its ``release`` file (the
+    version and build), or the binary's size and time where there is none."""
+    real = Path(java).resolve()
+    release = real.parent.parent / "release"
+    if release.is_file():
+        return f"{real}\n{release.read_text(encoding='utf-8', errors='replace')}"
+    stat = real.stat()
+    return f"{real}\n{stat.st_size}\n{stat.st_mtime_ns}"
+
+
+@functools.lru_cache(maxsize=None)
+def _cds_key(java: str, jar: Path, jar_size: int, jar_mtime: int) -> str:
+    """The archive's name: the jar's checksum and path (the JVM refuses an archive made with the
+    jar at another path) and the JVM's identity."""
+    import hashlib
+
+    text = f"{sha256_of(jar)}\n{jar}\n{jar_size}\n{jar_mtime}\n{_java_identity(java)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def cds_archive(java: str, jar: Path) -> Path | None:
+    """The AppCDS archive of TLC's classes for this jar and JVM, built on first use beside the jar
+    (``<jar folder>/cds/``), or None: turned off (``TLCRUNNER_CDS=0``), a folder that cannot be
+    written, or a JVM that cannot build one (then never tried again for that key)."""
+    if os.environ.get(CDS_ENV, "1") == "0":
+        return None
+    jar = Path(jar).resolve()
+    try:
+        stat = jar.stat()
+        key = _cds_key(java, jar, stat.st_size, stat.st_mtime_ns)
+    except OSError:
+        return None
+    folder = jar.parent / "cds"
+    archive, failed = folder / f"tlc-{key}.jsa", folder / f"tlc-{key}.failed"
+    if archive.is_file():
+        return archive
+    if failed.exists():
+        return None
+    try:
+        folder.mkdir(exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="tlcrunner-cds-", dir=folder) as tmp:
+            work = Path(tmp)
+            (work / "tmp").mkdir()
+            (work / "CdsTrainer.tla").write_text(CDS_TRAINER_TLA, encoding="utf-8")
+            (work / "CdsTrainer.cfg").write_text(CDS_TRAINER_CFG, encoding="utf-8")
+            built = work / "tlc.jsa"
+            # The JVM writes the archive as it exits; it is moved into place whole, so a run
+            # beside this one sees either no archive or a complete one.
+            proc = subprocess.run(
+                [java, f"-XX:ArchiveClassesAtExit={built}", *SHORT_RUN_JVM_OPTIONS,
+                 f"-Djava.io.tmpdir={work / 'tmp'}", "-cp", str(jar), "tlc2.TLC", "-tool",
+                 "-metadir", str(work / "states"), "-workers", "1", "-fp", "0",
+                 "-config", "CdsTrainer.cfg", "CdsTrainer.tla"],
+                cwd=work, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            ok = proc.returncode == 0 and "No error has been found" in proc.stdout
+            if not ok or not built.is_file():
+                failed.write_text(proc.stdout[-2000:] + proc.stderr[-2000:], encoding="utf-8")
+                return None
+            os.replace(built, archive)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return archive
+
+
+def cds_options(java: str, jar: Path) -> list[str]:
+    """The JVM option that maps :func:`cds_archive`, or none."""
+    archive = cds_archive(shutil.which(java) or java, jar)
+    return [f"-XX:SharedArchiveFile={archive}"] if archive else []
+
+
 def build_command(
     java: str,
     jar: Path,
@@ -149,12 +254,13 @@ def build_command(
     extra_args: Sequence[str] = (),
     short: bool = False,
     heap: str | None = None,
+    cds: Path | None = None,
 ) -> list[str]:
     """The TLC command line; it must run with cwd = ``module.parent``. ``extra_args`` (for
     example ``-simulate``) go before ``-config``. ``short``: a run that finishes in seconds, with
     :data:`SHORT_RUN_JVM_OPTIONS`. ``library``: the folder(s) where EXTENDS and INSTANCE find
     modules other than the module's own folder. ``heap``: the JVM's ``-Xmx`` (None: its
-    default)."""
+    default). ``cds``: the class archive of :func:`cds_archive` (None: none)."""
     if isinstance(library, Path):
         library = [library]
     config_arg = config.name if config.parent == module.parent else str(config)
@@ -162,6 +268,7 @@ def build_command(
         java,
         *(SHORT_RUN_JVM_OPTIONS if short else JVM_OPTIONS),
         *([f"-Xmx{heap}"] if heap else []),
+        *([f"-XX:SharedArchiveFile={cds}"] if cds else []),
         f"-Djava.io.tmpdir={workdir / 'tmp'}",
         *([f"-DTLA-Library={os.pathsep.join(map(str, library))}"] if library else []),
         "-cp",
@@ -243,7 +350,7 @@ def run_tlc(
         command = build_command(
             java, jar, module, config, workdir=workdir,
             library=[f.resolve() for f in folders], workers=workers,
-            extra_args=extra_args, short=short, heap=heap,
+            extra_args=extra_args, short=short, heap=heap, cds=cds_archive(java, jar),
         )  # fmt: skip
         start = time.monotonic()
         # A session of its own so a timeout can kill TLC and anything it started; an

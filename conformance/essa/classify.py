@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Any, Final, NamedTuple, TextIO
 
 from refimpl.core.constants import combinations
@@ -198,24 +198,28 @@ _DEFAULTS: Final = {c.attr: c.domain[0] for c in CONSTANTS}
 
 
 def classify(engine: EssaEngine, request: EssaProfileRequest = EssaProfileRequest(),
-             impls: tuple[str, ...] = IMPLS, fold: bool = False) -> Classification:  # fmt: skip
+             impls: tuple[str, ...] = IMPLS, fold: bool = False,
+             known: Mapping[EssaProfile, Verdict] | None = None,
+             always: Collection[EssaProfile] = ()) -> Classification:  # fmt: skip
     """Classify ``engine`` against each candidate (each Impl of ``impls``, and KVMGmap before
     each fix) under every constant set ``request`` leaves open (its Impl and Bugs are ignored),
     on ``request.pages`` pages (default 2). ``fold``: a candidate whose reference graph one
     checked already has (refimpl.essa.profile.FOLDS) takes that one's verdict, unrun (a
     constant set whose every candidate does gets no hello). Raises Fault (or EngineFault at a
-    hello) when the engine breaks the protocol."""
+    hello) when the engine breaks the protocol. ``known``: verdicts of candidates checked
+    before, on this engine, that a folded candidate may take (a run split by constant set);
+    ``always``: candidates checked even so."""
     pages = request.pages or DEFAULT_PAGES
     fixed = request.without(*IDENTITY, "pages").fields
     asked_constants = tuple(c for c in CONSTANTS if c.attr not in IDENTITY)
     verdicts: list[Verdict] = []
-    done: dict[EssaProfile, Verdict] = {}  # the candidates checked
+    done: dict[EssaProfile, Verdict] = dict(known or {})  # the candidates checked
     info = EssaEngineInfo("engine", EssaProfileRequest())
 
     def as_stand_in(p: EssaProfile) -> Verdict | None:
         """``p``'s verdict as its stand-in's, when one whose graph is its own was checked."""
         stand_in = folded(p)[0]
-        v = done.get(stand_in) if fold and stand_in != p else None
+        v = done.get(stand_in) if fold and stand_in != p and p not in always else None
         return None if v is None else v._replace(profile=p, sequences=0, steps=0,
                                                  stand_in=stand_in)  # fmt: skip
 

@@ -30,6 +30,7 @@ from typing import Any, Final, Generic, TypeVar
 from .constants import cfg_lines, page_names
 from .graph import StateGraph
 from .package import SPEC_DIR, MachinePackage
+from tlcrunner.run import cds_options
 from tlcrunner.tlavalues import ModelValue, Record, TlaValue, parse_value, split_state
 
 NO_PAGE: Final = -1
@@ -250,7 +251,8 @@ def dump_state_graph(
         command = [
             # Short runs: the C1 compiler alone and one GC thread halve TLC's CPU time on one
             # page and save some on two (measured).
-            java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", f"-Djava.io.tmpdir={work / 'tmp'}",
+            java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", *cds_options(java, jar),
+            f"-Djava.io.tmpdir={work / 'tmp'}",
             f"-DTLA-Library={SPEC_DIR}", "-cp", str(jar), "tlc2.TLC",
             "-metadir", str(work / "states"), "-workers", "1",
             "-dump", "dot,actionlabels", str(dot),

@@ -40,12 +40,12 @@ import resource
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from conformance.essa.classify import Classification, classify, sequences
+from conformance.essa.classify import Classification, Verdict, classify, sequences
 from conformance.driver import Divergence, Drive, Fault, Outcome, engine_key, report, report_dir
 from conformance.search import Budget, scope, search
 from conformance.essa.cli import read_essa_trace
@@ -58,7 +58,7 @@ from conformance.protocol import EngineFault
 from tlcrunner import ci_formats
 from refimpl.core.constants import Constant
 from refimpl.essa import CONSTANTS, EssaProfile
-from refimpl.essa.profile import GMAP_ONLY, IDENTITY
+from refimpl.essa.profile import GMAP_ONLY, IDENTITY, folded
 
 from .blame import SET_BY, bodies, calls_of, reblame
 from .engine import IMPL, KernelEssaEngine
@@ -244,15 +244,23 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
           seed: int = SEED, tlc: bool = False, engine_name: str | None = None,
           timings: dict[str, float] | None = None, request: EssaProfileRequest | None = None,
           only: EssaProfileRequest | None = None,
+          known: Mapping[EssaProfile, Verdict] | None = None,
           ) -> tuple[Classification, list[Row]]:  # fmt: skip
     """classify ``classify_engine`` over every constant set (:func:`classify_request`, or those
     ``request`` leaves open), then ``run`` a fresh ``run_engine()`` on each profile of ``impl``
     (those ``only`` fixes, if given). ``timings`` gets the seconds of each phase. The engines'
-    name in the reports is ``engine_name``, else the one classify's engine announced. Raises
-    Fault or EngineFault."""
+    name in the reports is ``engine_name``, else the one classify's engine announced.
+    ``known``: classify's verdicts of other constant sets on this engine, for the candidates
+    folded into them (:func:`check_parallel`). Raises Fault or EngineFault."""
     t0 = time.monotonic()
     try:
-        c = classify(classify_engine, classify_request(impl, only) if request is None else request)
+        # fold, as `python -m conformance classify` does: a candidate whose reference graph
+        # another candidate's is (refimpl.essa.profile.FOLDS) takes that one's verdict, unrun.
+        # The Impl's own candidates are checked under every constant set all the same (their
+        # steps are the SUMMARY's), and run searches each of them.
+        c = classify(classify_engine, classify_request(impl, only) if request is None else request,
+                     fold=True, known=known,
+                     always=ESSA_DRIVER.profiles(fixed_request(impl), PAGES))  # fmt: skip
     finally:
         classify_engine.close()
     functions, classified = _coverage([classify_engine])
@@ -358,30 +366,47 @@ def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
     impl = IMPL[harness]
     fixed = fixed_request(impl, only)
     profiles = ESSA_DRIVER.profiles(fixed, PAGES)
-    task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
-                             tlc, memo)  # fmt: skip
+
     def diverged(result: tuple[Classification, list[Row], Any, Any]) -> bool:
         return any(r.errors for r in result[1])
 
-    if jobs <= 1 or len(profiles) <= 1:
-        results = []
-        for p in profiles:
-            results.append(task(p))
-            if fail_fast and diverged(results[-1]):
-                break
-    elif not fail_fast:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
-            results = pool.map(task, profiles, chunksize=1)
-    else:
-        done: dict[int, tuple[Classification, list[Row], Any, Any]] = {}
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(profiles))) as pool:
-            for i, result in pool.imap_unordered(functools.partial(_indexed, task),
-                                                 enumerate(profiles), chunksize=1):  # fmt: skip
-                done[i] = result
-                if diverged(result):
-                    pool.terminate()
+    # Two waves: first the constant sets no fold maps to another asked one, then the others,
+    # whose classify takes the first wave's verdicts for its folded candidates (as one classify
+    # over every set would). run searches every set in full in either wave.
+    asked = set(profiles)
+    later = {p for p in profiles if (s := folded(p)[0]) != p and s in asked}
+    waves = [[p for p in profiles if p not in later], [p for p in profiles if p in later]]
+    found: dict[EssaProfile, tuple[Classification, list[Row], Any, Any]] = {}
+    known: dict[EssaProfile, Verdict] = {}
+    for wave in waves:
+        task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
+                                 tlc, memo, dict(known))  # fmt: skip
+        stop = False
+        if not wave:
+            continue
+        if jobs <= 1 or len(wave) <= 1:
+            for p in wave:
+                found[p] = task(p)
+                if fail_fast and diverged(found[p]):
+                    stop = True
                     break
-        results = [done[i] for i in sorted(done)]
+        elif not fail_fast:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(wave))) as pool:
+                found.update(zip(wave, pool.map(task, wave, chunksize=1)))
+        else:
+            with multiprocessing.get_context("fork").Pool(min(jobs, len(wave))) as pool:
+                for i, result in pool.imap_unordered(functools.partial(_indexed, task),
+                                                     enumerate(wave), chunksize=1):  # fmt: skip
+                    found[wave[i]] = result
+                    if diverged(result):
+                        pool.terminate()
+                        stop = True
+                        break
+        if stop:
+            break
+        known.update((v.profile, v) for c, *_ in found.values() for v in c.verdicts
+                     if v.stand_in is None and not v.skipped)  # fmt: skip
+    results = [found[p] for p in profiles if p in found]
     verdicts = tuple(v for c, _, _, _ in results for v in c.verdicts)
     rows = [r for _, rs, _, _ in results for r in rs]
     counters = {k: sum(n[k] for _, _, n, _ in results) for k in ("sent", "round_trips", "memoized")}
@@ -399,7 +424,8 @@ class WorkerFault(Exception):
 
 
 def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
-               seed: int, tlc: bool, memo: bool, profile: EssaProfile,
+               seed: int, tlc: bool, memo: bool, known: Mapping[EssaProfile, Verdict],
+               profile: EssaProfile,
                ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """One profile's classify and run (a worker's task): picklable results, the divergences
     kept as :class:`Failure`."""
@@ -415,7 +441,8 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
     timings: dict[str, float] = {}
     try:
         c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
-                        max_steps=max_steps, seed=seed, tlc=tlc, only=one, timings=timings)  # fmt: skip
+                        max_steps=max_steps, seed=seed, tlc=tlc, only=one, timings=timings,
+                        known=known)  # fmt: skip
     except Fault as exc:  # neither pickles: a worker's fault goes back as its text
         raise WorkerFault(f"({exc.fault.kind}) at {exc.where}: {exc.fault.message}") from None
     except EngineFault as exc:
