@@ -359,6 +359,12 @@ class KernelEssaEngine:
         # the shared file says where in the kernel's code it was (harness_trace.h)
         fd, self._where = tempfile.mkstemp(prefix="kernel-check-where-")
         os.close(fd)
+        # a build in use is the most recently used: a build beside a long check (kernels.prune)
+        # keeps the few most recent and must not take this one away under it
+        try:
+            os.utime(self.built.binary.parent)
+        except OSError:
+            pass
         self._proc = subprocess.Popen(self.built.command, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True, start_new_session=True,
                                       env={**os.environ, "KERNEL_CHECK_WHERE": self._where},
