@@ -143,7 +143,8 @@ def test_the_vmm_pass_names_each_wrong_field_of_a_reply_by_the_blames_names() ->
         (0, True, "kvm_s390_get_cmma_bits"), (1, False, "kvm_s390_get_cmma")]
     d = Divergence("peek-pages: Get", ["MigrationStart", "Get start 0 count 2"], want, seen,
                    blame="set by kvm_s390_set_cmma_bits at step 1")
-    assert d.headline() == ("Get start 0 count 2: answer, pages[1] differ (peek-pages: Get) "
+    assert d.headline() == ("Get start 0 count 2: answer, pages[1].nodat, pages[1].cmmaDirty differ "
+                            "(peek-pages: Get) "
                             "(set by kvm_s390_set_cmma_bits at step 1)")
 
 
