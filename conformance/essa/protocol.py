@@ -67,6 +67,9 @@ BEYOND_MEMORY_ORCS: Final = machine.BEYOND_MEMORY_ORCS
 #: The values of a page's optional ``gmapPte`` (KVMGmap's gmap PTE).
 GMAP_PTES: Final = ("Valid", "Aged", "Empty")
 NONE: Final = -1  # no page, no ORC, no R1 byte, no value
+#: The masks a ``Migrate`` of the ESSAMigrationVMM mode may carry: the bits of a CMMA value the
+#: SET takes, the usage's two (0x03) together or not at all, N (0x40).
+SET_MASKS: Final = (0x43, 0x03, 0x40, 0x00)
 #: The ORC field of ESSA is four bits.
 MAX_ORC: Final = oracle.MAX_ORC_FIELD
 #: ORC 0-7 by the names of the Linux kernel's asm/page-states.h (ESSA_GET_STATE ...).
@@ -117,7 +120,8 @@ class EssaRequest:
     name an address beyond guest memory (``beyond_memory``, wire ``beyondMemory``; no page).
     The ESSAMigrationVMM mode's ``Get`` and ``Peek`` name a guest frame ``start`` and a
     ``count``; its memslot requests a ``slot`` and (``SlotCreate``, ``SlotLogging``) whether
-    it ``logging`` dirty pages."""
+    it ``logging`` dirty pages; its ``Migrate`` may carry the SET's ``mask`` (:data:`NONE`:
+    QEMU's, every bit)."""
 
     op: str
     page: int = NONE
@@ -129,6 +133,7 @@ class EssaRequest:
     count: int = NONE
     slot: int = NONE
     logging: bool | None = None
+    mask: int = NONE
 
     def fields(self) -> dict[str, Any]:
         """The request's fields as a step request and a trace line carry them."""
@@ -151,6 +156,8 @@ class EssaRequest:
             obj["slot"] = self.slot
         if self.logging is not None:
             obj["logging"] = self.logging
+        if self.mask != NONE:
+            obj["mask"] = self.mask
         return obj
 
     def to_json(self, rid: int) -> dict[str, Any]:
@@ -168,6 +175,8 @@ class EssaRequest:
         if self.slot != NONE:
             log = "" if self.logging is None else (" logging" if self.logging else " not logging")
             return f"{self.op} memslot {self.slot}{log}"
+        if self.mask != NONE:
+            return f"{self.op} mask 0x{self.mask:02x}"
         page = "" if self.page == NONE else f" {self.page}"
         arg = "" if self.arg == NONE else f" {self.arg}"
         return f"{self.op}{page}{arg}"
@@ -224,6 +233,12 @@ def essa_request(obj: dict[str, Any], pages: int, migration: bool = False,
             if not isinstance(log, bool):
                 raise ProtocolError(f"{op}: logging must be true or false, not {log!r}")
             extra["logging"] = log
+    if vmm and op == "Migrate" and "mask" in obj:
+        m = obj["mask"]
+        if m not in SET_MASKS or isinstance(m, bool):
+            raise ProtocolError(f"Migrate: mask {m!r} is not one of "
+                                f"{', '.join(f'0x{v:02x}' for v in SET_MASKS)}")  # fmt: skip
+        extra["mask"] = m
     return EssaRequest(op, page, orc, arg, flags["problemState"], flags["beyondMemory"], **extra)
 
 
