@@ -323,3 +323,31 @@ def test_the_rust_engine_announces_masked_migrate_and_conforms_under_masks(rs_en
             assert engine.step(r).differences(reply) == [], r
     finally:
         engine.close()
+
+
+def test_a_masked_switch_replays_in_tlc_with_its_mask(tmp_path: Path) -> None:
+    """The masked switch's example as a trace log is a behaviour of spec/ESSAMigrationVMM.tla
+    (VMMSwitch(3)); the same switch written without its mask (QEMU's, every bit) stops being
+    one at the switch, for TLC as for the oracle."""
+    hello, _, session, masked = _sessions()
+    pairs = [json.loads(x) for x in session.splitlines()][:4] + [json.loads(x) for x in masked.splitlines()]
+    steps = []
+    for req, rep in zip(pairs[::2], pairs[1::2]):
+        line = {k: v for k, v in req.items() if k not in ("type", "id")}
+        reply = {k: v for k, v in rep.items() if k != "id"}
+        answer = {k: reply.pop(k) for k in ("start", "values", "remaining") if k in reply}
+        steps.append({**line, **reply, **({"answer": answer} if answer else {})})
+    header = {"version": 1, "machine": "ESSAMigrationVMM",
+              "profile": {**json.loads(hello)["profile"], "MaskedMigrate": True}}  # fmt: skip
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(json.dumps(x) for x in [header, *steps]) + "\n")
+    bad = tmp_path / "bad.jsonl"
+    unmasked = [*steps[:-1], {k: v for k, v in steps[-1].items() if k != "mask"}]
+    bad.write_text("\n".join(json.dumps(x) for x in [header, *unmasked]) + "\n")
+    for path, status, said in [(good, 0, "TLC: the trace is a behaviour of spec/ESSAMigrationVMM.tla"),
+                               (bad, 1, f"stops being a behaviour of spec/ESSAMigrationVMM.tla at step {len(steps)}")]:  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "conformance", "validate", "--machine",
+                               "ESSAMigrationVMM", str(path)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)  # fmt: skip
+        assert done.returncode == status, done.stdout + done.stderr
+        assert said in done.stdout, done.stdout
