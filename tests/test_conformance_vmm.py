@@ -19,7 +19,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.essa.protocol import EssaRequest as R
-from conformance.essa.protocol import SET_MASKS, ProtocolError, check_essa_reply, essa_request
+from conformance.essa.protocol import ProtocolError, check_essa_reply, essa_request
 from conformance.essa_migration.vmm import (
     VMM_DRIVER, VMM_MUTANTS, EssaVmmReferenceEngine, Memslot, SetIgnoresMask, VmmProfile,
     VmmProfileRequest, run_layouts, vmm_step,
@@ -114,7 +114,7 @@ def test_the_go_engine_is_not_asked() -> None:
 
 def test_the_wire_vocabulary_reads_what_it_writes() -> None:
     for r in [R("Get", start=3, count=2), R("Peek", start=0, count=1), R("MigrationStop"),
-              R("Migrate"), *(R("Migrate", mask=m) for m in SET_MASKS),
+              R("Migrate"), *(R("Migrate", mask=m) for m in reference.SET_MASKS),
               R("SlotCreate", slot=1, logging=False), R("SlotLogging", slot=0, logging=True),
               R("SlotDelete", slot=2), R("ESSA", 1, 7)]:
         assert essa_request(r.to_json(4), 3, migration=True, vmm=True) == r

@@ -38,6 +38,7 @@ from refimpl.essa import CONSTANTS, ESSA, USAGES, EssaPage, EssaProfile, EssaPro
 from refimpl.essa import machine
 from refimpl.essa.profile import KNOWN_BUGS
 from refimpl.essa.profile import profiles as run_profiles
+from refimpl.essa.vmm import SET_MASKS
 
 from ..jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW, JsonLinesEngine
 from ..protocol import VERSION, EngineFault, ProtocolError, Unsupported
@@ -67,9 +68,6 @@ BEYOND_MEMORY_ORCS: Final = machine.BEYOND_MEMORY_ORCS
 #: The values of a page's optional ``gmapPte`` (KVMGmap's gmap PTE).
 GMAP_PTES: Final = ("Valid", "Aged", "Empty")
 NONE: Final = -1  # no page, no ORC, no R1 byte, no value
-#: The masks a ``Migrate`` of the ESSAMigrationVMM mode may carry: the bits of a CMMA value the
-#: SET takes, the usage's two (0x03) together or not at all, N (0x40).
-SET_MASKS: Final = (0x43, 0x03, 0x40, 0x00)
 #: The ORC field of ESSA is four bits.
 MAX_ORC: Final = oracle.MAX_ORC_FIELD
 #: ORC 0-7 by the names of the Linux kernel's asm/page-states.h (ESSA_GET_STATE ...).

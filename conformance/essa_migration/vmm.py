@@ -29,7 +29,7 @@ from refimpl.essa.profile import EssaProfileError
 from refimpl.essa.vmm import HOOKS, Hooks, Layout, VMMState
 
 from ..essa.mode import _conflict
-from ..essa.protocol import NONE, SET_MASKS, EssaProfileRequest, EssaReply, EssaRequest, oracle_rule, oracle_steps
+from ..essa.protocol import NONE, EssaProfileRequest, EssaReply, EssaRequest, oracle_rule, oracle_steps
 from ..protocol import VERSION, ProtocolError, Unsupported
 from ..search import Budget, Group
 from .mode import NODAT_BIT, USAGE_CODES, EssaMigrationDriver, cmma_value, migration_pages
@@ -301,16 +301,16 @@ VMM_DEPTH: Final = 3
 
 def migrate_requests(profile: VmmProfile) -> tuple[EssaRequest, ...]:
     """The switch: QEMU's SET (no ``mask``, every bit), and for an engine that announces
-    ``MaskedMigrate`` the SET with each other mask (:data:`SET_MASKS`)."""
-    masked = [EssaRequest("Migrate", mask=m) for m in SET_MASKS if m != reference.FULL_MASK]
+    ``MaskedMigrate`` the SET with each other mask (``SET_MASKS``)."""
+    masked = [EssaRequest("Migrate", mask=m) for m in reference.SET_MASKS if m != reference.FULL_MASK]
     return (EssaRequest("Migrate"), *(masked if profile.masked_migrate else ()))
 
 
 def round_requests(profile: VmmProfile) -> tuple[EssaRequest, ...]:
     """What QEMU's storage-attribute device does (sources 5c), and the guest between its
     requests: start, a GET of a whole batch from each memslot's first frame and of one page
-    from the first, a peek, stop, the switch (every mask the engine takes); an ESSA that sets N on the first page and one
-    that makes the last page unused, and the CBRL's processing."""
+    from the first, a peek, stop, the switch (every mask the engine takes); an ESSA that sets
+    N on the first page and one that makes the last page unused, and the CBRL's processing."""
     bases = sorted({m.base for m in profile.memslots})
     return (EssaRequest("MigrationStart"), EssaRequest("MigrationStop"), *migrate_requests(profile),
             *(EssaRequest("Get", start=b, count=MAX_COUNT) for b in bases),

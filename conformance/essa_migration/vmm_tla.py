@@ -5,8 +5,8 @@ spec's own action: the ESSA mode's requests as ``GuestStep`` of the ESSA action 
 page outside a present memslot has none), ``MigrationStart`` as ``VMMStart``, ``MigrationStop``
 as ``VMMStop``, ``Get`` and ``Peek`` as ``Get(start, count)`` and ``Peek(start, count)``, the
 memslot requests as ``SlotCreate``, ``SlotLogging``, ``SlotDelete``, ``Migrate`` as
-``VMMSwitch(mask)`` (no ``mask``: ``FullMask``, QEMU's SET of every bit). A refused request is either no step of the action or the action's own refusal
-(``RefuseVMM``: EINVAL, EFAULT). After each step every page must be as reported, with its
+``VMMSwitch(mask)`` (no ``mask``: ``FullMask``, QEMU's SET of every bit). A refused request is
+either no step of the action or the action's own refusal (``RefuseVMM``: EINVAL, EFAULT). After each step every page must be as reported, with its
 ``cmmaDirty``, and a ``Get``'s or ``Peek``'s ``start``, ``values`` and ``remaining`` must be the
 spec's ``answer``. The spec's guest frames are 0 .. Pages-1 (``GfnOrder``): a layout with a
 hole between memslots, or a first memslot past gfn 0, has no replay there
