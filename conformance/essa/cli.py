@@ -134,7 +134,7 @@ def read_essa_trace(path: Path, fallback: EssaProfileRequest, pages: int,
             requests.append(essa_request(obj, profile.pages, migration, vmm))
             reply = {k: v for k, v in obj.items()
                      if k not in ("op", "page", "orc", "arg", "problemState", "beyondMemory",
-                                  *(("start", "count", "slot", "logging", "answer") if vmm else ()))}
+                                  *(("start", "count", "slot", "logging", "mask", "answer") if vmm else ()))}
             if vmm and "answer" in obj:  # a Get's or Peek's start, values, remaining
                 if not isinstance(obj["answer"], dict):
                     raise ValueError('"answer" must be an object')

@@ -38,6 +38,7 @@ from refimpl.essa import CONSTANTS, ESSA, USAGES, EssaPage, EssaProfile, EssaPro
 from refimpl.essa import machine
 from refimpl.essa.profile import KNOWN_BUGS
 from refimpl.essa.profile import profiles as run_profiles
+from refimpl.essa.vmm import SET_MASKS
 
 from ..jsonlines import DEFAULT_TIMEOUT, DEFAULT_WINDOW, JsonLinesEngine
 from ..protocol import VERSION, EngineFault, ProtocolError, Unsupported
@@ -117,7 +118,8 @@ class EssaRequest:
     name an address beyond guest memory (``beyond_memory``, wire ``beyondMemory``; no page).
     The ESSAMigrationVMM mode's ``Get`` and ``Peek`` name a guest frame ``start`` and a
     ``count``; its memslot requests a ``slot`` and (``SlotCreate``, ``SlotLogging``) whether
-    it ``logging`` dirty pages."""
+    it ``logging`` dirty pages; its ``Migrate`` may carry the SET's ``mask`` (:data:`NONE`:
+    QEMU's, every bit)."""
 
     op: str
     page: int = NONE
@@ -129,6 +131,7 @@ class EssaRequest:
     count: int = NONE
     slot: int = NONE
     logging: bool | None = None
+    mask: int = NONE
 
     def fields(self) -> dict[str, Any]:
         """The request's fields as a step request and a trace line carry them."""
@@ -151,6 +154,8 @@ class EssaRequest:
             obj["slot"] = self.slot
         if self.logging is not None:
             obj["logging"] = self.logging
+        if self.mask != NONE:
+            obj["mask"] = self.mask
         return obj
 
     def to_json(self, rid: int) -> dict[str, Any]:
@@ -168,6 +173,8 @@ class EssaRequest:
         if self.slot != NONE:
             log = "" if self.logging is None else (" logging" if self.logging else " not logging")
             return f"{self.op} memslot {self.slot}{log}"
+        if self.mask != NONE:
+            return f"{self.op} mask 0x{self.mask:02x}"
         page = "" if self.page == NONE else f" {self.page}"
         arg = "" if self.arg == NONE else f" {self.arg}"
         return f"{self.op}{page}{arg}"
@@ -224,6 +231,12 @@ def essa_request(obj: dict[str, Any], pages: int, migration: bool = False,
             if not isinstance(log, bool):
                 raise ProtocolError(f"{op}: logging must be true or false, not {log!r}")
             extra["logging"] = log
+    if vmm and op == "Migrate" and "mask" in obj:
+        m = obj["mask"]
+        if m not in SET_MASKS or isinstance(m, bool):
+            raise ProtocolError(f"Migrate: mask {m!r} is not one of "
+                                f"{', '.join(f'0x{v:02x}' for v in SET_MASKS)}")  # fmt: skip
+        extra["mask"] = m
     return EssaRequest(op, page, orc, arg, flags["problemState"], flags["beyondMemory"], **extra)
 
 

@@ -6,7 +6,8 @@ The ESSAMigration mode (:mod:`.mode`) with the VMM's requests in place of ``Migr
 read-only ``Peek`` of a range of guest frames (``start``, ``count``; the reply's ``start``,
 ``values`` and ``remaining``), and ``SlotCreate``, ``SlotLogging``, ``SlotDelete`` of a
 memslot. The profile is the ESSA mode's with the memslot layout (:class:`VmmProfile`), which
-the hello carries. The oracle is :mod:`refimpl.essa.vmm` (equal to TLC's graph of the spec).
+the hello carries; ``Migrate`` carries the SET's ``mask`` for an engine whose hello reply
+announces ``MaskedMigrate``. The oracle is :mod:`refimpl.essa.vmm` (equal to TLC's graph of the spec).
 An engine is asked only when it announces the mode: in-process, ``machines`` names it; over
 JSON lines, its hello reply carries ``"machine": "ESSAMigrationVMM"`` (an engine that does not
 speak it answers ``Unsupported`` and is skipped).
@@ -55,11 +56,13 @@ class Memslot(NamedTuple):
 @dataclass(frozen=True)
 class VmmProfile(EssaProfile):
     """An ESSA profile with the memslot layout (hello ``Memslots``) and the spec's
-    ``SlotDeleteFix`` (hello ``SlotDeleteFix``). The pages are the memslots' in order: memslot
-    0's first, at its base and on."""
+    ``SlotDeleteFix`` (hello ``SlotDeleteFix``), and whether the engine takes a ``Migrate``
+    with a ``mask`` (hello ``MaskedMigrate``, which the engine announces). The pages are the
+    memslots' in order: memslot 0's first, at its base and on."""
 
     memslots: tuple[Memslot, ...] = (Memslot(0, 1),)
     slot_delete_fix: bool = True
+    masked_migrate: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -151,7 +154,8 @@ def vmm_steps(profile: VmmProfile, s: VMMState, req: EssaRequest, hooks: Hooks =
         else:
             r = reference.slot_delete(layout, s, req.slot)
     elif op == "Migrate":
-        r = reference.migration_switch(profile, layout, s, hooks)
+        r = reference.migration_switch(profile, layout, s, hooks,
+                                       reference.FULL_MASK if req.mask == NONE else req.mask)  # fmt: skip
     elif op in ("MigrationSend", "HostResetCMMA"):
         yield s, EssaReply("Refused", NONE, NONE, migration_pages(profile, s.mig), f"no {op} in this mode")
         return
@@ -203,9 +207,18 @@ def vmm_step(profile: VmmProfile, s: VMMState, req: EssaRequest, hooks: Hooks = 
 
 class VmmProfileRequest(EssaProfileRequest):
     """A hello's profile of this mode: the ESSA mode's fields and ``memslots`` (hello
-    ``Memslots``) and ``slot_delete_fix`` (hello ``SlotDeleteFix``)."""
+    ``Memslots``), ``slot_delete_fix`` (hello ``SlotDeleteFix``) and ``masked_migrate``
+    (hello ``MaskedMigrate``)."""
 
-    ATTRS: tuple[str, ...] = (*EssaProfileRequest.ATTRS, "memslots", "slot_delete_fix")
+    ATTRS: tuple[str, ...] = (*EssaProfileRequest.ATTRS, "memslots", "slot_delete_fix",
+                              "masked_migrate")  # fmt: skip
+
+    @classmethod
+    def of(cls, p: EssaProfile) -> VmmProfileRequest:
+        """The profile's fields, ``masked_migrate`` only when set (a hello or a trace of an
+        engine that does not take a mask says nothing of it)."""
+        req = super().of(p)
+        return req if req.fields.get("masked_migrate") else req.without("masked_migrate")  # type: ignore[return-value]
 
     def to_json(self) -> dict[str, Any]:
         obj = super().to_json()
@@ -213,13 +226,16 @@ class VmmProfileRequest(EssaProfileRequest):
             obj["Memslots"] = [m.to_json() for m in self.fields["memslots"]]
         if "slot_delete_fix" in self.fields:
             obj["SlotDeleteFix"] = self.fields["slot_delete_fix"]
+        if "masked_migrate" in self.fields:
+            obj["MaskedMigrate"] = self.fields["masked_migrate"]
         return obj
 
     @classmethod
     def from_json(cls, obj: object) -> VmmProfileRequest:
         if not isinstance(obj, dict):
             return cls(**EssaProfileRequest.from_json(obj).fields)
-        rest = {k: v for k, v in obj.items() if k not in ("Memslots", "SlotDeleteFix")}
+        rest = {k: v for k, v in obj.items()
+                if k not in ("Memslots", "SlotDeleteFix", "MaskedMigrate")}  # fmt: skip
         fields = EssaProfileRequest.from_json(rest).fields
         if "Memslots" in obj:
             fields["memslots"] = memslots_from_json(obj["Memslots"])
@@ -227,6 +243,10 @@ class VmmProfileRequest(EssaProfileRequest):
             if not isinstance(obj["SlotDeleteFix"], bool):
                 raise ProtocolError('"SlotDeleteFix" must be true or false')
             fields["slot_delete_fix"] = obj["SlotDeleteFix"]
+        if "MaskedMigrate" in obj:
+            if not isinstance(obj["MaskedMigrate"], bool):
+                raise ProtocolError('"MaskedMigrate" must be true or false')
+            fields["masked_migrate"] = obj["MaskedMigrate"]
         return cls(**fields)
 
     def profile(self, pages: int = 1) -> VmmProfile:
@@ -238,7 +258,8 @@ class VmmProfileRequest(EssaProfileRequest):
             essa = EssaProfile(**{**essa_fields(essa), "pages": sum(m.pages for m in memslots)})
         try:
             return VmmProfile(**essa_fields(essa), memslots=tuple(memslots),
-                              slot_delete_fix=self.fields.get("slot_delete_fix", True))  # fmt: skip
+                              slot_delete_fix=self.fields.get("slot_delete_fix", True),
+                              masked_migrate=self.fields.get("masked_migrate", False))  # fmt: skip
         except ValueError as exc:
             raise EssaProfileError(str(exc)) from None
 
@@ -278,13 +299,20 @@ MEMSLOT_DEPTH: Final = 5
 VMM_DEPTH: Final = 3
 
 
+def migrate_requests(profile: VmmProfile) -> tuple[EssaRequest, ...]:
+    """The switch: QEMU's SET (no ``mask``, every bit), and for an engine that announces
+    ``MaskedMigrate`` the SET with each other mask (``SET_MASKS``)."""
+    masked = [EssaRequest("Migrate", mask=m) for m in reference.SET_MASKS if m != reference.FULL_MASK]
+    return (EssaRequest("Migrate"), *(masked if profile.masked_migrate else ()))
+
+
 def round_requests(profile: VmmProfile) -> tuple[EssaRequest, ...]:
     """What QEMU's storage-attribute device does (sources 5c), and the guest between its
     requests: start, a GET of a whole batch from each memslot's first frame and of one page
-    from the first, a peek, stop, the switch; an ESSA that sets N on the first page and one
-    that makes the last page unused, and the CBRL's processing."""
+    from the first, a peek, stop, the switch (every mask the engine takes); an ESSA that sets
+    N on the first page and one that makes the last page unused, and the CBRL's processing."""
     bases = sorted({m.base for m in profile.memslots})
-    return (EssaRequest("MigrationStart"), EssaRequest("MigrationStop"), EssaRequest("Migrate"),
+    return (EssaRequest("MigrationStart"), EssaRequest("MigrationStop"), *migrate_requests(profile),
             *(EssaRequest("Get", start=b, count=MAX_COUNT) for b in bases),
             EssaRequest("Get", start=0, count=1), EssaRequest("Peek", start=0, count=MAX_COUNT),
             EssaRequest("ESSA", 0, 7), EssaRequest("ESSA", profile.pages - 1, 2),
@@ -306,10 +334,10 @@ def frames(profile: VmmProfile) -> range:
 
 
 def own_requests(profile: VmmProfile) -> tuple[EssaRequest, ...]:
-    """This mode's own requests: start, stop, the switch, every Get and Peek, every memslot
-    change the layout allows."""
+    """This mode's own requests: start, stop, the switch (every mask the engine takes), every
+    Get and Peek, every memslot change the layout allows."""
     layout = profile.layout
-    out = [EssaRequest("MigrationStart"), EssaRequest("MigrationStop"), EssaRequest("Migrate")]
+    out = [EssaRequest("MigrationStart"), EssaRequest("MigrationStop"), *migrate_requests(profile)]
     for g in frames(profile):
         for c in range(1, MAX_COUNT + 1):
             out += [EssaRequest("Get", start=g, count=c), EssaRequest("Peek", start=g, count=c)]
@@ -416,14 +444,16 @@ class EssaVmmDriver(EssaMigrationDriver):
         slots = "+".join(f"{m.base}:{m.pages}" + ("" if m.present else "late")
                          for m in profile.memslots)  # fmt: skip
         fix = "" if profile.slot_delete_fix else "-noSlotDeleteFix"
-        return f"{super().short_name(profile.essa())}-slots{slots}{fix}"
+        masked = "-masked" if profile.masked_migrate else ""
+        return f"{super().short_name(profile.essa())}-slots{slots}{fix}{masked}"
 
     def describe(self, profile: VmmProfile) -> str:  # type: ignore[override]
         slots = ", ".join(f"memslot {i}: {m.pages} page(s) at gfn {m.base}"
                           + ("" if m.present else ", created later")
                           for i, m in enumerate(profile.memslots))  # fmt: skip
         return f"{profile.essa().describe()}; {slots}" + (
-            "" if profile.slot_delete_fix else "; a deleted memslot's pages stay counted")
+            "" if profile.slot_delete_fix else "; a deleted memslot's pages stay counted") + (
+            "; masked switches" if profile.masked_migrate else "")
 
     def trace_line(self, request: EssaRequest, reply: EssaReply) -> dict[str, Any]:
         """The ESSA mode's line, with a Get's or Peek's answer under ``answer`` (its ``start``
@@ -439,14 +469,17 @@ class EssaVmmDriver(EssaMigrationDriver):
 
     def connect(self, engine: Any, profile: VmmProfile) -> tuple[str, VmmProfile]:  # type: ignore[override]
         """Asks only an engine that names this mode among its ``machines`` (PROTOCOL.md: an
-        engine that does not announce it is not asked)."""
+        engine that does not announce it is not asked). The hello does not ask for
+        ``MaskedMigrate``: the engine's reply announces it or not, and the profile run takes
+        its answer (a profile that needs it, a trace's with masked switches, is not run on an
+        engine that does not announce it)."""
         if VMM_MACHINE not in getattr(engine, "machines", ()):
             raise Unsupported(f"the engine does not speak the {VMM_MACHINE} mode")
         if not profile.kvm or profile.machine_interprets_essa or not profile.cmma_enabled:
             raise Unsupported("CMMA migration is KVM's, with CMMA enabled and every ESSA "
                               "intercepted")  # fmt: skip
         engine.machine = VMM_MACHINE
-        asked = VmmProfileRequest.of(profile)
+        asked = VmmProfileRequest.of(profile).without("masked_migrate")
         info = engine.hello(asked)
         announced = info.profile
         if not isinstance(announced, VmmProfileRequest):
@@ -455,7 +488,10 @@ class EssaVmmDriver(EssaMigrationDriver):
         if conflicts:
             raise Unsupported("the engine announces " + ", ".join(
                 _differs(a, announced, asked) for a in conflicts))  # fmt: skip
-        return info.name, profile
+        masked = announced.fields.get("masked_migrate") is True
+        if profile.masked_migrate and not masked:
+            raise Unsupported("the engine does not announce MaskedMigrate (a Migrate with a mask)")
+        return info.name, replace(profile, masked_migrate=masked)
 
     def requests(self, profile: VmmProfile) -> Sequence[EssaRequest]:  # type: ignore[override]
         return vmm_requests(profile)
@@ -474,7 +510,7 @@ class EssaVmmDriver(EssaMigrationDriver):
                 Group("pairs", vmm_requests(profile), depth)]  # fmt: skip
 
     def kind(self, request: EssaRequest) -> tuple[object, ...]:
-        return (*super().kind(request), request.count, request.slot, request.logging)
+        return (*super().kind(request), request.count, request.slot, request.logging, request.mask)
 
     def budget(self, impl: str | None) -> Budget:
         return DEFAULT_VMM_BUDGETS.get(impl or "", DEFAULT_VMM_BUDGETS["KVMClassic"])
@@ -588,9 +624,11 @@ RULES: Final = {
     "SlotLogging": "SlotLogging: dirty logging turned on or off; off turns migration mode off",
     "SlotDelete": ("SlotDelete (kvm_free_memslot): its pages' bits go with it, and the count is "
                    "lowered by them (as the profile's SlotDeleteFix says)"),
-    "Migrate": ("Migrate is the switch (VMMSwitch): refused unless the last answer is a Get's "
-                "remaining 0; the destination resumes with the values last sent and sets "
-                "uses_cmm (KVM_S390_SET_CMMA_BITS), migration mode off, every bit clear"),
+    "Migrate": ("Migrate is the switch (VMMSwitch(mask)): refused unless the last answer is a "
+                "Get's remaining 0; the destination resumes with the values last sent, of each "
+                "the bits the mask selects (usage 0x03, N 0x40; no mask: both) and S without N "
+                "for the others, and sets uses_cmm (KVM_S390_SET_CMMA_BITS), migration mode "
+                "off, every bit clear"),
 }
 
 
@@ -605,6 +643,8 @@ class EssaVmmReferenceEngine:
     machines: Final = (VMM_MACHINE,)
     #: The spec's hooks the engine runs (a mutant replaces one).
     hooks: Hooks = HOOKS
+    #: Whether the hello reply announces ``MaskedMigrate`` (a Migrate with a mask).
+    masked_migrate: bool = True
 
     def __init__(self) -> None:
         self.machine = VMM_MACHINE
@@ -616,7 +656,8 @@ class EssaVmmReferenceEngine:
 
         if not isinstance(request, VmmProfileRequest):
             request = VmmProfileRequest(**request.fields)
-        self.profile = self.runs(request.profile(request.pages or 1))
+        self.profile = self.runs(replace(request.profile(request.pages or 1),
+                                         masked_migrate=self.masked_migrate))  # fmt: skip
         self.state = reference.init(self.profile, self.profile.layout)
         return EssaEngineInfo("refimpl-ESSAMigrationVMM", VmmProfileRequest.of(self.profile))
 
@@ -673,6 +714,14 @@ class RestartUnmarked(VmmMutant):
     hooks = Hooks(start_marks=lambda s: not s.stopped)
 
 
+class SetIgnoresMask(VmmMutant):
+    """kvm_s390_set_cmma_bits without ``mask &=``: every value sent is set whole, whatever
+    the mask (the twin MCESSAMigration_Twin_SetIgnoresMask's bug)."""
+
+    breaks = "the switch's SET ignores its mask"
+    hooks = Hooks(set_mask=lambda m: reference.FULL_MASK)
+
+
 class SlotDeleteKeepsCount(VmmMutant):
     """Linux 6.12's memslot deletion: the memslot's dirty pages stay in the count (finding F12),
     in a profile that asks for the fix."""
@@ -690,4 +739,4 @@ class SlotDeleteKeepsCount(VmmMutant):
 
 
 VMM_MUTANTS: Final = (PeekStuck, GetCountsCleanPages, DestinationNoUsesCmm, RestartUnmarked,
-                      SlotDeleteKeepsCount)  # fmt: skip
+                      SlotDeleteKeepsCount, SetIgnoresMask)  # fmt: skip

@@ -5,8 +5,8 @@ spec's own action: the ESSA mode's requests as ``GuestStep`` of the ESSA action 
 page outside a present memslot has none), ``MigrationStart`` as ``VMMStart``, ``MigrationStop``
 as ``VMMStop``, ``Get`` and ``Peek`` as ``Get(start, count)`` and ``Peek(start, count)``, the
 memslot requests as ``SlotCreate``, ``SlotLogging``, ``SlotDelete``, ``Migrate`` as
-``VMMSwitch(FullMask)`` (the mode's switch is QEMU's SET, every bit). A refused request is either no step of the action or the action's own refusal
-(``RefuseVMM``: EINVAL, EFAULT). After each step every page must be as reported, with its
+``VMMSwitch(mask)`` (no ``mask``: ``FullMask``, QEMU's SET of every bit). A refused request is
+either no step of the action or the action's own refusal (``RefuseVMM``: EINVAL, EFAULT). After each step every page must be as reported, with its
 ``cmmaDirty``, and a ``Get``'s or ``Peek``'s ``start``, ``values`` and ``remaining`` must be the
 spec's ``answer``. The spec's guest frames are 0 .. Pages-1 (``GfnOrder``): a layout with a
 hole between memslots, or a first memslot past gfn 0, has no replay there
@@ -20,6 +20,7 @@ from typing import Any
 
 from refimpl.core.constants import constant_lines
 from refimpl.essa import CONSTANTS
+from refimpl.essa.vmm import FULL_MASK
 
 from ..essa import tla as essa_tla
 from ..essa.protocol import NONE, EssaReply, EssaRequest
@@ -49,7 +50,7 @@ Replay(e) ==
           [] e.op = "HostUnmapGmap" -> Guest(e, HostUnmapGmap(e.page))
           [] e.op = "HostAge" -> Guest(e, HostAge(e.page))
           [] e.op = "HostProcessCBRL" -> Guest(e, HostProcessCBRL)
-          [] e.op = "Migrate" -> VMMPerformed(e, VMMSwitch(FullMask))
+          [] e.op = "Migrate" -> VMMPerformed(e, VMMSwitch(e.mask))
           [] e.op = "MigrationStart" -> VMMPerformed(e, VMMStart)
           [] e.op = "MigrationStop" -> VMMPerformed(e, VMMStop)
           [] e.op = "Get" -> VMMPerformed(e, Get(e.start, e.count))
@@ -82,7 +83,8 @@ def _entry(req: EssaRequest, reply: EssaReply) -> str:
     slot = 0 if req.slot == NONE else req.slot
     answered = reply.values is not None
     values = ", ".join(str(v) for v in (reply.values or ()))
-    extra = (f"start |-> {start}, count |-> {count}, slot |-> {slot}, "
+    mask = FULL_MASK if req.mask == NONE else req.mask
+    extra = (f"start |-> {start}, count |-> {count}, slot |-> {slot}, mask |-> {mask}, "
              f"log |-> {essa_tla._bool(bool(req.logging))}, "
              f"answered |-> {essa_tla._bool(answered)}, "
              f"astart |-> {reply.start if answered else 0}, avalues |-> <<{values}>>, "

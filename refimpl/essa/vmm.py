@@ -44,6 +44,9 @@ KERNEL_MAX_BIT_DISTANCE: Final = 16
 USAGE_MASK: Final = 0x03
 NODAT_MASK: Final = 0x40
 FULL_MASK: Final = USAGE_MASK | NODAT_MASK
+#: Every mask a VMM's SET may carry: every bit, the usage alone (its two bits together: half a
+#: usage code mixes two states' codes), N alone, none.
+SET_MASKS: Final = (FULL_MASK, USAGE_MASK, NODAT_MASK, 0)
 #: The spec's MCSetMasks: every bit, the usage alone, none.
 MODEL_SET_MASKS: Final = (FULL_MASK, USAGE_MASK, 0)
 

@@ -50,7 +50,7 @@ from refimpl.essa.machine import essa as essa_step
 from refimpl.essa.machine import guest_alloc, guest_free, host_process_cbrl
 from refimpl.essa.profile import NO_PAGE
 from refimpl.essa.rules import zap_targets
-from refimpl.essa.vmm import FULL_MASK, NODAT_MASK, USAGE_MASK, Answer, Layout, VMMState
+from refimpl.essa.vmm import FULL_MASK, NODAT_MASK, SET_MASKS, USAGE_MASK, Answer, Layout, VMMState
 
 from .blame import Call, blame, bodies, changed_state, look_back
 from .engine import KernelEssaEngine
@@ -70,9 +70,6 @@ class Slot(NamedTuple):
     at_boot: int  # 0 absent, 1 present, 2 present with dirty logging
 
 
-#: The SET's masks the pass gives the switch, as bits of a CMMA value: QEMU's, the usage alone, N
-#: alone, none.
-SET_MASKS: Final = (FULL_MASK, USAGE_MASK, NODAT_MASK, 0)
 #: The walks' layout: memslot 0 of three pages at gfn 0, memslot 1 of one page at gfn 256 (KVM
 #: maps a memslot by segments, 256 pages).
 LAYOUT: Final = (Slot(0, 3, 2), Slot(256, 1, 2))

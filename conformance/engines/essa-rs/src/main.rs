@@ -252,7 +252,7 @@ fn hello_line(id: &Json, p: &Profile, vmm: &VmmFields) -> String {
             })
             .collect();
         out.push_str(&format!(
-            ", \"Memslots\": [{}], \"SlotDeleteFix\": {fix}}}}}",
+            ", \"Memslots\": [{}], \"SlotDeleteFix\": {fix}, \"MaskedMigrate\": true}}}}",
             ms.join(", ")
         ));
     }
@@ -289,7 +289,11 @@ fn parse_vmm_step(req: &Json, pages: usize, slots: usize) -> Result<VmmOp, Fail>
         "SlotCreate" => VmmOp::SlotCreate(slot()?, logging()?),
         "SlotLogging" => VmmOp::SlotLogging(slot()?, logging()?),
         "SlotDelete" => VmmOp::SlotDelete(slot()?),
-        "Migrate" => VmmOp::Migrate,
+        "Migrate" => match opt_int(req, "mask")? {
+            None => VmmOp::Migrate(0x43),
+            Some(m) if [0x43, 0x03, 0x40, 0x00].contains(&m) => VmmOp::Migrate(m as u8),
+            Some(m) => return bad(format!("Migrate: mask {m} is not one of 0x43, 0x03, 0x40, 0x00")),
+        },
         _ => VmmOp::Essa(parse_step(req, pages)?),
     })
 }

@@ -34,7 +34,8 @@ pub enum VmmOp {
     SlotCreate(usize, bool),
     SlotLogging(usize, bool),
     SlotDelete(usize),
-    Migrate,
+    /// The switch; its SET's mask (usage 0x03, N 0x40; QEMU's 0x43 when the request has none).
+    Migrate(u8),
     Essa(Op),
 }
 
@@ -248,7 +249,7 @@ impl Vmm {
                 self.last = None;
                 (done(), None)
             }
-            VmmOp::Migrate => self.switch(),
+            VmmOp::Migrate(mask) => self.switch(mask),
             VmmOp::Essa(op) => self.guest(op),
         }
     }
@@ -352,7 +353,9 @@ impl Vmm {
         )
     }
 
-    fn switch(&mut self) -> (Outcome, Option<Answer>) {
+    /// The destination, every PGSTE S without N, takes of each value sent the bits the SET's
+    /// mask selects (kvm_s390_set_cmma_bits: `mask &= _PGSTE_GPS_USAGE_MASK | _PGSTE_GPS_NODAT`).
+    fn switch(&mut self, mask: u8) -> (Outcome, Option<Answer>) {
         if !(self.migrating && self.last == Some((true, 0))) {
             return (refused("the final GET has not answered remaining 0"), None);
         }
@@ -360,7 +363,13 @@ impl Vmm {
         self.m.migrated = false;
         let o = self.m.step(Op::Migrate);
         for p in 0..self.gfn.len() {
-            let (u, n) = if self.in_slot(p) { self.sent[p] } else { before[p] };
+            let (u, n) = if self.in_slot(p) {
+                let (su, sn) = self.sent[p];
+                let u = if mask & 0x03 == 0x03 { su } else { Usage::S };
+                (u, sn && mask & 0x40 != 0)
+            } else {
+                before[p]
+            };
             self.m.pages[p].usage = u;
             self.m.pages[p].nodat = n;
         }
