@@ -93,16 +93,17 @@ def test_the_manifest_takes_breaks_only_on_a_twin(tmp_path: Path) -> None:
 
 def test_the_checks_intent_row_passes_a_step_detail_and_fails_an_unrecorded_twin() -> None:
     """The rows ``check`` prints without running TLC: a step detail is as recorded with its
-    reason; an open hole says so and names the missing promise; a twin that breaks no recorded
-    promise and has no record fails the build."""
+    reason; an open hole says so, names the missing promise and fails the build; a twin that
+    breaks no recorded promise and has no record fails the build."""
     entries = load_manifest(MANIFEST).entries
     by = {e.name: e for e in entries}
     detail = next(e for e in entries if e.is_twin and e.step_detail)
     row = contract.check_twin_intent(detail, entries, jar=Path("unused.jar"), library=None)
     assert row.as_expected and row.name.endswith(contract.INTENT_SUFFIX)
-    hole = next(e for e in entries if e.is_twin and e.open_hole)
+    # no twin is an open hole now; one recorded as such says so, names its promise, and fails
+    hole = dataclasses.replace(detail, step_detail="", breaks=(), open_hole="a promise not yet stated")
     row = contract.check_twin_intent(hole, entries, jar=Path("unused.jar"), library=None)
-    assert row.as_expected and row.result == contract.OPEN_HOLE and hole.open_hole in row.note
+    assert not row.as_expected and row.result == contract.OPEN_HOLE and hole.open_hole in row.note
     bare = dataclasses.replace(hole, open_hole="")
     row = contract.check_twin_intent(bare, entries, jar=Path("unused.jar"), library=None)
     assert not row.as_expected and "step check or bookkeeping" in row.note

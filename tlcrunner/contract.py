@@ -600,8 +600,9 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     with neither is caught only by a step check or bookkeeping: the build fails until its missing
     promise is stated from the sources or it is marked a step detail with its reason. A twin the
     manifest records as an "open hole", with the promise missing from the contract, is not run:
-    its row says "open hole", the summary counts it, and docs/contract.md's matrix shows it; the
-    build still fails on any twin with no record at all, so no new hole goes unseen."""
+    its row says "open hole" with the missing promise, the summary counts it, docs/contract.md's
+    matrix shows it, and it fails the build as a twin with no record does: only a twin caught by
+    a promise or marked a step detail passes."""
     import tempfile
 
     from .check import Row
@@ -618,7 +619,7 @@ def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
     if twin.step_detail:
         return row(True, f"step detail: {twin.step_detail}")
     if twin.open_hole and not twin.breaks:
-        hole = row(True, f"open hole: {twin.open_hole}")
+        hole = row(False, f"open hole: {twin.open_hole}")
         hole.result = OPEN_HOLE
         return hole
     if not twin.breaks:
