@@ -51,10 +51,14 @@ OwedContentPresent ==
         => (IF resid[p] = "z" THEN 0 ELSE data[p]) = intended[p]
 
 \* The usage the guest last requested is the page's, but where the host took
-\* an implicit transition: a discarded P page collapsed to Vz, a dirty P page
-\* preserved as Sp where there is no Pp.
+\* an implicit transition: a dirty P page preserved as Sp where there is no
+\* Pp (S from then on, whatever the residency), a discarded P page collapsed
+\* to Vz (logically zero until the guest's next primitive).
 RequestedIsUsage ==
-    \A p \in Pages : requested[p] = usage[p] \/ (requested[p] = "P" /\ usage[p] \in {"S", "V"})
+    \A p \in Pages :
+        \/ requested[p] = usage[p]
+        \/ requested[p] = "P" /\ usage[p] = "S"
+        \/ requested[p] = "P" /\ usage[p] = "V" /\ resid[p] = "z"
 
 \* A discarded page the guest last made P holds no stores of the guest: the
 \* host discards a P page only while it is clean, and a primitive on a
