@@ -37,6 +37,6 @@ Symmetry == Permutations(Pages)
 (* which would be checked on one of the merged states only, so such a      *)
 (* model checks none (D132).                                               *)
 (***************************************************************************)
-StepView == <<usage, resid, dirty, data, intended, modified, aging, slot, hchanged, copied>>
+StepView == <<usage, resid, dirty, data, intended, modified, requested, aging, slot, hchanged, copied>>
 
 =============================================================================

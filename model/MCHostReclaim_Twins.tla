@@ -27,7 +27,7 @@ EarlyWriteWith(p, allowed, need(_), hbit(_), gbit(_)) ==
     /\ hchanged' = [hchanged EXCEPT ![p] = hbit(@)]
     /\ dirty' = [dirty EXCEPT ![p] = gbit(@)]
     /\ io' = [kind |-> "write", page |-> p]
-    /\ UNCHANGED <<usage, resid, data, intended, modified, lastOp, aging>>
+    /\ UNCHANGED <<usage, resid, data, intended, modified, requested, lastOp, aging>>
 
 Cleared(b) == FALSE
 Kept(b)    == b
@@ -56,7 +56,7 @@ RevalidateFromSlot(p) ==
            /\ data' = [data EXCEPT ![p] = IF fromSlot THEN slot[p] ELSE @]
            /\ hchanged' = [hchanged EXCEPT ![p] = IF fromSlot THEN FALSE ELSE @]
            /\ io' = IF fromSlot THEN [kind |-> "read", page |-> p] ELSE NoIO
-    /\ UNCHANGED <<usage, resid, dirty, intended, modified, lastOp, slot>>
+    /\ UNCHANGED <<usage, resid, dirty, intended, modified, requested, lastOp, slot>>
 
 \* A page-in that does not wait for a free frame: the host overcommits its
 \* frames.  Caught by FrameBudgetInv.
@@ -69,7 +69,7 @@ FaultPageInWithoutRoom(p) ==
     /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
     /\ io' = [kind |-> "read", page |-> p]
     /\ PS!Record("HostPageIn", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, intended, modified, aging, slot>>
+    /\ UNCHANGED <<usage, intended, modified, requested, aging, slot>>
 
 \* A demand scan that ignores the CMMA usage: every page is a page-out
 \* candidate, taken from the bottom of the aging list.  Caught by StealOrderProp.

@@ -47,6 +47,6 @@ HostPageInSkippingP(p) ==
     /\ resid' = [resid EXCEPT ![p] = "r"]
     /\ dirty' = [dirty EXCEPT ![p] = PageInDirty(@)]
     /\ Record("HostPageIn", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, data, intended, modified>>
+    /\ UNCHANGED <<usage, data, intended, modified, requested>>
 
 =============================================================================

@@ -2,11 +2,9 @@
 (***************************************************************************)
 (* The broken twin of the refinement check: a simplified machine that is  *)
 (* not a refinement of the full machine must be caught by                 *)
-(* RefinesFullMachine.  The twins of MCPageStates_Twins.tla are in scope   *)
-(* too: MCPageStatesRefinement_Twin_CleanPPreserved.cfg runs its host     *)
-(* that preserves a clean P page as Sp, which only HostKeepsUsageProp      *)
-(* caught before the history variable was restricted to the paper's        *)
-(* implicit transitions.                                                   *)
+(* RefinesFullMachine.  The twins of MCPageStates_Twins.tla run the same  *)
+(* refinement on themselves (their module extends MCPageStatesRefinement), *)
+(* so none of them is repeated here.                                       *)
 (***************************************************************************)
 EXTENDS MCPageStatesRefinement, MCPageStates_Twins
 

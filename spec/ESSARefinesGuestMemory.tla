@@ -18,8 +18,9 @@
 (* shownAsP of PageStatesRefinesFull.tla (the z/VM machine shows a         *)
 (* discarded P page as Vz and a dirty preserved one as Sp).  psShownAsP    *)
 (* keeps it by PageStatesRefinesFull's own rule, applied to the mapped     *)
-(* step and the mapped states before and after.  The ghosts psIntended and *)
-(* psModified appear in no mapped variable: what the guest is owed is      *)
+(* step and the mapped states before and after.  The ghosts psIntended,    *)
+(* psModified and psRequested appear in no mapped variable: what the guest *)
+(* is owed is                                                              *)
 (* ESSA's data where the page has content, and the loss is a V or P page   *)
 (* with neither frame nor swap copy.                                       *)
 (***************************************************************************)
@@ -33,7 +34,8 @@ GMV == INSTANCE PageStatesRefinesGuestMemory
         WITH Values <- {Zero, Written}, HostService <- TRUE,
              UnusedAccess <- "AddressingException", Variant <- "ZVMPrototype",
              usage <- AbsUsage, resid <- AbsResid, dirty <- AbsDirty, data <- data,
-             intended <- psIntended, modified <- psModified, lastOp <- psLastOp,
+             intended <- psIntended, modified <- psModified, requested <- psRequested,
+             lastOp <- psLastOp,
              shownAsP <- psShownAsP
 
 \* The history variable follows every mapped PageStates step; a stuttering

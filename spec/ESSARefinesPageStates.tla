@@ -43,8 +43,9 @@
 (*              (a frame or a copy); z has none: PageStates' HostDiscard   *)
 (*              and HostZeroFill clear it, as z/VM's discard "resets the   *)
 (*              reference and change bits" (sources [Z5]);                 *)
-(*   intended, modified   PageStates' own ghosts (what the guest may read  *)
-(*              back, D10, D11), kept by history variables that apply     *)
+(*   intended, modified, requested   PageStates' own ghosts (what the      *)
+(*              guest may read back, its stores, the usage it last asked   *)
+(*              for: D10, D11, D425), kept by history variables that apply *)
 (*              PageStates' rule to the mapped steps: ESSA's guest has     *)
 (*              ghosts of its own (owed, belief), which are the guest's    *)
 (*              view, not the machine's;                                   *)
@@ -130,12 +131,14 @@ VARIABLES
     psIntended,     \* PageStates' ghost intended, kept by its own rule
     \* @type: PAGE -> Bool;
     psModified,     \* PageStates' ghost modified, kept by its own rule
+    \* @type: PAGE -> Str;
+    psRequested,    \* PageStates' ghost requested, kept by its own rule
     \* @type: { op: Str, page: PAGE, arg: Int, outcome: Str, value: Int };
     psLastOp,       \* the PageStates step last taken
     \* @type: Bool;
     psMoved         \* the last step was a PageStates step (else it was stuttering)
 
-auxVars == <<split, splitKind, psIntended, psModified, psLastOp, psMoved>>
+auxVars == <<split, splitKind, psIntended, psModified, psRequested, psLastOp, psMoved>>
 augVars == <<vars, auxVars>>
 
 Zero == 0
@@ -156,10 +159,11 @@ PS == INSTANCE PageStates
         WITH Values <- {Zero, Written}, HostService <- TRUE,
              UnusedAccess <- "AddressingException", Variant <- "ZVMPrototype",
              usage <- AbsUsage, resid <- AbsResid, dirty <- AbsDirty, data <- data,
-             intended <- psIntended, modified <- psModified, lastOp <- psLastOp
+             intended <- psIntended, modified <- psModified, requested <- psRequested,
+             lastOp <- psLastOp
 
 \* The page-state variables the mapping defines (PageStates' vars, through the instance).
-psVars == <<AbsUsage, AbsResid, AbsDirty, data, psIntended, psModified, psLastOp>>
+psVars == <<AbsUsage, AbsResid, AbsDirty, data, psIntended, psModified, psRequested, psLastOp>>
 
 (***************************************************************************)
 (* Which PageStates step the step is: a record like PageStates' lastOp,    *)
@@ -260,31 +264,30 @@ Targets == [o \in {"SetStable", "SetUnused", "SetVolatile", "SetPotentialVolatil
 \* @type: ({ op: Str, page: PAGE, arg: Int, outcome: Str, value: Int }) => Bool;
 GhostNext(a) ==
     LET p == a.page
-        wasDiscarded == PS!IsDiscarded(AbsUsage[p], AbsResid[p])
-        isDiscarded == PS!IsDiscarded(AbsUsage'[p], AbsResid'[p])
+        gaveUp == psRequested[p] \in {"U", "V"} \/ (psRequested[p] = "P" /\ ~psModified[p])
     IN  IF a.op \in DOMAIN Targets /\ a.outcome # "Failure"
         THEN /\ psIntended' = [psIntended EXCEPT ![p] =
                                  IF Targets[a.op] = "U" THEN NoValue
-                                 ELSE IF /\ a.op # "SetStableIfNotDiscarded"
-                                         /\ wasDiscarded /\ ~isDiscarded
-                                      THEN Zero
+                                 ELSE IF a.op = "SetStable" /\ gaveUp THEN NoValue
                                  ELSE @]
              /\ psModified' = [psModified EXCEPT ![p] =
-                                 IF Targets[a.op] = "U" \/ wasDiscarded THEN FALSE ELSE @]
+                                 IF Targets[a.op] = "U" \/ psRequested[p] = "V" THEN FALSE ELSE @]
+             /\ psRequested' = [psRequested EXCEPT ![p] = Targets[a.op]]
         ELSE IF a.op = "Write" /\ a.outcome = "Done"
         THEN /\ psIntended' = [psIntended EXCEPT ![p] = a.arg]
              /\ psModified' = [psModified EXCEPT ![p] = TRUE]
+             /\ UNCHANGED psRequested
         ELSE IF a.op = "ClearDirty"
         THEN /\ psModified' = [psModified EXCEPT ![p] = FALSE]
-             /\ UNCHANGED psIntended
-        ELSE UNCHANGED <<psIntended, psModified>>
+             /\ UNCHANGED <<psIntended, psRequested>>
+        ELSE UNCHANGED <<psIntended, psModified, psRequested>>
 
 \* Record a mapped step: PageStates steps only; a stuttering step leaves lastOp.
 \* @type: ({ op: Str, page: PAGE, arg: Int, outcome: Str, value: Int }) => Bool;
 RecordAbs(a) ==
     /\ psLastOp' = IF a.op = "None" THEN psLastOp ELSE a
     /\ psMoved' = (a.op # "None")
-    /\ IF a.op = "None" THEN UNCHANGED <<psIntended, psModified>> ELSE GhostNext(a)
+    /\ IF a.op = "None" THEN UNCHANGED <<psIntended, psModified, psRequested>> ELSE GhostNext(a)
 
 (***************************************************************************)
 (* The augmented specification.  The concrete step is any step of the      *)
@@ -295,6 +298,7 @@ AugInit(concreteInit) ==
     /\ split = NoPage /\ splitKind = "Fault"
     /\ psIntended = [p \in Pages |-> Zero]
     /\ psModified = [p \in Pages |-> FALSE]
+    /\ psRequested = [p \in Pages |-> "S"]
     /\ psLastOp = AbsRec("Init", NoPage, NoValue, "None", NoValue)
     /\ psMoved = FALSE
 

@@ -24,10 +24,11 @@
 (*       view of its memory (GuestMemory.tla); a set that answers Success  *)
 (*       after a discard is a Success on a lost page.                      *)
 (*                                                                         *)
-(* The ghosts intended and modified are PageStates'; the two-step          *)
-(* SetStableIfNotDiscarded's set keeps both (a Success owes what was       *)
-(* owed), and RefinesGuestMemory reads neither, so no ghost can excuse a   *)
-(* loss.                                                                   *)
+(* The ghosts intended, modified and requested are PageStates', written    *)
+(* from what the guest asks and is answered; the two-step                  *)
+(* SetStableIfNotDiscarded's set keeps intended and modified (a Success    *)
+(* owes what was owed) and records the S it asked for, and                 *)
+(* RefinesGuestMemory reads none of them, so no ghost can excuse a loss.   *)
 (*                                                                         *)
 (* LockExcludesOthersProp restates what the lock does; AtomicityTypeOK     *)
 (* checks types.                                                           *)
@@ -130,13 +131,14 @@ Check(c, p, checked, failed) ==
             /\ pc' = [pc EXCEPT ![c] = failed]
        ELSE /\ pc' = [pc EXCEPT ![c] = [step |-> checked, page |-> p]]
             /\ UNCHANGED lastOp
-    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lock, reclaim>>
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, requested, lock, reclaim>>
 
 \* The set writes the usage field, trusting the check.  The guest believes
 \* the page kept its content, so what it is owed is unchanged.
 SetAfterCheck(c, after) ==
     LET p == pc[c].page IN
     /\ usage' = [usage EXCEPT ![p] = "S"]
+    /\ requested' = [requested EXCEPT ![p] = "S"]
     /\ pc' = [pc EXCEPT ![c] = after]
     /\ Record("SetStableIfNotDiscarded", p, NoValue, "Success", NoValue)
     /\ UNCHANGED <<resid, dirty, data, intended, modified, lock, reclaim>>

@@ -18,8 +18,8 @@
 (* GuestHostAtomicity.tla.  The protocol's own state (pc, lock, reclaim)   *)
 (* appears in no mapped variable: a check that found the page kept and a   *)
 (* set that answers Success after a discard is, mapped, a Success on a     *)
-(* lost page, which GuestMemory does not allow.  The ghosts intended and   *)
-(* modified appear nowhere.                                                *)
+(* lost page, which GuestMemory does not allow.  The ghosts intended,      *)
+(* modified and requested appear nowhere.                                  *)
 (***************************************************************************)
 EXTENDS GuestHostAtomicityProperties, PageStatesRefinesGuestMemory
 

@@ -25,9 +25,10 @@
 (*       implements the guest's view of its memory (GuestMemory.tla) under *)
 (*       a mapping that reads no ghost.                                    *)
 (*                                                                         *)
-(* The ghosts intended and modified are PageStates', written by            *)
-(* PageStates' own actions (its guest steps, conjoined here): none of the  *)
-(* policy's steps writes them, and RefinesGuestMemory reads neither, so    *)
+(* The ghosts intended, modified and requested are PageStates', written    *)
+(* by PageStates' own actions (its guest steps, conjoined here) from what  *)
+(* the guest asks and is answered: none of the policy's steps writes them, *)
+(* and RefinesGuestMemory reads none of them, so                           *)
 (* the policy's bookkeeping (slots, the host change bit) cannot excuse a   *)
 (* loss.  The ghost copied is written from the paging I/O, the guest's     *)
 (* stores and the page state, never from the slots or the host change bit, *)
@@ -107,6 +108,8 @@ VARIABLES
     intended,
     \* @type: PAGE -> Bool;
     modified,
+    \* @type: PAGE -> Str;
+    requested,
     \* @type: { op: Str, page: PAGE, arg: Int, outcome: Str, value: Int };
     lastOp,
     \* The policy's variables.
@@ -130,9 +133,9 @@ PS == INSTANCE PageStates
 
 \* The page-state variables (PageStates' vars; a local tuple, because TLC 2.18
 \* cannot evaluate UNCHANGED of an instantiated definition).
-vars       == <<usage, resid, dirty, data, intended, modified, lastOp>>
+vars       == <<usage, resid, dirty, data, intended, modified, requested, lastOp>>
 policyVars == <<aging, slot, hchanged, io>>
-allVars    == <<usage, resid, dirty, data, intended, modified, lastOp,
+allVars    == <<usage, resid, dirty, data, intended, modified, requested, lastOp,
                 aging, slot, hchanged, io, copied>>
 
 NoValue == PS!NoValue
@@ -246,7 +249,7 @@ Revalidate(p) ==
     /\ OnAgingList(p)
     /\ aging' = Without(aging, p)
     /\ io' = NoIO
-    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lastOp, slot, hchanged>>
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, requested, lastOp, slot, hchanged>>
 
 \* A page of the aging list that needs writing before its frame can be
 \* reclaimed without I/O: its slot copy is not valid, and it is a changed
@@ -269,7 +272,7 @@ EarlyWrite(p) ==
     /\ slot' = [slot EXCEPT ![p] = data[p]]
     /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
     /\ io' = [kind |-> "write", page |-> p]
-    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, lastOp, aging>>
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, requested, lastOp, aging>>
 
 \* The page p is of the lowest class among the resident pages.
 FirstInStealOrder(p) ==
@@ -295,7 +298,7 @@ StealDiscard(p) ==
     /\ slot' = [slot EXCEPT ![p] = SlotAfterDiscard(p)]
     /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
     /\ io' = NoIO
-    /\ UNCHANGED <<intended, modified>>
+    /\ UNCHANGED <<intended, modified, requested>>
 
 \* Steal a stable or dirty page: the bottom of the aging list ("Best reclaim
 \* candidates are at the bottom"), written to its slot unless the slot copy
@@ -320,7 +323,7 @@ StealPageOut(p) ==
     /\ PS!Record("HostPreserve", p, NoValue, "Done", NoValue)
     /\ aging' = AgingAfterSteal(p)
     /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
-    /\ UNCHANGED <<dirty, intended, modified>>
+    /\ UNCHANGED <<dirty, intended, modified, requested>>
 
 \* A fault on a preserved page: read the slot into a free frame.  The slot
 \* stays allocated and valid until the page is changed again.  The change
@@ -337,7 +340,7 @@ FaultPageIn(p) ==
     /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
     /\ io' = [kind |-> "read", page |-> p]
     /\ PS!Record("HostPageIn", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, intended, modified, aging, slot>>
+    /\ UNCHANGED <<usage, intended, modified, requested, aging, slot>>
 
 \* A fault on a logically zero stable page: a fresh zero frame (HPMA:
 \* "supply fresh backing page frames for guest memory"), no slot yet.
@@ -351,7 +354,7 @@ FaultZeroFill(p) ==
     /\ hchanged' = [hchanged EXCEPT ![p] = FALSE]
     /\ io' = NoIO
     /\ PS!Record("HostZeroFill", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, intended, modified, aging, slot>>
+    /\ UNCHANGED <<usage, intended, modified, requested, aging, slot>>
 
 Init ==
     /\ PS!Init

@@ -19,7 +19,8 @@
 (* V or S.  The policy's own state (the aging list, the paging slots, the  *)
 (* host change bit) appears in no mapped variable: a policy that brought   *)
 (* back a stale slot changes data, which the mapping sees as content the   *)
-(* guest is owed.  The ghosts intended and modified appear nowhere.        *)
+(* guest is owed.  The ghosts intended, modified and requested appear      *)
+(* nowhere.                                                                *)
 (***************************************************************************)
 EXTENDS HostReclaimProperties
 

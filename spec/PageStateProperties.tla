@@ -36,6 +36,7 @@ TypeOK ==
     /\ data \in [Pages -> Values]
     /\ intended \in [Pages -> Values \cup {NoValue}]
     /\ modified \in [Pages -> BOOLEAN]
+    /\ requested \in [Pages -> Usages]
     /\ lastOp.op \in GuestOps \cup HostOps \cup {"Init"}
     /\ lastOp.page \in Pages \cup {NoPage}
     /\ lastOp.arg \in Values \cup {NoValue}

@@ -36,18 +36,20 @@
 (*       2), and SetStableIfNotDiscarded "only makes a page stable if it   *)
 (*       has not been discarded" (paper 3.2).                              *)
 (*                                                                         *)
-(* Why no ghost can excuse a loss.  The ghosts intended and modified (D10, *)
-(* D11) serve StableContentKeptInv and ReadResultInv.                      *)
-(* RefinesGuestMemory's mapping reads neither: the content owed is data,   *)
-(* the loss is a V or P page logically zero.  intended is written by the   *)
-(* guest's own steps and, in one case, from the discarded condition: an    *)
-(* unconditional SetStable that makes a discarded page usable owes zero    *)
-(* (D5), on a page whose loss the guest allowed                            *)
-(* (HostDiscardsOnlyDiscardableProp, and GuestMemory's Lose).              *)
-(* SetStableIfNotDiscarded's Success keeps intended (D359), so a Success   *)
-(* on a discarded page leaves intended and data apart.  modified is        *)
-(* cleared with the content of a discarded page, again only on a page the  *)
-(* guest gave up.                                                          *)
+(* Why no ghost can excuse a loss.  The ghosts intended, modified and      *)
+(* requested (D10, D11, D425) serve StableContentKeptInv and               *)
+(* ReadResultInv.  RefinesGuestMemory's mapping reads none of them: the    *)
+(* content owed is data, the loss is a V or P page logically zero.  Each   *)
+(* is written only by the guest's own steps, from their arguments and      *)
+(* answers, never from the machine's state: requested is the usage the     *)
+(* guest last asked for; intended is what it last wrote, nothing after     *)
+(* SetUnused or after an unconditional SetStable of content it gave up     *)
+(* (which the guest cannot tell kept from lost), and is kept by            *)
+(* SetStableIfNotDiscarded's Success (D359), so a Success on a discarded   *)
+(* page leaves intended and data apart; modified is set by a store and     *)
+(* cleared by a write-back, by SetUnused and by a primitive on a page the  *)
+(* guest made volatile.  A host step writes none of them, so no host can   *)
+(* make its own loss look owed-nothing.                                    *)
 (*                                                                         *)
 (* The other properties restate one step (PrimitiveSetsUsageProp,          *)
 (* SetStableIfNotDiscardedProp, HostKeepsUsageProp,                        *)
@@ -106,10 +108,12 @@ VARIABLES
     intended,   \* ghost: what the guest is entitled to read back (D10); NoValue if nothing
     \* @type: PAGE -> Bool;
     modified,   \* ghost: the guest stored to the page and has not written it back (D11)
+    \* @type: PAGE -> Str;
+    requested,  \* ghost: the usage the guest last requested, "S", "U", "V" or "P" (D425)
     \* @type: { op: Str, page: PAGE, arg: Int, outcome: Str, value: Int };
     lastOp      \* the last step: its action, page, argument and what the guest observed
 
-vars == <<usage, resid, dirty, data, intended, modified, lastOp>>
+vars == <<usage, resid, dirty, data, intended, modified, requested, lastOp>>
 
 Usages      == {"S", "U", "V", "P"}
 Residencies == {"r", "p", "z"}
@@ -259,6 +263,13 @@ PrimitiveResult(p, target) ==
         THEN Discard(target)
         ELSE Normalise(target, r, dirty[p])
 
+\* The guest gave the page's content up by its own last request: U "at will",
+\* V "can tolerate the loss of the page content", P "as long as the page has
+\* not been modified" (paper 2), judged by the guest's record of its stores.
+\* It reads the ghosts only, never the machine (D425).
+GaveUpContent(p) ==
+    requested[p] \in {"U", "V"} \/ (requested[p] = "P" /\ ~modified[p])
+
 Record(op, p, arg, outcome, value) ==
     lastOp' = [op |-> op, page |-> p, arg |-> arg, outcome |-> outcome, value |-> value]
 
@@ -268,12 +279,21 @@ Record(op, p, arg, outcome, value) ==
 
 \* A primitive is offered only if its target usage exists in this machine
 \* (Offered): without P there is no SetPotentialVolatile.  The content the guest may
-\* expect afterwards (D10): nothing after SetUnused ("the page content is
-\* meaningless"); zero after an unconditional SetStable makes a discarded page
-\* usable again (the page is logically zero, D5); otherwise unchanged.  A
+\* expect afterwards (D10) is written from what the guest sees, its own
+\* requests and the answers it gets (D425): nothing after SetUnused ("the
+\* page content is meaningless"); nothing after an unconditional SetStable of
+\* content it gave up (GaveUpContent), which the host may have discarded or
+\* kept, the guest cannot tell which, "it can tolerate the loss of the page
+\* content" (paper 2), and "only" SetStableIfNotDiscarded "makes a page
+\* stable if it has not been discarded" (paper 3.2); otherwise unchanged.  A
 \* SetStableIfNotDiscarded that answers Success keeps what the guest is owed:
 \* its Success is the guest's word that nothing was lost (paper 3.2), so the
 \* ghost never follows the machine past a discard it answered as kept (D359).
+\* The guest's record of its stores (D11) is cleared with SetUnused, and by
+\* any primitive on a page the guest last made volatile: it gave those stores
+\* up with the page and cannot tell whether they survived.  requested is the
+\* usage the guest asked for, whatever implicit transition the machine took
+\* (Pp dirty -> Sp, Pz -> Vz).
 ApplyPrimitive(op, p, target, outcome) ==
     LET res == PrimitiveResult(p, target)
     IN  /\ usage'    = [usage EXCEPT ![p] = res.u]
@@ -282,11 +302,10 @@ ApplyPrimitive(op, p, target, outcome) ==
         /\ data'     = [data  EXCEPT ![p] = IF res.dropped THEN Zero ELSE @]
         /\ intended' = [intended EXCEPT ![p] =
                           IF target = "U" THEN NoValue
-                          ELSE IF /\ op # "SetStableIfNotDiscarded"
-                                  /\ Discarded(p) /\ ~IsDiscarded(res.u, res.r)
-                               THEN Zero
+                          ELSE IF op = "SetStable" /\ GaveUpContent(p) THEN NoValue
                           ELSE @]
-        /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ Discarded(p) THEN FALSE ELSE @]
+        /\ modified' = [modified EXCEPT ![p] = IF target = "U" \/ requested[p] = "V" THEN FALSE ELSE @]
+        /\ requested' = [requested EXCEPT ![p] = target]
         /\ Record(op, p, NoValue, outcome, NoValue)
 
 \* (Each is written as a conjunction with its offer condition so that TLC
@@ -306,12 +325,12 @@ SetStableIfNotDiscarded(p) ==
     IF SSINDSucceeds(usage[p], resid[p])
     THEN ApplyPrimitive("SetStableIfNotDiscarded", p, "S", "Success")
     ELSE /\ Record("SetStableIfNotDiscarded", p, NoValue, "Failure", NoValue)
-         /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
+         /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, requested>>
 
 \* "The guest can query" the state: ESSA's extract operation (D15).
 Extract(p) ==
     /\ Record("Extract", p, NoValue, StateName(usage[p], resid[p]), NoValue)
-    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
+    /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, requested>>
 
 (***************************************************************************)
 (* Guest accesses.                                                          *)
@@ -320,7 +339,7 @@ Read(p) ==
     LET o == AccessOutcome(usage[p], resid[p], data[p])
     IN  /\ o.kind # "Wait"
         /\ Record("Read", p, NoValue, o.kind, o.value)
-        /\ UNCHANGED <<usage, resid, dirty, data, intended, modified>>
+        /\ UNCHANGED <<usage, resid, dirty, data, intended, modified, requested>>
 
 \* A store sets the change bit; stores to V pages are allowed (D13).  Under "ReadsZero" a store to an unused page
 \* is dropped, so the page keeps reading as zero (D9).
@@ -336,7 +355,7 @@ Write(p, v) ==
            ELSE /\ Record("Write", p, v,
                           IF o.kind = "Value" THEN "Ignored" ELSE o.kind, NoValue)
                 /\ UNCHANGED <<data, dirty, intended, modified>>
-        /\ UNCHANGED <<usage, resid>>
+        /\ UNCHANGED <<usage, resid, requested>>
 
 \* The guest has written the page to its own backing store and resets the
 \* change bit (Linux: page_clear_dirty after writeback), so that a P page is
@@ -346,7 +365,7 @@ ClearDirty(p) ==
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
     /\ modified' = [modified EXCEPT ![p] = FALSE]
     /\ Record("ClearDirty", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, resid, data, intended>>
+    /\ UNCHANGED <<usage, resid, data, intended, requested>>
 
 (***************************************************************************)
 (* Host actions.  Each is a choice of the host, taken at any time it is   *)
@@ -364,7 +383,7 @@ HostPreserve(p) ==
         /\ usage' = [usage EXCEPT ![p] = res.u]
         /\ resid' = [resid EXCEPT ![p] = "p"]
         /\ Record("HostPreserve", p, NoValue, "Done", NoValue)
-        /\ UNCHANGED <<dirty, data, intended, modified>>
+        /\ UNCHANGED <<dirty, data, intended, modified, requested>>
 
 \* Discard: the frame or the auxiliary copy is dropped and the page becomes
 \* logically zero.  A discard "zeroes the reference and change bits" (z/VM,
@@ -377,7 +396,7 @@ HostDiscard(p) ==
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
     /\ data'  = [data EXCEPT ![p] = Zero]
     /\ Record("HostDiscard", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<intended, modified>>
+    /\ UNCHANGED <<intended, modified, requested>>
 
 \* Page in: the preserved content comes back.  Not for unused pages, whose
 \* content no access needs (D8).  The change bit survives paging (D6).
@@ -392,7 +411,7 @@ HostPageIn(p) ==
     /\ resid' = [resid EXCEPT ![p] = "r"]
     /\ dirty' = [dirty EXCEPT ![p] = PageInDirty(@)]
     /\ Record("HostPageIn", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, data, intended, modified>>
+    /\ UNCHANGED <<usage, data, intended, modified, requested>>
 
 \* "Fresh zero frame on first touch" of a logically zero stable page.
 HostZeroFill(p) ==
@@ -402,7 +421,7 @@ HostZeroFill(p) ==
     /\ data'  = [data EXCEPT ![p] = Zero]
     /\ dirty' = [dirty EXCEPT ![p] = FALSE]
     /\ Record("HostZeroFill", p, NoValue, "Done", NoValue)
-    /\ UNCHANGED <<usage, intended, modified>>
+    /\ UNCHANGED <<usage, intended, modified, requested>>
 
 (***************************************************************************)
 (* "In case of z/VM as the host, the initial page state is stable,         *)
@@ -415,6 +434,7 @@ Init ==
     /\ data     = [p \in Pages |-> Zero]
     /\ intended = [p \in Pages |-> Zero]
     /\ modified = [p \in Pages |-> FALSE]
+    /\ requested = [p \in Pages |-> "S"]
     /\ lastOp   = [op |-> "Init", page |-> NoPage, arg |-> NoValue,
                    outcome |-> "None", value |-> NoValue]
 

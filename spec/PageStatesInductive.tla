@@ -30,6 +30,7 @@ StatesOfType ==
     /\ data \in [Pages -> Values]
     /\ intended \in [Pages -> Values \cup {NoValue}]
     /\ modified \in [Pages -> BOOLEAN]
+    /\ requested \in [Pages -> Usages]
     /\ lastOp = InitialOp
 
 \* A logically zero page holds nothing and has a clean change bit.
@@ -49,6 +50,21 @@ OwedContentPresent ==
         (intended[p] # NoValue /\ ~Discarded(p))
         => (IF resid[p] = "z" THEN 0 ELSE data[p]) = intended[p]
 
+\* The usage the guest last requested is the page's, but where the host took
+\* an implicit transition: a dirty P page preserved as Sp where there is no
+\* Pp (S from then on, whatever the residency), a discarded P page collapsed
+\* to Vz (logically zero until the guest's next primitive).
+RequestedIsUsage ==
+    \A p \in Pages :
+        \/ requested[p] = usage[p]
+        \/ requested[p] = "P" /\ usage[p] = "S"
+        \/ requested[p] = "P" /\ usage[p] = "V" /\ resid[p] = "z"
+
+\* A discarded page the guest last made P holds no stores of the guest: the
+\* host discards a P page only while it is clean, and a primitive on a
+\* discarded page clears the record.
+DiscardedPUnmodified == \A p \in Pages : (Discarded(p) /\ requested[p] = "P") => ~modified[p]
+
 \* Only the states the machine can be in: the variant's states.
 InVariant == \A p \in Pages : HasState(usage[p], resid[p])
 
@@ -58,6 +74,8 @@ IndInv ==
     /\ ZeroPageIsEmpty
     /\ ModifiedIsDirty
     /\ UnusedOwesNothing
+    /\ RequestedIsUsage
+    /\ DiscardedPUnmodified
     /\ OwedContentPresent
     /\ StableContentKeptInv
 

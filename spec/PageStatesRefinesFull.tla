@@ -54,7 +54,7 @@ EXTENDS PageStates
 (* machine's usage in a host step, which no step of the full machine does: *)
 (* RefinesFullMachine implies HostKeepsUsageProp (PageStatesStepChecks),   *)
 (* and these models no longer check that property separately               *)
-(* (model/MCPageStatesRefinement_Twin_CleanPPreserved.cfg is the twin).   *)
+(* (model/MCPageStates_Twin_CleanPPreserved.cfg is the twin).            *)
 (* The machines are named here, as in HostKeepsUsageProp, not through      *)
 (* HasPp or CollapseDiscarded, which a twin may replace.  shownAsP is a    *)
 (* history variable in the sense of Abadi and Lamport: it is never read by *)
@@ -113,7 +113,7 @@ RefinesFullMachine ==
 
 \* Refinement.  MCPageStatesRefinement_OneDiscardedState, MCPageStatesRefinement_NoVp,
 \* MCPageStatesRefinement_NoPp, MCPageStatesRefinement_NoP, MCPageStatesRefinement_ZVMPrototype;
-\* twins MCPageStatesRefinement_Twin_FoldedPz, MCPageStatesRefinement_Twin_CleanPPreserved.
+\* twins MCPageStatesRefinement_Twin_FoldedPz, MCPageStates_Twin_CleanPPreserved.
 THEOREM AugSpec => RefinesFullMachineInit /\ RefinesFullMachine
 
 =============================================================================

@@ -26,7 +26,8 @@
 (*             itself (its storage key, D6, D7);                           *)
 (*   answer    the last guest step as it recorded what the guest observed  *)
 (*             (FullLastOp); a host step shows as no answer at all.        *)
-(* The ghosts intended and modified of PageStates.tla appear nowhere here: *)
+(* The ghosts intended, modified and requested of PageStates.tla appear    *)
+(* nowhere here:                                                           *)
 (* what they record cannot excuse a loss the mapping sees in data.         *)
 (***************************************************************************)
 EXTENDS PageStatesRefinesFull
@@ -53,8 +54,8 @@ RefinesGuestMemory ==
 
 \* What the guest is owed.  MCPageStatesRefinement_Full, MCPageStatesRefinement_OneDiscardedState,
 \* MCPageStatesRefinement_NoVp, MCPageStatesRefinement_NoPp, MCPageStatesRefinement_NoP,
-\* MCPageStatesRefinement_ZVMPrototype; twins MCPageStatesRefinement_Twin_SSIND,
-\* MCPageStatesRefinement_Twin_ExtractName, MCPageStatesRefinement_Twin_PrimitiveOutcome.
+\* MCPageStatesRefinement_ZVMPrototype; twins MCPageStates_Twin_SSIND,
+\* MCPageStates_Twin_ExtractName, MCPageStates_Twin_PrimitiveOutcome.
 THEOREM AugSpec => RefinesGuestMemoryInit /\ RefinesGuestMemory
 THEOREM AugSpec => GuestView!Spec
 

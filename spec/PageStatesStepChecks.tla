@@ -111,8 +111,8 @@ ExtractStep ==
     lastOp'.op = "Extract" =>
         LET p == lastOp'.page
         IN  /\ <<usage[p], resid[p], lastOp'.outcome>> \in PaperNames
-            /\ <<usage', resid', dirty', data', intended', modified'>>
-               = <<usage, resid, dirty, data, intended, modified>>
+            /\ <<usage', resid', dirty', data', intended', modified', requested'>>
+               = <<usage, resid, dirty, data, intended, modified, requested>>
 
 ExtractReportsStateProp == [][ExtractStep]_vars
 

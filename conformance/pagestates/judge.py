@@ -311,7 +311,7 @@ def claimed_state(
         intended, modified = e.intended, False
     else:
         intended, modified = e.intended, e.modified
-    pg = Page(u, r, reply.dirty, data, intended, modified)
+    pg = Page(u, r, reply.dirty, data, intended, modified, e.requested)
     pages = before.pages[:page] + (pg,) + before.pages[page + 1 :]
     return State(pages, LastOp(op, page, arg, reply.outcome, reply.value))
 

@@ -30,7 +30,8 @@ CONSTANTS: Final = (
     Constant("Values", "values", ((0, 1),), "what a Write may store"),
 )  # fmt: skip
 
-VARIABLES: Final = frozenset({"usage", "resid", "dirty", "data", "intended", "modified", "lastOp"})
+VARIABLES: Final = frozenset({"usage", "resid", "dirty", "data", "intended", "modified", "requested",
+                              "lastOp"})
 
 
 def _last_op(reader: TlcStateReader, rec: Record) -> LastOp:
@@ -54,6 +55,7 @@ class PageStatesReader(TlcStateReader):
             self.column(int, "data", parts["data"]),
             self.column(int, "intended", parts["intended"]),
             self.column(bool, "modified", parts["modified"]),
+            self.column(str, "requested", parts["requested"]),
         )
         last = self.record("lastOp", parts["lastOp"], LastOp._fields,
                            lambda rec: _last_op(self, rec))  # fmt: skip

@@ -33,6 +33,7 @@ def TypeOK(profile: Profile, s: State) -> bool:
             and pg.data in values
             and (pg.intended in values or pg.intended == NO_VALUE)
             and isinstance(pg.modified, bool)
+            and pg.requested in USAGES
             for pg in s.pages
         )
         and lo.op in GUEST_OPS + HOST_OPS + ("Init",)

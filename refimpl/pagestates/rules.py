@@ -147,16 +147,22 @@ def offered(profile: Profile, target: str) -> bool:
     return target != "P" or profile.features.has_p
 
 
+def gave_up_content(pg: Page) -> bool:
+    """Spec: GaveUpContent. The guest's own last request gave the content up (U, V, or P while
+    its record shows no stores); it reads the ghosts only (D425)."""
+    return pg.requested in ("U", "V") or (pg.requested == "P" and not pg.modified)
+
+
 def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str, op: str = "") -> Effect:
     """Spec: ApplyPrimitive."""
     res = primitive_result(profile, pg, target)
-    was_discarded = is_discarded(pg.usage, pg.resid)
     if target == "U":
         intended = NO_VALUE  # "the page content is meaningless" (D10)
-    elif op != "SetStableIfNotDiscarded" and was_discarded and not is_discarded(res.u, res.r):
-        # An unconditional SetStable makes a discarded page usable again, logically zero
-        # (D5); a Success of SetStableIfNotDiscarded keeps what the guest is owed (D359).
-        intended = ZERO
+    elif target == "S" and op != "SetStableIfNotDiscarded" and gave_up_content(pg):
+        # An unconditional SetStable of content the guest gave up: kept or discarded, the
+        # guest cannot tell which, so it is owed nothing (D425); a Success of
+        # SetStableIfNotDiscarded keeps what the guest is owed (D359).
+        intended = NO_VALUE
     else:
         intended = pg.intended
     new = Page(
@@ -165,7 +171,9 @@ def apply_primitive(profile: Profile, pg: Page, target: str, outcome: str, op: s
         dirty=False if res.dropped else pg.dirty,
         data=ZERO if res.dropped else pg.data,
         intended=intended,
-        modified=False if target == "U" or was_discarded else pg.modified,
+        # stores to a page the guest made volatile were given up with it (D425)
+        modified=False if target == "U" or pg.requested == "V" else pg.modified,
+        requested=target,
     )
     return Effect(new, outcome)
 

@@ -1,9 +1,9 @@
 """The state of spec/PageStates.tla as a frozen value.
 
 The spec's variables are functions of the page: ``usage``, ``resid``, ``dirty``, ``data``,
-``intended``, ``modified``, plus the record ``lastOp``. Every action of the spec changes one page
-and ``lastOp`` only, so the state is stored page by page: ``State.pages[p]`` is a :class:`Page`
-holding the six values of page ``p``, and ``State.lastOp`` is a :class:`LastOp`. The spec's
+``intended``, ``modified``, ``requested``, plus the record ``lastOp``. Every action of the spec
+changes one page and ``lastOp`` only, so the state is stored page by page: ``State.pages[p]`` is a
+:class:`Page` holding the seven values of page ``p``, and ``State.lastOp`` is a :class:`LastOp`. The spec's
 variables are properties of :class:`State` with the spec's names, each a tuple indexed by page
 (``state.usage[p]`` is the spec's ``usage[p]``).
 
@@ -45,6 +45,7 @@ class Page(NamedTuple):
     data: int
     intended: int
     modified: bool
+    requested: str = "S"
 
     @property
     def name(self) -> str:
@@ -63,7 +64,7 @@ class LastOp(NamedTuple):
 
 
 #: Every page in Init: "the initial page state is stable, logically zero (Sz)" (D2).
-INIT_PAGE: Final = Page("S", "z", False, ZERO, ZERO, False)
+INIT_PAGE: Final = Page("S", "z", False, ZERO, ZERO, False, "S")
 INIT_LAST_OP: Final = LastOp("Init", NO_PAGE, NO_VALUE, "None", NO_VALUE)
 
 
@@ -97,6 +98,10 @@ class State(NamedTuple):
     def modified(self) -> tuple[bool, ...]:
         return tuple(pg.modified for pg in self.pages)
 
+    @property
+    def requested(self) -> tuple[str, ...]:
+        return tuple(pg.requested for pg in self.pages)
+
     def names(self) -> tuple[str, ...]:
         """Each page's two-letter state."""
         return tuple(pg.name for pg in self.pages)
@@ -113,7 +118,8 @@ def show_page(pg: Page) -> str:
         (" dirty" if pg.dirty else "", " modified" if pg.modified else "")
     )
     intended = "-" if pg.intended == NO_VALUE else str(pg.intended)
-    return f"{pg.name} data={pg.data} intended={intended}{flags}"
+    asked = "" if pg.requested == pg.usage else f" requested={pg.requested}"
+    return f"{pg.name} data={pg.data} intended={intended}{flags}{asked}"
 
 
 def show_last_op(lo: LastOp) -> str:
