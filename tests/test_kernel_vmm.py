@@ -76,3 +76,25 @@ def test_the_held_out_set_ignoring_the_mask_is_caught(tmp_path: Path) -> None:
     assert d is not None, "set-ignores-user-mask not caught"
     assert d.headline().startswith("Migrate (the switch, SET mask 0x03): pages[2].nodat differ")
     assert regressions.blamed(d.headline()) == "kvm_s390_set_cmma_bits"
+
+
+def test_fail_fast_asks_the_vmm_pass_first_and_stops_at_its_divergence(tmp_path: Path) -> None:
+    """kernel-check --fail-fast on a tree with a migration regression (the catalogue's
+    peek-stays-on-first-page) ends after the VMM pass, seconds in, with exit 1 and a last line
+    that says classify and run were not started."""
+    import io
+
+    from conformance.engines.linux import check
+
+    catalogue = regressions.load()
+    (r,) = [x for x in catalogue if x.name == "peek-stays-on-first-page"]
+    tree = tmp_path / "linux"
+    regressions._copy(regressions.base_tree(None), catalogue, tree)
+    (tree / r.file).write_text(regressions.apply((tree / r.file).read_text(), r))
+    out = io.StringIO()
+    status = check.main(["--kernel-src", str(tree), "--harness", "classic", "--fail-fast",
+                         "--out", str(tmp_path / "out")], out=out)  # fmt: skip
+    last = out.getvalue().strip().splitlines()[-1]
+    assert status == 1, out.getvalue()
+    assert last.startswith("kernel-check: the VMM pass diverges (--fail-fast: classify and run not "
+                           "started); first: Peek")  # fmt: skip

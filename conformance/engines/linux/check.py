@@ -635,8 +635,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--json-lines", action="store_true",
                         help="classify over JSON lines (python -m conformance.engines.linux)")
     parser.add_argument("--fail-fast", action="store_true",
-                        help="stop at the first constant set that diverges (the report shows the "
-                             "sets run until then)")
+                        help="stop at the first divergence: the VMM pass runs first (seconds) and "
+                             "a divergence there ends the run; then classify and run stop at the "
+                             "first constant set that diverges (the report shows the sets run until "
+                             "then)")
     parser.add_argument("--report-only", action="store_true",
                         help="exit 0 on divergences (they are still reported)")
     parser.add_argument("--strict", action="store_true",
@@ -690,7 +692,20 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
     args.out = tree_dir(args.out, built, args.harness)
     counters: dict[str, int] = {}
     phases: dict[str, float] = {}
+    # CMMA migration as a VMM drives it (vmm_check), on the classic code with CMMA on
+    with_vmm = args.harness == "classic" and (args.only is None or args.only.cmma_enabled is not False)
+    vmm = None
     try:
+        if with_vmm and args.fail_fast:
+            # the VMM pass costs seconds, classify and run minutes: a gate that stops at the first
+            # divergence asks the cheap pass first, and a divergence there ends the run
+            vmm = vmm_check.check_vmm(built)
+            if vmm.divergences:
+                out.write("\n".join(vmm_check.report(vmm)) + "\n")
+                last = (f"kernel-check: the VMM pass diverges (--fail-fast: classify and run not "
+                        f"started); first: {vmm.divergences[0].headline()}")  # fmt: skip
+                print(last, file=out, flush=True)
+                return EXIT_DIVERGED if not args.report_only else EXIT_OK
         if args.json_lines:
             c, rows = check(EssaJsonLinesEngine(shlex.join(command)), in_process, impl, args.out,
                             examples=examples, max_steps=max_steps, tlc=args.tlc,
@@ -705,9 +720,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
         found = findings(rows)
         for f in found:
             f.kernel = kernel_terms(built, args.harness, f)
-        # CMMA migration as a VMM drives it (vmm_check), on the classic code with CMMA on
-        vmm = (vmm_check.check_vmm(built) if args.harness == "classic" and (
-            args.only is None or args.only.cmma_enabled is not False) else None)  # fmt: skip
+        if with_vmm and vmm is None:
+            vmm = vmm_check.check_vmm(built)
     except Fault as exc:
         print(f"kernel-check: ENGINE FAULT ({exc.fault.kind}) at {exc.where}: {exc.fault.message}",
               file=sys.stderr)  # fmt: skip
