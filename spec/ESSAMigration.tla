@@ -224,11 +224,13 @@ SwitchedWithStableContent ==
 
 \* No stale attributes.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMClassicNoKeys,
 \* MCESSAMigration_KVMGmapModern (MCESSAMigration_KVMGmapNoKeys, deep;
-\* MCESSAMigration_KVMClassicTwoPages, two pages under RoundsSpec); twin
+\* MCESSAMigration_KVMClassicTwoPages, two pages under RoundsSpec;
+\* MCESSAMigration_KVMClassicTwoPagesMSpec, two pages under MSpec, deep); twin
 \* MCESSAMigration_Twin_DirtyOnlyOnQueueArrival.
 THEOREM (Bugs = {} /\ CMMAEnabled) => (MSpec => /\ []SentAttributesCurrentInv /\ MigrationAppliesSentProp
                                 /\ MigrationKeepsAttributesProp /\ MigrationKeepsStableContentProp)
-\* No data loss.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMGmapModern, under ESSAProperties'
+\* No data loss.  MCESSAMigration_KVMClassic, MCESSAMigration_KVMGmapModern
+\* (MCESSAMigration_KVMClassicTwoPagesMSpec, two pages, deep), under ESSAProperties'
 \* hypothesis for it (QEMU migrates CMMA attributes only of a VM that has CMMA); twin
 \* MCESSAMigration_Twin_DirtyOnlyOnQueue.
 THEOREM (ModernGuest /\ StorageKeys /\ Bugs = {} /\ CMMAEnabled)

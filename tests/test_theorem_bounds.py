@@ -69,14 +69,7 @@ ASSUMES: dict[str, list[tuple[str, Any]]] = {
 
 #: (specification, property, constant, value) a THEOREM claims with no model checking it, and why
 #: the claim stands.
-_ROUNDS = ("MCESSAMigration_KVMClassicTwoPages checks it on two pages under RoundsSpec, MSpec's rounds "
-           "with the guest's allocation, freeing and stores, CBRL processing and reclaim; MSpec itself is "
-           "checked on one page")
-EXEMPT: dict[tuple[str, str, str, Any], str] = {
-    **{("MSpec", prop, "Pages", 2): _ROUNDS for prop in (
-        "SentAttributesCurrentInv", "MigrationAppliesSentProp", "MigrationKeepsAttributesProp",
-        "MigrationKeepsStableContentProp", "BelievedStableContentKeptInv", "GuestStableBeliefInv")},
-}
+EXEMPT: dict[tuple[str, str, str, Any], str] = {}
 
 _EXTENDS = re.compile(r"^EXTENDS\s+(.+)$", re.M)
 
