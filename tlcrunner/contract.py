@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -442,7 +443,8 @@ def extended_models(module: Path) -> set[str]:
     return out
 
 
-def twin_contract(twin, entries, kinds: Kinds, bodies: dict[str, str]) -> TwinContract:
+def twin_contract(twin: ModelEntry, entries: Sequence[ModelEntry], kinds: Kinds,
+                  bodies: dict[str, str]) -> TwinContract:
     """The promises a broken twin (a manifest entry) is judged by: the THEOREM-backed properties
     and refinements the models of its spec check that hold (same MC module, or the module its
     ``_Twins`` module extends; from any other model module a ``_Twins`` module extends, the
@@ -525,7 +527,7 @@ class MatrixRow:
     note: str = ""
 
 
-def run_twin_contract(twin, contract: TwinContract, *, jar: Path, library: Path | None,
+def run_twin_contract(twin: ModelEntry, contract: TwinContract, *, jar: Path, library: Path | None,
                       bodies: dict[str, str], tmp: Path, timeout: float = 300.0,
                       every: bool = False) -> MatrixRow:  # fmt: skip
     """The promise of ``contract`` the twin breaks first (TLC stops at the first violation), or
@@ -593,7 +595,8 @@ INTENT_SUFFIX: Final = " (intent)"
 OPEN_HOLE: Final = "open hole"
 
 
-def check_twin_intent(twin, entries, *, jar: Path, library: Path | None):
+def check_twin_intent(twin: ModelEntry, entries: Sequence[ModelEntry], *, jar: Path,
+                      library: Path | None) -> Row:
     """The runner's row for a broken twin judged by its contract alone (``check`` runs it after
     the twin): as expected when the manifest marks the twin "step detail", or when the contract
     alone fails and the promise TLC names first is one the manifest records in ``breaks``. A twin
@@ -680,7 +683,7 @@ MATRIX_BEGIN, MATRIX_END = "<!-- matrix: begin -->\n", "<!-- matrix: end -->\n"
 CONTRACT_DOC: Final = REPO / "docs" / "contract.md"
 
 
-def render_matrix(entries) -> str:
+def render_matrix(entries: Sequence[ModelEntry]) -> str:
     """The twin x promise matrix as model/manifest.json records it (``breaks``, ``step
     detail``): one row per broken twin, the promises its contract alone fails."""
     twins = [e for e in entries if e.is_twin]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Sequence
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from ..core.graph import Presenter, Successors
 from ..core.package import GraphModel, MachinePackage, Refused
@@ -382,9 +382,9 @@ def next_steps(profile: EssaProfile, layout: Layout, s: VMMState, hooks: Hooks =
             essa_steps.append(host_process_cbrl(profile, e, NO_PAGE, -1, target))  # type: ignore[arg-type]
     for p in range(profile.pages):
         essa_steps += [guest_alloc(profile, e, p, -1), guest_free(profile, e, p, -1)]  # type: ignore[list-item]
-    for t in essa_steps:
-        if not isinstance(t, Refused):
-            u = guest_step(layout, s, t)
+    for step in essa_steps:
+        if not isinstance(step, Refused):
+            u = guest_step(layout, s, step)
             if u is not None:
                 yield "GuestStep", u
 
@@ -396,19 +396,22 @@ class VMMStateReader(MigrationStateReader):
                                                   "answer", "stopped"}  # fmt: skip
 
     def state(self, text: str) -> VMMState:  # type: ignore[override]
-        from ..core.tlc import parse_value
+        from tlcrunner.tlavalues import parse_value
 
         parts = self.variables_of(text)
         mig = MigrationStateReader.state(self, text)
-        slot = parse_value(parts["slot"])
-        logging = parse_value(parts["logging"])
-        ans = parse_value(parts["answer"])
+        # TLC's values, of the shapes ESSAMigrationVMM's TypeOK gives them
+        slot: Any = parse_value(parts["slot"])
+        logging: Any = parse_value(parts["logging"])
+        ans: Any = parse_value(parts["answer"])
+        dirty: Any = parse_value(parts["dirtyCount"])
+        uses: Any = parse_value(parts["usesCmm"])
+        stopped: Any = parse_value(parts["stopped"])
         keys = sorted(slot)
         values = tuple(Attr(v["u"], v["n"]) for v in ans["values"])
         return VMMState(mig, tuple(slot[k] for k in keys), tuple(logging[k] for k in keys),
-                        parse_value(parts["dirtyCount"]), parse_value(parts["usesCmm"]),
-                        Answer(ans["op"], ans["start"], values, ans["remaining"]),
-                        parse_value(parts["stopped"]))  # fmt: skip
+                        dirty, uses, Answer(ans["op"], ans["start"], values, ans["remaining"]),
+                        stopped)  # fmt: skip
 
 
 def show(s: VMMState) -> str:

@@ -624,7 +624,7 @@ class KernelEssaEngine:
             extra = tail.split()
             if op in ("Get", "Peek") and reply.outcome == "Done" and len(extra) >= 5 \
                     and "values" in EssaReply._fields:  # fmt: skip
-                reply = reply._replace(start=int(extra[2]), remaining=int(extra[4]),  # type: ignore[call-arg]
+                reply = reply._replace(start=int(extra[2]), remaining=int(extra[4]),
                                        values=tuple(int(v) for v in extra[5:]))  # fmt: skip
             return reply
         reply = parse_reply(answer, self.pages, op, self.machine == "ESSAMigration")

@@ -37,6 +37,7 @@ import random
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Final, NamedTuple
 
 from conformance.essa import EssaProfileRequest
@@ -99,7 +100,8 @@ def layout_of(slots: Sequence[Slot], fix: bool) -> Layout:
                   slot_delete_fix=fix)  # fmt: skip
 
 
-#: The fields of a page :class:`Observed` compares, in its order (the spec's names).
+#: The fields of a page :class:`Observed` compares, in its order (the spec's names; by these names
+#: blame.FIELD_MARKS finds their writers).
 PAGE_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat", "cmmaDirty")
 
 
@@ -117,9 +119,6 @@ class Observed(NamedTuple):
             out += [f"pages[{i}].{name}" for name, x, y in zip(PAGE_FIELDS, a, b) if x != y]
         return out
 
-
-#: A page's fields in :class:`Observed`, by their names in a reply (blame.FIELD_MARKS).
-PAGE_FIELDS: Final = ("usage", "valid", "swapped", "zbit", "nodat", "cmmaDirty")
 
 
 def wrong_fields(want: Observed, seen: Observed) -> list[tuple[str, str, str]]:
@@ -438,28 +437,28 @@ class Lockstep:
             yield "stop", self.stop
         if not isinstance(vmm.migration_switch(self.profile, lay, s), Refused):
             for mask in SET_MASKS:
-                yield "switch", (lambda mask=mask: self.switch(mask))
+                yield "switch", partial(self.switch, mask)
         starts = sorted({*lay.gfns, lay.gfns[-1] + 1})
         for g in starts:
             for c in (1, 2, 3):
-                yield "get", (lambda g=g, c=c: self.get(g, c))
-                yield "peek", (lambda g=g, c=c: self.peek(g, c))
+                yield "get", partial(self.get, g, c)
+                yield "peek", partial(self.peek, g, c)
         for sl in lay.slots:
             if not isinstance(vmm.slot_delete(lay, s, sl), Refused):
-                yield "delete", (lambda sl=sl: self.slot_delete(sl))
+                yield "delete", partial(self.slot_delete, sl)
             for log in (False, True):
                 if not isinstance(vmm.slot_create(lay, s, sl, log), Refused):
-                    yield "create", (lambda sl=sl, log=log: self.slot_create(sl, log))
+                    yield "create", partial(self.slot_create, sl, log)
                 if not isinstance(vmm.slot_logging(lay, s, sl, log), Refused):
-                    yield "logging", (lambda sl=sl, log=log: self.slot_logging(sl, log))
+                    yield "logging", partial(self.slot_logging, sl, log)
         present = self._present(s)
         for p in range(len(lay.gfns)):
             for orc, f in ((1, guest_alloc), (2, guest_free)):
                 if present[p] and not isinstance(f(self.profile, s.mig.essa, p, -1), Refused):
-                    yield "essa", (lambda p=p, orc=orc: self.essa(p, orc))
+                    yield "essa", partial(self.essa, p, orc)
             for orc in (3, 7):  # volatile, stable without DAT (the value's N)
                 if present[p] and self._essa_any(p, orc) is not None:
-                    yield "essa", (lambda p=p, orc=orc: self.essa_orc(p, orc))
+                    yield "essa", partial(self.essa_orc, p, orc)
         if self._cbrl() is not None:
             yield "cbrl", self.cbrl
 
