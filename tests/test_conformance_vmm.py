@@ -14,6 +14,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,15 +174,21 @@ def test_a_trace_replays_in_tlc_where_the_oracle_does(tmp_path: Path) -> None:
         answer = {k: reply.pop(k) for k in ("start", "values", "remaining") if k in reply}
         steps.append({**line, **reply, **({"answer": answer} if answer else {})})
     header = {"version": 1, "machine": "ESSAMigrationVMM", "profile": hello["profile"]}
-    good = tmp_path / "good.jsonl"
-    good.write_text("\n".join(json.dumps(x) for x in [header, *steps]) + "\n")
     bad_steps = [dict(x) for x in steps]
     peek = next(i for i, x in enumerate(bad_steps) if x["op"] == "Peek")
     bad_steps[peek]["answer"] = dict(bad_steps[peek]["answer"], values=[64, 64, 64])
-    bad = tmp_path / "bad.jsonl"
+    _validate_good_and_bad(tmp_path, header, steps, bad_steps, peek + 1)
+
+
+def _validate_good_and_bad(tmp_path: Path, header: dict[str, Any], steps: list[dict[str, Any]],
+                           bad_steps: list[dict[str, Any]], bad_at: int) -> None:
+    """`conformance validate` (TLC) accepts the trace ``steps`` and says that ``bad_steps``
+    stops being a behaviour of the spec at step ``bad_at``."""
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_text("\n".join(json.dumps(x) for x in [header, *steps]) + "\n")
     bad.write_text("\n".join(json.dumps(x) for x in [header, *bad_steps]) + "\n")
     for path, status, said in [(good, 0, "TLC: the trace is a behaviour of spec/ESSAMigrationVMM.tla"),
-                               (bad, 1, f"stops being a behaviour of spec/ESSAMigrationVMM.tla at step {peek + 1}")]:  # fmt: skip
+                               (bad, 1, f"stops being a behaviour of spec/ESSAMigrationVMM.tla at step {bad_at}")]:  # fmt: skip
         done = subprocess.run([sys.executable, "-m", "conformance", "validate", "--machine",
                                "ESSAMigrationVMM", str(path)], cwd=tmp_path, capture_output=True,
                               text=True, timeout=300)  # fmt: skip
@@ -339,15 +346,5 @@ def test_a_masked_switch_replays_in_tlc_with_its_mask(tmp_path: Path) -> None:
         steps.append({**line, **reply, **({"answer": answer} if answer else {})})
     header = {"version": 1, "machine": "ESSAMigrationVMM",
               "profile": {**json.loads(hello)["profile"], "MaskedMigrate": True}}  # fmt: skip
-    good = tmp_path / "good.jsonl"
-    good.write_text("\n".join(json.dumps(x) for x in [header, *steps]) + "\n")
-    bad = tmp_path / "bad.jsonl"
     unmasked = [*steps[:-1], {k: v for k, v in steps[-1].items() if k != "mask"}]
-    bad.write_text("\n".join(json.dumps(x) for x in [header, *unmasked]) + "\n")
-    for path, status, said in [(good, 0, "TLC: the trace is a behaviour of spec/ESSAMigrationVMM.tla"),
-                               (bad, 1, f"stops being a behaviour of spec/ESSAMigrationVMM.tla at step {len(steps)}")]:  # fmt: skip
-        done = subprocess.run([sys.executable, "-m", "conformance", "validate", "--machine",
-                               "ESSAMigrationVMM", str(path)], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=300)  # fmt: skip
-        assert done.returncode == status, done.stdout + done.stderr
-        assert said in done.stdout, done.stdout
+    _validate_good_and_bad(tmp_path, header, steps, unmasked, len(steps))
