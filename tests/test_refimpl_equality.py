@@ -348,7 +348,7 @@ def test_page_states_report_names_the_first_differing_step(tlc_jobs: TlcJobs) ->
     assert len(path) == 4, diff.message
     assert "Init" in path[0] and "Pr" in path[-1] and "dirty" in path[-1]
     assert any("only refimpl has the step HostDiscard 0 -> Done" in ln for ln in lines)
-    assert lines[-1].startswith("TLC: 317 states")
+    assert lines[-1].startswith("TLC: 361 states")
 
 
 
