@@ -76,9 +76,9 @@ def test_parse_state() -> None:
 # --------------------------------------------------------------------------- the dot file
 
 # Verbatim TLC 2.18 output (-dump dot,actionlabels), one page: Init, SetVolatile, Extract twice.
-INIT = r'''7940298504941329397 [label="/\\ intended = (p1 :> 0)\n/\\ usage = (p1 :> \"S\")\n/\\ dirty = (p1 :> FALSE)\n/\\ modified = (p1 :> FALSE)\n/\\ lastOp = [page |-> NoPage, op |-> \"Init\", arg |-> -1, value |-> -1, outcome |-> \"None\"]\n/\\ data = (p1 :> 0)\n/\\ resid = (p1 :> \"z\")",style = filled]'''
-VZ = r'''-8041675612530804073 [label="/\\ intended = (p1 :> 0)\n/\\ usage = (p1 :> \"V\")\n/\\ dirty = (p1 :> FALSE)\n/\\ modified = (p1 :> FALSE)\n/\\ lastOp = [ page |-> p1,\n  op |-> \"SetVolatile\",\n  arg |-> -1,\n  value |-> -1,\n  outcome |-> \"Done\" ]\n/\\ data = (p1 :> 0)\n/\\ resid = (p1 :> \"z\")"];'''
-EXTRACTED = r'''-5581672540647225606 [label="/\\ intended = (p1 :> 0)\n/\\ usage = (p1 :> \"V\")\n/\\ dirty = (p1 :> FALSE)\n/\\ modified = (p1 :> FALSE)\n/\\ lastOp = [page |-> p1, op |-> \"Extract\", arg |-> -1, value |-> -1, outcome |-> \"Vz\"]\n/\\ data = (p1 :> 0)\n/\\ resid = (p1 :> \"z\")"];'''
+INIT = r'''7940298504941329397 [label="/\\ intended = (p1 :> 0)\n/\\ usage = (p1 :> \"S\")\n/\\ dirty = (p1 :> FALSE)\n/\\ modified = (p1 :> FALSE)\n/\\ requested = (p1 :> \"S\")\n/\\ lastOp = [page |-> NoPage, op |-> \"Init\", arg |-> -1, value |-> -1, outcome |-> \"None\"]\n/\\ data = (p1 :> 0)\n/\\ resid = (p1 :> \"z\")",style = filled]'''
+VZ = r'''-8041675612530804073 [label="/\\ intended = (p1 :> 0)\n/\\ usage = (p1 :> \"V\")\n/\\ dirty = (p1 :> FALSE)\n/\\ modified = (p1 :> FALSE)\n/\\ requested = (p1 :> \"V\")\n/\\ lastOp = [ page |-> p1,\n  op |-> \"SetVolatile\",\n  arg |-> -1,\n  value |-> -1,\n  outcome |-> \"Done\" ]\n/\\ data = (p1 :> 0)\n/\\ resid = (p1 :> \"z\")"];'''
+EXTRACTED = r'''-5581672540647225606 [label="/\\ intended = (p1 :> 0)\n/\\ usage = (p1 :> \"V\")\n/\\ dirty = (p1 :> FALSE)\n/\\ modified = (p1 :> FALSE)\n/\\ requested = (p1 :> \"V\")\n/\\ lastOp = [page |-> p1, op |-> \"Extract\", arg |-> -1, value |-> -1, outcome |-> \"Vz\"]\n/\\ data = (p1 :> 0)\n/\\ resid = (p1 :> \"z\")"];'''
 COLOUR = 'color="black",fontcolor="black"];'
 EDGES = [
     f'7940298504941329397 -> -8041675612530804073 [label="SetVolatile",{COLOUR}',
@@ -96,7 +96,7 @@ def dot(*lines: str) -> str:
 SAMPLE = dot(*HEAD, INIT, EDGES[0], VZ, EDGES[1], EXTRACTED, EDGES[2], *TAIL)
 
 INIT_STATE = State((Page("S", "z", False, 0, 0, False),), LastOp("Init", NO_PAGE, -1, "None", -1))
-VZ_PAGE = Page("V", "z", False, 0, 0, False)
+VZ_PAGE = Page("V", "z", False, 0, 0, False, "V")
 
 
 def test_read_dot() -> None:
