@@ -92,9 +92,12 @@ def test_fail_fast_asks_the_vmm_pass_first_and_stops_at_its_divergence(tmp_path:
     regressions._copy(regressions.base_tree(None), catalogue, tree)
     (tree / r.file).write_text(regressions.apply((tree / r.file).read_text(), r))
     out = io.StringIO()
+    junit = tmp_path / "kernel-check.xml"
     status = check.main(["--kernel-src", str(tree), "--harness", "classic", "--fail-fast",
-                         "--out", str(tmp_path / "out")], out=out)  # fmt: skip
+                         "--out", str(tmp_path / "out"), "--junit-xml", str(junit)], out=out)  # fmt: skip
     last = out.getvalue().strip().splitlines()[-1]
     assert status == 1, out.getvalue()
     assert last.startswith("kernel-check: the VMM pass diverges (--fail-fast: classify and run not "
                            "started); first: Peek")  # fmt: skip
+    # the CI file carries the verdict too: the VMM pass as a failed case
+    assert "<failure" in junit.read_text() and "VMM pass" in junit.read_text()

@@ -705,7 +705,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
                 last = (f"kernel-check: the VMM pass diverges (--fail-fast: classify and run not "
                         f"started); first: {vmm.divergences[0].headline()}")  # fmt: skip
                 print(last, file=out, flush=True)
-                return EXIT_DIVERGED if not args.report_only else EXIT_OK
+                status = EXIT_DIVERGED if not args.report_only else EXIT_OK
+                ci_formats.write_from(args, "kernel-check", [vmm_case(vmm)], last, status)
+                return status
         if args.json_lines:
             c, rows = check(EssaJsonLinesEngine(shlex.join(command)), in_process, impl, args.out,
                             examples=examples, max_steps=max_steps, tlc=args.tlc,
@@ -770,8 +772,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO = sys.stdout) -> int:
               "comments", file=sys.stderr)  # fmt: skip
         status = EXIT_DIVERGED
     print(last, file=out, flush=True)
-    ci_formats.write_from(args, "kernel-check", row_cases(rows), last, status)
+    cases = row_cases(rows) + ([vmm_case(vmm)] if vmm is not None else [])
+    ci_formats.write_from(args, "kernel-check", cases, last, status)
     return status
+
+
+def vmm_case(vmm: vmm_check.Result) -> ci_formats.Case:
+    """The VMM pass's verdict as one case for ``--junit-xml`` and ``--json``: failed with its
+    report when it diverged, so that no divergence of the pass is missing from those files."""
+    if vmm.divergences:
+        return ci_formats.Case("VMM pass", "failed", 0.0, vmm.divergences[0].headline(),
+                               "\n".join(vmm_check.report(vmm)))  # fmt: skip
+    return ci_formats.Case("VMM pass", "passed", 0.0)
 
 
 def row_cases(rows: Sequence[Row]) -> list[ci_formats.Case]:
