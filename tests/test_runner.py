@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -18,8 +19,8 @@ from tlcrunner import check, fetch
 from tlcrunner.cfg import checked_names
 from tlcrunner.manifest import ManifestError, load_manifest, parse_expect
 from tlcrunner.run import (
-    CDS_ENV, JAVA_HINT, JVM_OPTIONS, SHORT_RUN_JVM_OPTIONS, RunResult, TlcSetupError,
-    attribute_violation, cds_archive, find_java, run_tlc,
+    CDS_ENV, JAVA_HINT, JVM_OPTIONS, SHORT_RUN_JVM_OPTIONS, SHORT_RUN_LIMIT, RunResult, TlcSetupError,
+    attribute_violation, cds_archive, find_java, is_short_run, run_tlc,
 )
 from tlcrunner.tool_output import Outcome, ToolResult, parse_messages, parse_tool_output
 
@@ -311,7 +312,10 @@ def test_class_archive_is_built_once_per_jar_and_changes_no_verdict(
     assert "cds" not in runs["1"].raw_output.lower()  # the JVM took the archive without a word
 
 
-def test_ci_sized_models_run_short(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_models_of_few_pinned_states_run_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The short-run JVM is chosen by the pinned states (D463), not by the size class: a model
+    below the limit runs short even when it is deep, one at or above it with the full JIT even
+    when it is CI-sized, and one with no pin runs short."""
     asked: dict[Path, bool] = {}
 
     def fake_run_tlc(module: Path, config: Path, **kwargs: Any) -> RunResult:
@@ -320,10 +324,14 @@ def test_ci_sized_models_run_short(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(check, "run_tlc", fake_run_tlc)
     manifest = load_manifest(FIXTURES / "manifest.json")
-    for entry in manifest.entries:
+    large = dataclasses.replace(manifest.entries[0], config=Path("Large.cfg"),
+                                distinct=SHORT_RUN_LIMIT)  # fmt: skip
+    for entry in [*manifest.entries, large]:
         check.check_entry(entry, jar=Path("unused.jar"), library=None)
-    assert asked == {Path(e.config): e.size == "ci" for e in manifest.entries}
+    assert asked == {**{Path(e.config): True for e in manifest.entries}, Path("Large.cfg"): False}
     assert {e.size for e in manifest.entries} == {"ci", "deep"}
+    assert is_short_run(None) and is_short_run(SHORT_RUN_LIMIT - 1)
+    assert not is_short_run(SHORT_RUN_LIMIT)
 
 
 def test_timeout_is_reported(tlc_jar: Path) -> None:

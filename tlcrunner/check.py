@@ -26,7 +26,7 @@ from .outputs import unwritable
 from .manifest import Manifest, ManifestError, ModelEntry, load_manifest, write_pins
 from .process import sigterm_as_interrupt
 from .results import record_run
-from .run import RunResult, TlcSetupError, run_tlc, verify_setup
+from .run import RunResult, TlcSetupError, is_short_run, run_tlc, verify_setup
 from .tool_output import VIOLATIONS, Outcome, TraceStep
 from .trace_text import format_trace
 
@@ -159,14 +159,15 @@ def default_library(manifest: Manifest) -> Path | None:
 def check_entry(entry: ModelEntry, *, jar: Path, library: Path | None,
                 workers: int | str | None = None, heap: str | None = None) -> Row:  # fmt: skip
     """Run one manifest entry and judge it. The single code path for the CLI and the tests.
-    A CI-sized model runs in a JVM tuned for short runs (D108). ``workers`` (TLC's ``-workers``)
+    A model of fewer pinned states than :data:`~tlcrunner.run.SHORT_RUN_LIMIT` runs in a JVM
+    tuned for short runs (D108, D463), whatever its size. ``workers`` (TLC's ``-workers``)
     and ``heap`` (the JVM's ``-Xmx``) override the entry's workers and the JVM's default heap;
     the depth pin is compared only with one worker (:func:`judge`)."""
     workers = entry.workers if workers is None else workers
     try:
         run = run_tlc(
             entry.module, entry.config, jar=jar, library=library,
-            workers=workers, timeout=entry.timeout, short=entry.size == "ci", heap=heap,
+            workers=workers, timeout=entry.timeout, short=is_short_run(entry.distinct), heap=heap,
         )  # fmt: skip
     except TlcSetupError as exc:
         return not_run(entry, str(exc))

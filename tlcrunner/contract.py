@@ -536,7 +536,7 @@ def run_twin_contract(twin: ModelEntry, contract: TwinContract, *, jar: Path, li
     every violated invariant and action property in one run, but prints a trace for every
     violating state and gave no liveness verdict (D370). A violated temporal property TLC does
     not name is found by running the unnamed candidates one at a time."""
-    from .run import run_tlc
+    from .run import is_short_run, run_tlc
 
     cfg_text = twin.config.read_text(encoding="utf-8")
     row = MatrixRow(twin.name, contract.names, (), 0, 0.0)
@@ -548,7 +548,7 @@ def run_twin_contract(twin: ModelEntry, contract: TwinContract, *, jar: Path, li
         config = tmp / f"intent-{twin.config.name}"
         config.write_text(contract.config(cfg_text, only), encoding="utf-8")
         result = run_tlc(twin.module, config, jar=jar, library=library, workers=1,
-                         timeout=timeout, short=True)  # fmt: skip
+                         timeout=timeout, short=is_short_run(twin.distinct))  # fmt: skip
         row.runs += 1
         row.seconds += result.seconds
         named, temporal = _violations(result.raw_output, TwinContract(

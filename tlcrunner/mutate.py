@@ -75,7 +75,7 @@ from .manifest import Manifest, ManifestError, ModelEntry, load_manifest
 from .mutation_ops import CATALOGUE, Mutant, mutable_module, mutants
 from .process import sigterm_as_interrupt
 from .results import write_atomically
-from .run import RunResult, TlcSetupError, run_tlc, verify_setup
+from .run import RunResult, TlcSetupError, is_short_run, run_tlc, verify_setup
 from .tla_text import TlaSyntaxError, definitions, imported_modules, tokenize
 from .tool_output import VIOLATIONS, Outcome
 from .witness import WitnessResult, run_witnesses
@@ -281,7 +281,8 @@ class Runner:
                 config = tmp / f"contract-{wanted}-{entry.config.name}"
                 config.write_text(text, encoding="utf-8")
                 run = self.run(entry.module, config, jar=self.jar, library=copy, workers=1,
-                               timeout=min(self.model_timeout, entry.timeout), short=True)  # fmt: skip
+                               timeout=min(self.model_timeout, entry.timeout),
+                               short=is_short_run(entry.distinct))  # fmt: skip
                 verdict.runs += 1
                 if run.outcome not in VIOLATIONS:
                     continue
@@ -299,7 +300,7 @@ class Runner:
                 return
             run = self.run(entry.module, entry.config, jar=self.jar, library=copy,
                            workers=1, timeout=min(self.model_timeout, entry.timeout),
-                           short=True)  # fmt: skip
+                           short=is_short_run(entry.distinct))  # fmt: skip
             verdict.runs += 1
             kind, prop, note = judge_run(entry, run)
             if kind in ("invalid", "killed"):

@@ -136,6 +136,19 @@ JVM_OPTIONS: tuple[str, ...] = ("-XX:+UseParallelGC",)
 #: 25,351 states) 22.5 -> 21.1 s and 50.1 -> 48.9 s, no slower.
 SHORT_RUN_JVM_OPTIONS: tuple[str, ...] = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 
+#: A model's pinned distinct states from which its run gets :data:`JVM_OPTIONS` (C2 repays its
+#: compilations) rather than :data:`SHORT_RUN_JVM_OPTIONS`, whatever its size class. CPU seconds
+#: (user + sys) of one run each way, on an idle machine: 1,683 states 2.2 C1 / 4.7 C2;
+#: 4,245 states 2.5 / 6.7; 6,046 states 5.3 / 9.4; 9,739 states 10.0 / 11.3; 28,441 states
+#: (550 k generated) 17.8 / 12.5; 34,355 states (664 k generated) 71 / 39.
+SHORT_RUN_LIMIT: int = 15_000
+
+
+def is_short_run(distinct: int | None) -> bool:
+    """Whether a run expected to find ``distinct`` states (a pin; None: not pinned, as for a
+    violation found early) runs with :data:`SHORT_RUN_JVM_OPTIONS`."""
+    return distinct is None or distinct < SHORT_RUN_LIMIT
+
 
 #: Class data sharing (AppCDS) for TLC: the classes a TLC run loads, parsed and verified once
 #: into an archive the JVM maps at start instead of reading them from the jar again. It changes

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from .check import Row, judge, not_run
 from .manifest import ModelEntry
-from .run import TlcSetupError, attribute_violation, run_tlc
+from .run import TlcSetupError, attribute_violation, is_short_run, run_tlc
 from .tool_output import (
     _ERROR_CLASSES, _ERROR_KIND, MSG_ACTION_PROPERTY, MSG_BACK_TO_STATE, MSG_BEHAVIOR_HEADER,
     MSG_COUNTEREXAMPLE_HEADER, MSG_INVARIANT, MSG_INVARIANT_INITIAL, MSG_PROPERTY_INITIAL, MSG_STATE,
@@ -243,7 +243,7 @@ def check_with_witnesses(entry: ModelEntry, *, jar: Path, library: Path | None,
             run = run_tlc(
                 module, config, jar=jar, library=folders,
                 workers=entry.workers if workers is None else workers, heap=heap,
-                timeout=entry.timeout, extra_args=("-continue",), short=entry.size == "ci",
+                timeout=entry.timeout, extra_args=("-continue",), short=is_short_run(entry.distinct),
             )  # fmt: skip
         except TlcSetupError as exc:
             return [not_run(entry, str(exc)), Row(
