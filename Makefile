@@ -38,13 +38,8 @@ check: venv tlc
 # tests/test_runner_interrupt.py runs on its own, in one process, after the rest: its Ctrl-C test
 # timed out (the runner did not exit within 30 s of SIGINT) in each of three full runs on two
 # workers, and passed in each run of the file alone, with or without workers; cause not found.
-# Each pytest call writes its JUnit XML under results/ (every test's seconds, CI's run included):
-# `python bench/ci_budget.py results/pytest-junit*.xml` prints the seconds per test file and per
-# kind of work.
 TEST_JOBS ?= 2
 SEPARATE := tests/test_runner_interrupt.py
-TEST_JUNIT := results/pytest-junit.xml
-TEST_JUNIT_SEPARATE := results/pytest-junit-separate.xml
 test: venv tlc engines
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal -v -rs --durations=10 --junit-xml=$(TEST_JUNIT) --ignore $(SEPARATE)
 	$(PY) -m pytest -v -rs --junit-xml=$(TEST_JUNIT_SEPARATE) $(SEPARATE)
@@ -144,6 +139,11 @@ mypy: venv
 # The kernel regression catalogues (bench/kernel_regressions_bench.py): each regression planted in a
 # copy of the tree and the default kernel-check run on it (the held-out one with --fail-fast: the
 # time to the first divergence); docs/kernel.md's two catalogue blocks are rewritten from the results.
+# make test's pytest calls each write their JUnit XML here, every test's seconds (CI's run
+# included): `python bench/ci_budget.py results/pytest-junit*.xml` prints the seconds per test file
+# and per kind of work; the ci loop records them.
+TEST_JUNIT := results/pytest-junit.xml
+TEST_JUNIT_SEPARATE := results/pytest-junit-separate.xml
 BENCH_RUNS ?= 3
 LOOPS ?= check ci kernel-classic kernel-gmap run classify
 KERNEL_GMAP_SRC ?=

@@ -34,7 +34,7 @@ SLOWEST = 20
 # "other".
 KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("TLC models (tests/test_models.py)", ("tests/test_models.py",)),
-    ("refimpl/TLC equality", ("tests/test_refimpl_*equality.py",)),
+    ("refimpl equal to TLC", ("tests/test_refimpl_*equality.py",)),
     ("conformance runs", ("tests/test_conformance_*.py", "tests/test_essa_rs_engine.py")),
     ("kernel harness", ("tests/test_kernel_*.py",)),
 )

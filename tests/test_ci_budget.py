@@ -40,7 +40,7 @@ def test_the_budget_sums_seconds_per_file_and_kind() -> None:
         ["kernel harness", 2, 2, 210.0],
         ["TLC models (tests/test_models.py)", 1, 2, 126.8],
         ["conformance runs", 1, 1, 95.1],
-        ["refimpl/TLC equality", 1, 1, 80.0],
+        ["refimpl equal to TLC", 1, 1, 80.0],
         ["other", 2, 2, 32.1],
     ]
     assert b["files"][:2] == [["tests/test_kernel_check.py", "kernel harness", 1, 210.0],
@@ -56,7 +56,7 @@ def test_every_test_file_has_a_kind() -> None:
     kind_of = _module("ci_budget").kind_of
     kinds = {p.name: kind_of(f"tests/{p.name}") for p in (REPO / "tests").glob("test_*.py")}
     assert kinds["test_models.py"].startswith("TLC models")
-    assert kinds["test_refimpl_equality.py"] == kinds["test_refimpl_vmm_equality.py"] == "refimpl/TLC equality"
+    assert kinds["test_refimpl_equality.py"] == kinds["test_refimpl_vmm_equality.py"] == "refimpl equal to TLC"
     assert kinds["test_conformance_essa_run.py"] == kinds["test_essa_rs_engine.py"] == "conformance runs"
     assert kinds["test_kernel_check.py"] == "kernel harness"
     assert kinds["test_decisions.py"] == "other"
