@@ -11,8 +11,9 @@ With pytest-xdist workers the tests run side by side, so their sum is more than 
 the run; the run's own wall clock is the ``time`` of its test suite, given beside the sum.
 
 Run from the repository root: ``python bench/ci_budget.py JUNIT.xml [JUNIT.xml ...]`` prints the
-budget; ``--json`` prints it as JSON. Exit status 0, or 4 (nothing to report) when a file is missing. bench/loops_bench.py's ``ci`` loop records it in
-results/bench-loops.json, and bench/report.py writes it into docs/loops.md.
+budget; ``--json`` prints it as JSON. Exit status 0, or 4 (nothing to report) when a file is
+missing. bench/loops_bench.py's ``ci`` loop records the budget in results/bench-loops.json, and
+bench/report.py writes it into docs/loops.md.
 """
 
 from __future__ import annotations
