@@ -127,10 +127,12 @@ def lines(b: dict[str, Any]) -> list[str]:
     """The budget as Markdown: a sentence, the kinds, the files, the slowest tests."""
     total = b["seconds"]
     outcomes = ", ".join(f"{n} {o}" for o, n in b["outcomes"].items())
-    out = [f"{b['tests']} tests ({outcomes}) in {len(b['runs'])} pytest runs, "
-           f"{total} s of test time summed over the tests and {b['wall']} s of the runs' wall "
-           "clock: with pytest-xdist workers running tests side by side, the sum is more than "
-           "the wall clock. A test's seconds are its set-up, call and tear-down.", "",
+    runs = f"{len(b['runs'])} pytest run{'s' if len(b['runs']) != 1 else ''}"
+    side_by_side = (": pytest-xdist's workers run tests side by side, so the sum is more than the "
+                    "wall clock" if total > b["wall"] else "")  # fmt: skip
+    out = [f"{b['tests']} tests ({outcomes}) in {runs}: {total} s of the tests' own seconds summed, "
+           f"{b['wall']} s of the runs' wall clock{side_by_side}. A test's seconds are its set-up, "
+           "call and tear-down.", "",
            "| kind of work | test files | tests | seconds summed | share |", "|---|---|---|---|---|"]
     out += [f"| {k} | {nf} | {n} | {s} | {_share(s, total)} |" for k, nf, n, s in b["kinds"]]
     out += ["", "| test file | kind of work | tests | seconds summed | share |",
