@@ -41,8 +41,8 @@ check: venv tlc
 TEST_JOBS ?= 2
 SEPARATE := tests/test_runner_interrupt.py
 test: venv tlc engines
-	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal -v -rs --durations=10 --ignore $(SEPARATE)
-	$(PY) -m pytest -v -rs $(SEPARATE)
+	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal -v -rs --durations=10 --junit-xml=$(TEST_JUNIT) --ignore $(SEPARATE)
+	$(PY) -m pytest -v -rs --junit-xml=$(TEST_JUNIT_SEPARATE) $(SEPARATE)
 
 # The conformance suite's second engine, in C (conformance/engines/): plain cc, no libraries.
 ENGINES := conformance/engines/build/cmma-engine
@@ -134,16 +134,23 @@ mypy: venv
 # `make bench LOOPS=run` times one, `LOOPS=` none); docs/loops.md is rewritten from
 # results/bench-loops.json. KERNEL_GMAP_SRC: the 7.x tree of the kernel-gmap loop (else skipped).
 # Every run also projects make check and CI's models from the pins and the runs measured here
-# (no model run: loop check-projected) into docs/loops.md's projection block.
+# (no model run: loop check-projected) into docs/loops.md's projection block. The ci loop also
+# writes make test's budget per test file and kind of work (its JUnit files) into the CI budget block.
 # The kernel regression catalogues (bench/kernel_regressions_bench.py): each regression planted in a
 # copy of the tree and the default kernel-check run on it (the held-out one with --fail-fast: the
 # time to the first divergence); docs/kernel.md's two catalogue blocks are rewritten from the results.
+# make test's pytest calls each write their JUnit XML here, every test's seconds (CI's run
+# included): `python bench/ci_budget.py results/pytest-junit*.xml` prints the seconds per test file
+# and per kind of work; the ci loop records them.
+TEST_JUNIT := results/pytest-junit.xml
+TEST_JUNIT_SEPARATE := results/pytest-junit-separate.xml
 BENCH_RUNS ?= 3
 LOOPS ?= check ci kernel-classic kernel-gmap run classify
 KERNEL_GMAP_SRC ?=
 bench: venv tlc engines
 	$(if $(LOOPS),$(PY) bench/loops_bench.py --runs $(BENCH_RUNS) $(foreach l,$(LOOPS),--loop $(l)) $(if $(KERNEL_GMAP_SRC),--gmap-src '$(KERNEL_GMAP_SRC)'))
 	$(if $(LOOPS),$(PY) bench/report.py --loops-doc docs/loops.md > /dev/null)
+	$(if $(filter ci,$(LOOPS)),$(PY) bench/report.py --ci-budget-doc docs/loops.md > /dev/null)
 	$(PY) bench/loops_bench.py --loop check-projected
 	$(PY) bench/report.py --projection-doc docs/loops.md > /dev/null
 	$(PY) bench/refimpl_bench.py

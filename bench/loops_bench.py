@@ -14,7 +14,10 @@ so a wall clock alone says little), and a breakdown read from what the command p
   the measured rate, the JVM starts, the twins' runs against their contract alone, the wall
   clock on two idle cores longest first, and the 40 longest runs.
 * ``ci``: ``.ci/run``'s steps without the apt install: ``make test`` (its ten slowest tests),
-  ``make apalache`` and ``make kernel-check --check-readme``; each step's budget.
+  ``make apalache`` and ``make kernel-check --check-readme``; each step's budget, and make test's
+  budget from its JUnit files (bench/ci_budget.py: seconds per test file and per kind of work,
+  the 20 slowest tests), recorded as ``ci-budget``. ``--from-junit FILE...`` records that budget
+  from the JUnit files of a run made elsewhere, without running anything.
 * ``kernel-classic``, ``kernel-gmap``: ``make kernel-check`` on Debian's 6.12 tree, or on the
   7.x tree ``--gmap-src`` names; its phases (build, classify, run) and the round trips to the
   s390x code under qemu, as kernel-check prints them.
@@ -23,7 +26,8 @@ so a wall clock alone says little), and a breakdown read from what the command p
   confirmation of a divergence (none when the engine conforms).
 * ``classify``: ``classify`` of the Rust engine as KVMClassic and as KVMGmap.
 
-Run from the repository root: ``python bench/loops_bench.py [--loop NAME ...] [--runs N]``;
+Run from the repository root: ``python bench/loops_bench.py [--loop NAME ...] [--runs N]``
+(or ``--from-junit FILE... --run-note TEXT``);
 each ``--loop`` runs alone. Writes results/bench-loops.json (merged by loop, so loops measured
 at different times add up); ``python bench/report.py --loops-doc docs/loops.md`` writes the
 table the documentation shows.
@@ -253,9 +257,21 @@ def projected_loop() -> dict[str, Any]:
 # --- ci --------------------------------------------------------------------------------------
 
 SLOWEST = re.compile(r"^([\d.]+)s (call|setup|teardown)\s+(\S+)", re.MULTILINE)
+TEST_JUNIT = (RESULTS / "pytest-junit.xml", RESULTS / "pytest-junit-separate.xml")  # make test's
+CI_BUDGET = "ci-budget"
+
+
+def ci_budget_of(junit: list[Path], note: str) -> dict[str, Any]:
+    """The ``ci-budget`` record: bench/ci_budget.py's budget of these JUnit files and a note
+    saying which run they are."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import ci_budget
+
+    return {"note": note, "budget": ci_budget.budget(junit)}
 
 
 def ci_loop(runs: int) -> dict[str, Any]:
+    start = time.time()
     steps = {
         "make test": ["make", "test"],
         "make apalache": ["make", "apalache", "APALACHE_ALLOW_EXIT=4"],
@@ -273,7 +289,12 @@ def ci_loop(runs: int) -> dict[str, Any]:
         "load_end": measured["make kernel-check"]["load_end"],
         "phases": {k: r["wall"] for k, r in measured.items()},
         "detail": {f"{k} CPU s": r["cpu"] for k, r in measured.items()},
-        "top": sorted(slow, key=lambda t: -t[1])[:10]}  # fmt: skip
+        "top": sorted(slow, key=lambda t: -t[1])[:10],
+        CI_BUDGET: ci_budget_of(
+            [p for p in TEST_JUNIT if p.exists() and p.stat().st_mtime >= start],
+            f"make test of the ci loop (the last of {runs} run{'s' if runs > 1 else ''}), load "
+            f"{measured['make test']['load_start']} at the start, "
+            f"{measured['make test']['load_end']} at the end")}  # fmt: skip
 
 
 # --- kernel-check ----------------------------------------------------------------------------
@@ -364,7 +385,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs per loop; the median is kept")
     parser.add_argument("--models", help="check: only these models (tlcrunner check --models)")
     parser.add_argument("--gmap-src", help="kernel-gmap: a 7.x kernel tree (else not measured)")
+    parser.add_argument("--from-junit", type=Path, nargs="+", metavar="FILE",
+                        help="record CI's test budget (ci-budget) from these pytest JUnit files "
+                        "of a run made elsewhere, and run no loop")
+    parser.add_argument("--run-note", default="",
+                        help="with --from-junit: which run the files are (who ran it, the load)")
     args = parser.parse_args(argv)
+    if args.from_junit:
+        missing = [str(p) for p in args.from_junit if not p.exists()]
+        if missing:
+            parser.error(f"no such JUnit file: {', '.join(missing)}")
+        save(CI_BUDGET, ci_budget_of(args.from_junit, args.run_note))
+        b = json.loads(OUT.read_text())[CI_BUDGET]["budget"]
+        print(f"{CI_BUDGET}: {b['tests']} tests, {b['seconds']} s summed, {b['wall']} s of wall")
+        return 0
     loops: dict[str, Callable[[], dict[str, Any]]] = {
         "check": lambda: check_loop(args.models, args.runs),
         "check-projected": projected_loop,
@@ -379,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
             print("kernel-gmap: not measured (no --gmap-src, a 7.x tree)")
             continue
         result = loops[loop]()
+        if CI_BUDGET in result:
+            save(CI_BUDGET, result.pop(CI_BUDGET))
         subset = f" ({len(args.models.split(','))} models named)" if args.models else ""
         save(loop + (subset if loop == "check" else ""), result)
         print(f"{loop}: exit {result['exit']}, {result['wall']} s wall, {result['cpu']} s CPU, "
