@@ -513,7 +513,7 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
     if cache is not None:
         name = f"{machine.short_name(profile)}-d{budget.depth}-e{budget.cover_edges}" \
             + ("-" + "+".join(only) if only else "") + ".pickle"  # fmt: skip
-        path = cache / code_hash(machine) / name
+        path = cache / _cache_dir(machine) / name
         try:
             with path.open("rb") as f:
                 g, walks = pickle.load(f)
@@ -531,9 +531,13 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
     if path is not None:
         try:
             if not path.parent.is_dir():
-                # a new version of the code: the graphs of the others are not read again
+                # a new version of the machine's code: its older graphs are not read again (a
+                # folder of another machine's, whose code hash differs, is kept: two modes of
+                # one check, ESSA and ESSAMigration, must not take each other's away)
+                mine = f"{_cache_dir(machine).rsplit('-', 1)[0]}-"
                 for old in cache.glob("*") if cache is not None and cache.is_dir() else ():
-                    shutil.rmtree(old, ignore_errors=True)
+                    if old.name.startswith(mine) or "-" not in old.name:
+                        shutil.rmtree(old, ignore_errors=True)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(pickle.dumps((g, walks), protocol=pickle.HIGHEST_PROTOCOL))
@@ -541,6 +545,12 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
         except OSError:
             pass
     return g, walks, False
+
+
+def _cache_dir(machine: Any) -> str:
+    """The folder of ``machine``'s graphs in the cache: its mode's module and the code hash
+    (``conformance.essa.mode-71b3e2a90cb80a69``)."""
+    return f"{type(machine).__module__}-{code_hash(machine)}"
 
 
 def covers(machine: Any) -> bool:
