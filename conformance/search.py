@@ -186,24 +186,30 @@ def cover(g: Graph, limit: int | None = None, length: int = WALK_LENGTH) -> list
     dead: set[int] = set()
 
     def nearest(s: int) -> list[tuple[int, int]] | None:
-        """The shortest way (edges) from ``s`` to a state with an edge left."""
+        """The shortest way (edges) from ``s`` to a state with an edge left: the first such
+        state the breadth-first search meets. It is tested as it is queued, which finds the
+        state a test as it leaves the queue would (the queue keeps the order states enter it)
+        without expanding the states queued before it."""
         if s in dead:
             return None
+        if s in out_todo:
+            return []
         back: dict[int, tuple[int, int]] = {s: (-1, -1)}
         queue: deque[int] = deque([s])
+        popleft, push, adjacent = queue.popleft, queue.append, adj.get
         while queue:
-            u = queue.popleft()
-            if u in out_todo:
-                way = []
-                while u != s:
-                    p, r = back[u]
-                    way.append((p, r))
-                    u = p
-                return way[::-1]
-            for r, t in adj.get(u, ()):
+            u = popleft()
+            for r, t in adjacent(u, ()):
                 if t not in back and t not in dead:
                     back[t] = (u, r)
-                    queue.append(t)
+                    if t in out_todo:
+                        way = []
+                        while t != s:
+                            p, q = back[t]
+                            way.append((p, q))
+                            t = p
+                        return way[::-1]
+                    push(t)
         dead.update(back)
         return None
 
