@@ -186,24 +186,30 @@ def cover(g: Graph, limit: int | None = None, length: int = WALK_LENGTH) -> list
     dead: set[int] = set()
 
     def nearest(s: int) -> list[tuple[int, int]] | None:
-        """The shortest way (edges) from ``s`` to a state with an edge left."""
+        """The shortest way (edges) from ``s`` to a state with an edge left: the first such
+        state the breadth-first search meets. It is tested as it is queued, which finds the
+        state a test as it leaves the queue would (the queue keeps the order states enter it)
+        without expanding the states queued before it."""
         if s in dead:
             return None
+        if s in out_todo:
+            return []
         back: dict[int, tuple[int, int]] = {s: (-1, -1)}
         queue: deque[int] = deque([s])
+        popleft, push, adjacent = queue.popleft, queue.append, adj.get
         while queue:
-            u = queue.popleft()
-            if u in out_todo:
-                way = []
-                while u != s:
-                    p, r = back[u]
-                    way.append((p, r))
-                    u = p
-                return way[::-1]
-            for r, t in adj.get(u, ()):
+            u = popleft()
+            for r, t in adjacent(u, ()):
                 if t not in back and t not in dead:
                     back[t] = (u, r)
-                    queue.append(t)
+                    if t in out_todo:
+                        way = []
+                        while t != s:
+                            p, q = back[t]
+                            way.append((p, q))
+                            t = p
+                        return way[::-1]
+                    push(t)
         dead.update(back)
         return None
 
@@ -513,7 +519,7 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
     if cache is not None:
         name = f"{machine.short_name(profile)}-d{budget.depth}-e{budget.cover_edges}" \
             + ("-" + "+".join(only) if only else "") + ".pickle"  # fmt: skip
-        path = cache / code_hash(machine) / name
+        path = cache / _cache_dir(machine) / name
         try:
             with path.open("rb") as f:
                 g, walks = pickle.load(f)
@@ -531,9 +537,13 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
     if path is not None:
         try:
             if not path.parent.is_dir():
-                # a new version of the code: the graphs of the others are not read again
+                # a new version of the machine's code: its older graphs are not read again (a
+                # folder of another machine's, whose code hash differs, is kept: two modes of
+                # one check, ESSA and ESSAMigration, must not take each other's away)
+                mine = f"{_cache_dir(machine).rsplit('-', 1)[0]}-"
                 for old in cache.glob("*") if cache is not None and cache.is_dir() else ():
-                    shutil.rmtree(old, ignore_errors=True)
+                    if old.name.startswith(mine) or "-" not in old.name:
+                        shutil.rmtree(old, ignore_errors=True)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(pickle.dumps((g, walks), protocol=pickle.HIGHEST_PROTOCOL))
@@ -541,6 +551,12 @@ def graph_and_walks(machine: Any, profile: Any, budget: Budget,
         except OSError:
             pass
     return g, walks, False
+
+
+def _cache_dir(machine: Any) -> str:
+    """The folder of ``machine``'s graphs in the cache: its mode's module and the code hash
+    (``conformance.essa.mode-71b3e2a90cb80a69``)."""
+    return f"{type(machine).__module__}-{code_hash(machine)}"
 
 
 def covers(machine: Any) -> bool:

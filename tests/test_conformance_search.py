@@ -223,3 +223,23 @@ def test_the_budget_is_printed_and_set_by_the_options() -> None:
                  "0"], out=out)  # fmt: skip
     assert code == 0 and "budget per profile: the fixed tours, stopping at" in out.getvalue()
     assert " tour passed: " in out.getvalue()
+
+
+def test_each_modes_graphs_keep_their_own_cache_folder(tmp_path: Any) -> None:
+    """kernel-check runs the ESSA and ESSAMigration modes side by side: a graph written by one
+    (a new code hash of its own) drops only that mode's older folders, never the other mode's."""
+    from conformance.essa_migration import MIGRATION_DRIVER
+    from conformance.search import Budget, _cache_dir, graph_and_walks
+
+    budget, profile = Budget(depth=1), EssaProfile("KVMClassic", pages=1)
+    stale_essa = tmp_path / f"{type(ESSA_DRIVER).__module__}-0123456789abcdef"
+    old_layout = tmp_path / "fedcba9876543210"
+    for d in (stale_essa, old_layout):
+        d.mkdir()
+    graph_and_walks(MIGRATION_DRIVER, profile, budget, tmp_path)
+    graph_and_walks(ESSA_DRIVER, profile, budget, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [_cache_dir(ESSA_DRIVER), _cache_dir(MIGRATION_DRIVER)])
+    # and each is read back, not enumerated again
+    assert graph_and_walks(MIGRATION_DRIVER, profile, budget, tmp_path)[2]
+    assert graph_and_walks(ESSA_DRIVER, profile, budget, tmp_path)[2]

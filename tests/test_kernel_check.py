@@ -59,6 +59,18 @@ def test_the_reference_itself_is_identified_and_passes_every_profile(tmp_path: P
     assert ", 0 divergences; scope: 16 profiles, pages 2, CBRL sizes 1, 2, " in last
     assert "transitions of the reference graphs covered (16 of 16 profiles' graphs whole" in last
     assert last.endswith("; more: KERNEL_CHECK_FLAGS='--profile thorough'")
+    # the CMMA-off sets with Facility147 or CBRLSize off their first values get the coverage
+    # tour alone: their reference graphs are those of the two sets that also run the random
+    # phases (D464), and the scope says so
+    assert ("; run once: the swarm walk and hypothesis of 2 profiles stand for 6 others with the "
+            "same reference graph (CMMA disabled), which get the coverage tour alone; more:") in last
+    toured = {r.profile for r in rows if check.tour_only(r.profile, [x.profile for x in rows])}
+    assert len(toured) == 6 and not any(p.cmma_enabled for p in toured)
+    for r in rows:
+        drives = {o.drive for o in r.outcomes}
+        assert "cover" in drives, "every constant set gets the coverage tour of its whole graph"
+        assert ({"hypothesis", "swarm"} & drives) == (set() if r.profile in toured
+                                                     else {"hypothesis", "swarm"})  # fmt: skip
 
 
 def test_a_two_page_bug_is_reported_with_the_drivers_reproducers(tmp_path: Path) -> None:

@@ -245,13 +245,16 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
           timings: dict[str, float] | None = None, request: EssaProfileRequest | None = None,
           only: EssaProfileRequest | None = None,
           known: Mapping[EssaProfile, Verdict] | None = None,
+          asked: Sequence[EssaProfile] | None = None,
           ) -> tuple[Classification, list[Row]]:  # fmt: skip
     """classify ``classify_engine`` over every constant set (:func:`classify_request`, or those
     ``request`` leaves open), then ``run`` a fresh ``run_engine()`` on each profile of ``impl``
     (those ``only`` fixes, if given). ``timings`` gets the seconds of each phase. The engines'
     name in the reports is ``engine_name``, else the one classify's engine announced.
     ``known``: classify's verdicts of other constant sets on this engine, for the candidates
-    folded into them (:func:`check_parallel`). Raises Fault or EngineFault."""
+    folded into them (:func:`check_parallel`). ``asked``: every profile the whole check runs
+    (default: those of this call); a profile whose stand-in (:func:`tour_only`) is one of them
+    gets the coverage tour alone. Raises Fault or EngineFault."""
     t0 = time.monotonic()
     try:
         # fold, as `python -m conformance classify` does: a candidate whose reference graph
@@ -269,15 +272,20 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
     rows = []
     fixed = fixed_request(impl, only)
     t_migration = 0.0
-    for profile in ESSA_DRIVER.profiles(fixed, PAGES):
+    mine = ESSA_DRIVER.profiles(fixed, PAGES)
+    for profile in mine:
         engine = run_engine()
         used = [engine]
+        budget = run_budget(impl, examples, max_steps)
+        if tour_only(profile, mine if asked is None else asked) is not None:
+            # its reference graph is its stand-in's: every edge of it is still toured on the
+            # kernel under this constant set, the random phases are spent once, on the stand-in
+            budget = dataclasses.replace(budget, examples=0, swarm=0, walk=0)
         try:
             # run's own search, as `python -m conformance run` spends it on this Impl: the
             # coverage tour of every (state, request) edge over two pages within the budget, the
             # swarm walk, and hypothesis
-            outcomes = search(ESSA_DRIVER, engine, [profile], run_budget(impl, examples, max_steps),
-                              seed=seed)  # fmt: skip
+            outcomes = search(ESSA_DRIVER, engine, [profile], budget, seed=seed)
         finally:
             engine.close()
         # incremental migration (the ESSAMigration mode), where the engine speaks it and the
@@ -321,6 +329,32 @@ def check(classify_engine: EssaEngine, run_engine: Callable[[], EssaEngine], imp
         timings.update(classify=t1 - t0, run=time.monotonic() - t1 - t_migration,
                        migration=t_migration)  # fmt: skip
     return c, rows
+
+
+def tour_only(profile: EssaProfile, asked: Sequence[EssaProfile]) -> EssaProfile | None:
+    """The profile whose swarm walk and hypothesis stand for ``profile``'s, or None (``profile``
+    gets run's whole budget). A profile whose reference graph another asked profile's equals
+    (:func:`refimpl.essa.profile.folded`, D361: with CMMA disabled every ESSA is an operation
+    exception, so Facility147 and CBRLSize change no reply) is still driven through the
+    coverage tour of every edge of that graph under its own constants, so a kernel that treats
+    the two sets differently diverges on the first transition where it does; only the random
+    phases, which draw from the same graph, are spent once per fold class (D464)."""
+    stand_in = folded(profile)[0]
+    return stand_in if stand_in != profile and stand_in in asked else None
+
+
+def fold_note(rows: Sequence[Row]) -> str:
+    """The scope's words for the profiles :func:`tour_only` gave the coverage tour alone ("" if
+    none): how many, and the fold's reason."""
+    asked = [r.profile for r in rows]
+    toured = [p for p in asked if tour_only(p, asked) is not None]
+    if not toured:
+        return ""
+    why = "; ".join(dict.fromkeys(f.name for p in toured for f in folded(p)[1]))
+    stand_ins = len({tour_only(p, asked) for p in toured})
+    return (f"; run once: the swarm walk and hypothesis of {stand_ins} profiles stand for "
+            f"{len(toured)} others with the same reference graph ({why}), which get the coverage "
+            f"tour alone")
 
 
 def _coverage(engines: Sequence[object]) -> tuple[tuple[str, ...], frozenset[str]]:
@@ -380,7 +414,7 @@ def check_parallel(built: Built, harness: str, out_dir: Path, *, jobs: int,
     known: dict[EssaProfile, Verdict] = {}
     for wave in waves:
         task = functools.partial(_check_one, built, harness, out_dir, examples, max_steps, seed,
-                                 tlc, memo, dict(known))  # fmt: skip
+                                 tlc, memo, dict(known), tuple(profiles))  # fmt: skip
         stop = False
         if not wave:
             continue
@@ -425,7 +459,7 @@ class WorkerFault(Exception):
 
 def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_steps: int,
                seed: int, tlc: bool, memo: bool, known: Mapping[EssaProfile, Verdict],
-               profile: EssaProfile,
+               asked: Sequence[EssaProfile], profile: EssaProfile,
                ) -> tuple[Classification, list[Row], dict[str, int], dict[str, float]]:  # fmt: skip
     """One profile's classify and run (a worker's task): picklable results, the divergences
     kept as :class:`Failure`."""
@@ -442,7 +476,7 @@ def _check_one(built: Built, harness: str, out_dir: Path, examples: int, max_ste
     try:
         c, rows = check(engine(), engine, IMPL[harness], out_dir, examples=examples,
                         max_steps=max_steps, seed=seed, tlc=tlc, only=one, timings=timings,
-                        known=known)  # fmt: skip
+                        known=known, asked=asked)  # fmt: skip
     except Fault as exc:  # neither pickles: a worker's fault goes back as its text
         raise WorkerFault(f"({exc.fault.kind}) at {exc.where}: {exc.fault.message}") from None
     except EngineFault as exc:
@@ -556,8 +590,9 @@ def summary(kernel: str, impl: str, c: Classification, rows: Sequence[Row],
                 f"{found[0].headline()}")  # fmt: skip
     steps = sum(o.steps for r in rows for o in (*r.outcomes, *r.migration))
     steps += sum(v.steps for v in c.verdicts if v.profile.impl == impl and not v.profile.bugs)
-    covered = scope([r.profile for r in rows], [o for r in rows for o in r.outcomes],
-                    more="KERNEL_CHECK_FLAGS='--profile thorough'")  # fmt: skip
+    # the scope, then the profiles whose random phases a stand-in ran (D464), then how to go on
+    covered = scope([r.profile for r in rows], [o for r in rows for o in r.outcomes], more="")
+    covered += fold_note(rows) + "; more: KERNEL_CHECK_FLAGS='--profile thorough'"
     # conforms only for the code that ran: the functions no request entered are named
     ran, idle = not_entered(rows, also)
     which = (f" for the {len(ran)} kernel functions entered (not entered: "
